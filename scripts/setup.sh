@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Sourced by scripts/start.sh and scripts/test.sh: makes a fresh Debian machine ready.
+# - Node.js >= 22.12 (installs Node 24 from npm's `node` package into .tools/ when the
+#   system one is older), put first on PATH;
+# - ffmpeg/ffprobe from Debian's packages when missing (needs root or sudo);
+# - npm dependencies from package-lock.json when node_modules is missing or stale.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NODE_PIN="24"
+
+node_major() { "$1" -p 'process.versions.node.split(".").map(Number).reduce((a,b,i)=>i===0?a*1e6+b*1e3:i===1?a+b:a)' 2>/dev/null || echo 0; }
+node_ok() { local v; v=$(node_major "$1"); [ "$v" -ge 22012000 ]; }
+
+if [ -x "$ROOT/.tools/node_modules/.bin/node" ] && node_ok "$ROOT/.tools/node_modules/.bin/node"; then
+  export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
+elif command -v node >/dev/null 2>&1 && node_ok "$(command -v node)"; then
+  :
+else
+  echo "setup: system Node is older than 22.12; installing Node $NODE_PIN from npm's 'node' package into .tools/" >&2
+  mkdir -p "$ROOT/.tools"
+  (cd "$ROOT/.tools" && [ -f package.json ] || echo '{"private":true}' > "$ROOT/.tools/package.json")
+  npm install --prefix "$ROOT/.tools" --no-audit --no-fund --loglevel=error "node@$NODE_PIN" >&2
+  export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
+fi
+
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+  echo "setup: ffmpeg not found; installing Debian's ffmpeg package" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg fonts-dejavu-core >&2
+fi
+
+cd "$ROOT"
+stamp="node_modules/.cutroom-lock-hash"
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing npm dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,71 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify from "fastify";
+import type { Logger } from "pino";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/client.ts";
+import { registerAuth } from "./http/plugins/auth.ts";
+import { handleError } from "./http/plugins/error-handler.ts";
+import { registerNotFound } from "./http/plugins/not-found.ts";
+import { registerOpenApi } from "./http/plugins/openapi.ts";
+import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerProjectRoutes } from "./http/routes/projects/index.ts";
+import { registerHealth } from "./http/routes/service/health.ts";
+import { registerMe } from "./http/routes/service/me.ts";
+import type { App } from "./http/types.ts";
+import { createLogger } from "./logger.ts";
+
+/** What the HTTP app needs, wired by hand in the process entry points (the composition root). */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  logger?: Logger;
+  version?: string;
+}
+
+/**
+ * Builds the Fastify app with every plugin and route registered, in order, in one place.
+ * Never listens: entry points (src/main/*) own `listen`, signals and shutdown.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    loggerInstance: deps.logger ?? createLogger(config.logLevel),
+    genReqId: requestIdFor,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    // Reject unknown fields (schemas say additionalProperties: false) instead of silently dropping them.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setErrorHandler(handleError);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("X-Request-Id", request.id);
+  });
+  // The reference page's own routes are public and not part of the API description.
+  app.addHook("onRoute", (route) => {
+    if (route.url.startsWith("/docs")) {
+      route.config = { ...(route.config ?? {}), public: true };
+      route.schema = { ...(route.schema ?? {}), hide: true };
+    }
+  });
+  const writeRoutes: string[] = [];
+  app.addHook("onRoute", (route) => {
+    if (route.config?.scope === "write") {
+      for (const m of [route.method].flat()) writeRoutes.push(`${m} ${route.url}`);
+    }
+  });
+  app.decorate("writeRoutes", () => [...writeRoutes]);
+  registerNotFound(app);
+  registerAuth(app, { db: database.db, clock, anonDailyLimit: config.anonDailyLimit });
+  await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
+
+  registerHealth(app, { database });
+  registerMe(app, { db: database.db });
+  registerProjectRoutes(app, { db: database.db });
+
+  return app;
+}

@@ -1,0 +1,163 @@
+import path from "node:path";
+
+/** Storage settings: local disk under `DATA_DIR/blobs`, or an S3-compatible bucket. */
+export type StorageConfig =
+  | { driver: "local"; dir: string }
+  | {
+      driver: "s3";
+      bucket: string;
+      region: string;
+      endpoint: string | undefined;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      forcePathStyle: boolean;
+    };
+
+/** The whole typed configuration, read once from the environment at start and passed down. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Base URL clients reach this server at (used in signed file URLs), no trailing slash. */
+  publicUrl: string;
+  dataDir: string;
+  /** PostgreSQL connection string; `undefined` means embedded PGlite under `dataDir/pglite`. */
+  databaseUrl: string | undefined;
+  /** Max connections in the node-postgres pool (PostgreSQL only). */
+  databasePoolSize: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Calls per UTC day allowed per client IP for requests without a valid key. */
+  anonDailyLimit: number;
+  /** Trust `X-Forwarded-For` from a proxy in front (Fastify `trustProxy`). */
+  trustProxy: boolean;
+  /** Largest JSON body accepted, bytes. */
+  bodyLimitBytes: number;
+  /** Largest uploaded file, bytes (API.md: 512 MB). */
+  uploadMaxBytes: number;
+  /** Lifetime of signed file URLs, seconds. */
+  signedUrlTtlSec: number;
+  /** HMAC secret for local signed URLs; `undefined` → generated into `dataDir` on first start. */
+  urlSigningSecret: string | undefined;
+  storage: StorageConfig;
+  /** Run the render/generation worker inside the API process. */
+  workerInProcess: boolean;
+  /** Concurrent jobs per worker process. */
+  workerConcurrency: number;
+  /** Serve Prometheus metrics at GET /metrics. */
+  metricsEnabled: boolean;
+}
+
+/** Thrown by {@link loadConfig} with one line per bad variable. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/**
+ * Reads and validates the configuration from environment variables (see the README table).
+ * Every bad value is reported, not only the first.
+ *
+ * @param env - the environment, normally `process.env`.
+ * @param cwd - directory relative paths resolve against.
+ * @throws {ConfigError} listing each invalid variable with the reason and an example.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === "" ? undefined : v.trim();
+  };
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return def;
+    if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
+      return def;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return def;
+    if (["1", "true", "yes", "on"].includes(raw)) return true;
+    if (["0", "false", "no", "off"].includes(raw)) return false;
+    problems.push(`${name}=${JSON.stringify(raw)}: must be true or false`);
+    return def;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], def: T): T => {
+    const raw = str(name);
+    if (raw === undefined) return def;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be one of ${allowed.join(", ")}`);
+      return def;
+    }
+    return raw as T;
+  };
+
+  const port = int("PORT", 3000, 0, 65535);
+  const host = str("HOST") ?? "127.0.0.1";
+  const dataDir = path.resolve(cwd, str("DATA_DIR") ?? "data");
+
+  const databaseUrl = str("DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("DATABASE_URL: must be a postgres:// or postgresql:// connection string");
+  }
+
+  let publicUrl = str("PUBLIC_URL") ?? `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("protocol");
+    publicUrl = publicUrl.replace(/\/+$/, "");
+  } catch {
+    problems.push(`PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL, e.g. https://cutroom.example.com`);
+  }
+
+  const driver = oneOf("STORAGE_DRIVER", ["local", "s3"] as const, "local");
+  let storage: StorageConfig = { driver: "local", dir: path.join(dataDir, "blobs") };
+  if (driver === "s3") {
+    const bucket = str("S3_BUCKET");
+    if (!bucket) problems.push("S3_BUCKET: required when STORAGE_DRIVER=s3");
+    const endpoint = str("S3_ENDPOINT");
+    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) problems.push("S3_ENDPOINT: must be an http(s) URL");
+    storage = {
+      driver: "s3",
+      bucket: bucket ?? "",
+      region: str("S3_REGION") ?? "us-east-1",
+      endpoint,
+      accessKeyId: str("S3_ACCESS_KEY_ID"),
+      secretAccessKey: str("S3_SECRET_ACCESS_KEY"),
+      forcePathStyle: bool("S3_FORCE_PATH_STYLE", endpoint !== undefined),
+    };
+  }
+
+  const secret = str("URL_SIGNING_SECRET");
+  if (secret !== undefined && secret.length < 32) problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
+
+  const config: Config = {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    databasePoolSize: int("DATABASE_POOL_SIZE", 10, 1, 500),
+    logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
+    anonDailyLimit: int("ANON_DAILY_LIMIT", 1000, 0, 2_147_483_647),
+    trustProxy: bool("TRUST_PROXY", false),
+    bodyLimitBytes: int("BODY_LIMIT_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    uploadMaxBytes: int("UPLOAD_MAX_BYTES", 512 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
+    signedUrlTtlSec: int("SIGNED_URL_TTL_SEC", 24 * 3600, 60, 7 * 24 * 3600),
+    urlSigningSecret: secret,
+    storage,
+    workerInProcess: bool("WORKER_IN_PROCESS", true),
+    workerConcurrency: int("WORKER_CONCURRENCY", 1, 1, 64),
+    metricsEnabled: bool("METRICS_ENABLED", false),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

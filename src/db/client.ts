@@ -1,0 +1,127 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+import * as schema from "./schema/index.ts";
+
+/** The Drizzle database type shared by the PGlite and node-postgres drivers. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** A minimal SQL executor (`pg`-style result) used by pg-boss and raw statements. */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/** An open database: the Drizzle handle plus lifecycle helpers. */
+export interface Database {
+  db: Db;
+  driver: "pglite" | "postgres";
+  /** Raw parameterised SQL on the same connection(s), for pg-boss's `db` option. */
+  sql: SqlExecutor;
+  /** Applies the committed migrations in `drizzle/` (safe to call from several processes at once). */
+  migrate(): Promise<void>;
+  /** One round trip (`select 1`); resolves with the latency in milliseconds. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+  /** The PGlite instance when `driver` is "pglite" (pg-boss's adapter needs it). */
+  pglite?: PGlite;
+  /** The node-postgres pool when `driver` is "postgres". */
+  pool?: pg.Pool;
+}
+
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../drizzle");
+/** Arbitrary constant key for the advisory lock that serialises concurrent migrators. */
+const MIGRATION_LOCK_KEY = 727_001;
+
+/**
+ * Opens the database the configuration names: a PostgreSQL server through a
+ * node-postgres pool when `databaseUrl` is set, else embedded PGlite persisted in
+ * `dataDir/pglite` (or in memory when `dataDir` is `"memory://"`).
+ *
+ * @param opts.databaseUrl - `postgres://…` connection string, or undefined for PGlite.
+ * @param opts.dataDir - directory for PGlite's files, or `"memory://"`.
+ * @param opts.poolSize - max pooled connections (PostgreSQL only).
+ */
+export async function openDatabase(opts: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}): Promise<Database> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      // Fail fast rather than queueing forever when the server is gone.
+      connectionTimeoutMillis: 5_000,
+    });
+    pool.on("error", () => {
+      // An idle client lost its connection; the pool replaces it on next use.
+    });
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      db,
+      driver: "postgres",
+      pool,
+      sql: {
+        executeSql: async (text, values) => {
+          const r = await pool.query(text, values as unknown[]);
+          return { rows: r.rows };
+        },
+      },
+      async migrate() {
+        const client = await pool.connect();
+        try {
+          await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+          await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+        } finally {
+          await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+          client.release();
+        }
+      },
+      ping: () => timed(() => pool.query("select 1")),
+      close: () => pool.end(),
+    };
+  }
+
+  let dir = opts.dataDir;
+  if (dir !== "memory://") {
+    dir = path.join(opts.dataDir, "pglite");
+    await mkdir(dir, { recursive: true });
+  }
+  const pglite = await PGlite.create(dir === "memory://" ? undefined : dir);
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: "pglite",
+    pglite,
+    sql: {
+      executeSql: async (text, values) => {
+        const r = await pglite.query<Record<string, unknown>>(text, values as unknown[]);
+        return { rows: r.rows };
+      },
+    },
+    migrate: async () => {
+      await migratePglite(drizzlePglite(pglite, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    },
+    ping: () => timed(() => db.execute(sql`select 1`)),
+    close: () => pglite.close(),
+  };
+}
+
+/** The rows of a raw `db.execute(sql…)` result (both drivers return `{ rows }`). */
+export function rowsOf<T = Record<string, unknown>>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return Math.round((performance.now() - t0) * 100) / 100;
+}

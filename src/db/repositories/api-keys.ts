@@ -1,0 +1,107 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Scope } from "../../domain/auth/scopes.ts";
+import type { Plan } from "../../domain/quota/daily-quota.ts";
+import { type Db, rowsOf } from "../client.ts";
+import { apiKeys } from "../schema/api-keys.ts";
+
+/** An API key row (the secret itself is never stored). */
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** Inserts a key given its hash and display prefix. */
+export async function insertApiKey(
+  db: Db,
+  input: { id: string; userId: string; name: string; prefix: string; hash: string; scopes: Scope[] },
+): Promise<ApiKeyRow> {
+  const [row] = await db.insert(apiKeys).values(input).returning();
+  return row as ApiKeyRow;
+}
+
+/** A user's keys, oldest first, revoked ones included. */
+export function listApiKeys(db: Db, userId?: string): Promise<ApiKeyRow[]> {
+  const q = db.select().from(apiKeys);
+  return (userId ? q.where(eq(apiKeys.userId, userId)) : q).orderBy(asc(apiKeys.id));
+}
+
+/** Marks a key revoked (idempotent); returns the row, or null for an unknown id. */
+export async function revokeApiKey(db: Db, keyId: string, now: Date): Promise<ApiKeyRow | null> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  if (row) return row;
+  const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).limit(1);
+  return existing ?? null;
+}
+
+/** What the hot path learns about a live key in one round trip. */
+export interface AuthenticatedKey {
+  keyId: string;
+  keyName: string;
+  keyPrefix: string;
+  scopes: Scope[];
+  keyCreatedAt: Date;
+  lastUsedAt: Date | null;
+  userId: string;
+  plan: Plan;
+  /** The account's counter after this call; null when refused (over quota) or not counted (unlimited). */
+  used: number | null;
+}
+
+/**
+ * Looks up a live key by its hash and, in the same statement, counts the call against
+ * the owner's daily quota and touches `last_used_at` (at most once a minute).
+ *
+ * The counter is a guarded upsert (`… DO UPDATE SET count = count + 1 WHERE count < limit`),
+ * so concurrent calls from any number of processes are counted exactly: PostgreSQL's row
+ * lock on the counter serialises them and no call beyond the limit is granted.
+ *
+ * @param limits - daily limits of the counted plans (admin is never counted).
+ * @returns null for an unknown or revoked key.
+ */
+export async function authenticateAndCount(
+  db: Db,
+  input: { hash: string; day: string; now: Date; limits: { standard: number; upgraded: number } },
+): Promise<AuthenticatedKey | null> {
+  const result = await db.execute(sql`
+    with k as (
+      select k.id, k.name, k.prefix, k.scopes, k.created_at, k.last_used_at, k.user_id, u.plan
+      from api_keys k join users u on u.id = k.user_id
+      where k.hash = ${input.hash} and k.revoked_at is null
+    ),
+    q as (
+      insert into quota_counters (subject, day, count)
+      select user_id, ${input.day}::date, 1 from k where plan <> 'admin'
+      on conflict (subject, day) do update set count = quota_counters.count + 1
+        where quota_counters.count < (case (select plan from k)
+          when 'upgraded' then ${input.limits.upgraded}::int else ${input.limits.standard}::int end)
+      returning count
+    ),
+    touch as (
+      update api_keys set last_used_at = ${input.now.toISOString()}::timestamptz
+      where id = (select id from k)
+        and (last_used_at is null or last_used_at < ${input.now.toISOString()}::timestamptz - interval '60 seconds')
+      returning 1
+    )
+    select k.*, (select count from q) as used from k`);
+  const row = rowsOf(result)[0] as Record<string, unknown> | undefined;
+  if (!row) return null;
+  return {
+    keyId: row.id as string,
+    keyName: row.name as string,
+    keyPrefix: row.prefix as string,
+    scopes: parsePgArray(row.scopes) as Scope[],
+    keyCreatedAt: new Date(row.created_at as string),
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at as string) : null,
+    userId: row.user_id as string,
+    plan: row.plan as Plan,
+    used: row.used === null || row.used === undefined ? null : Number(row.used),
+  };
+}
+
+/** Raw `text[]` values arrive as arrays from node-postgres and PGlite; tolerate the literal form too. */
+function parsePgArray(v: unknown): string[] {
+  if (Array.isArray(v)) return v as string[];
+  if (typeof v === "string") return v.replace(/^\{|\}$/g, "").split(",").filter(Boolean);
+  return [];
+}

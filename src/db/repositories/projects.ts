@@ -1,0 +1,46 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import { newId } from "../../ids.ts";
+import type { Db } from "../client.ts";
+import { projects } from "../schema/projects.ts";
+
+/** A project row. */
+export type ProjectRow = typeof projects.$inferSelect;
+
+/** Creates a project owned by `userId`. */
+export async function insertProject(
+  db: Db,
+  input: { userId: string; name: string; description?: string },
+): Promise<ProjectRow> {
+  const [row] = await db
+    .insert(projects)
+    .values({ id: newId("prj"), userId: input.userId, name: input.name, description: input.description ?? "" })
+    .returning();
+  return row as ProjectRow;
+}
+
+/**
+ * One page of a user's projects, newest first (IDs are time-sortable, so id order is
+ * creation order). Fetches `limit + 1` rows to know whether another page exists.
+ *
+ * @param afterId - the last id of the previous page (from the decoded cursor), or undefined.
+ */
+export async function listProjectsPage(
+  db: Db,
+  input: { userId: string; limit: number; afterId: string | undefined },
+): Promise<{ rows: ProjectRow[]; hasMore: boolean }> {
+  const where = input.afterId
+    ? and(eq(projects.userId, input.userId), lt(projects.id, input.afterId))
+    : eq(projects.userId, input.userId);
+  const rows = await db.select().from(projects).where(where).orderBy(desc(projects.id)).limit(input.limit + 1);
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}
+
+/** One project of `userId`, or null (also for another owner's project). */
+export async function findProject(db: Db, userId: string, projectId: string): Promise<ProjectRow | null> {
+  const [row] = await db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.userId, userId), eq(projects.id, projectId)))
+    .limit(1);
+  return row ?? null;
+}

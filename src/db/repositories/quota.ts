@@ -1,0 +1,32 @@
+import { and, eq, sql } from "drizzle-orm";
+import { type Db, rowsOf } from "../client.ts";
+import { quotaCounters } from "../schema/quota-counters.ts";
+
+/**
+ * Counts one call for `subject` on `day`. With `limit`, the increment only happens while
+ * the counter is below it (exact under concurrency, see authenticateAndCount); without,
+ * it always counts (health checks are never refused).
+ *
+ * @returns the counter after this call, or null when refused.
+ */
+export async function countCall(
+  db: Db,
+  input: { subject: string; day: string; limit: number | null },
+): Promise<number | null> {
+  const guard = input.limit === null ? sql`` : sql`where quota_counters.count < ${input.limit}::int`;
+  const result = await db.execute(sql`
+    insert into quota_counters (subject, day, count) values (${input.subject}, ${input.day}::date, 1)
+    on conflict (subject, day) do update set count = quota_counters.count + 1 ${guard}
+    returning count`);
+  const row = rowsOf(result)[0] as { count: number | string } | undefined;
+  return row ? Number(row.count) : null;
+}
+
+/** Today's counter for `subject` without counting (0 when no call yet). */
+export async function readCount(db: Db, subject: string, day: string): Promise<number> {
+  const [row] = await db
+    .select({ count: quotaCounters.count })
+    .from(quotaCounters)
+    .where(and(eq(quotaCounters.subject, subject), eq(quotaCounters.day, day)));
+  return row?.count ?? 0;
+}

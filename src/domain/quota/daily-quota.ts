@@ -1,0 +1,52 @@
+/** Account plans (API.md §8). */
+export const PLANS = ["standard", "upgraded", "admin"] as const;
+/** An account plan; decides the daily quota. */
+export type Plan = (typeof PLANS)[number];
+
+/** Reported as limit and remaining for unlimited (admin) accounts (DESIGN §4). */
+export const UNLIMITED = 2_147_483_647;
+
+/** Calls per UTC day for each plan (API.md §8); `null` = unlimited. */
+export const PLAN_DAILY_LIMITS: Record<Plan, number | null> = {
+  standard: 1000,
+  upgraded: 10_000,
+  admin: null,
+};
+
+/** The quota state sent as `X-RateLimit-*` headers and in `GET /api/v1/me`. */
+export interface QuotaState {
+  /** Calls allowed per day (2147483647 when unlimited). */
+  limit: number;
+  /** Calls left today after this one (never negative). */
+  remaining: number;
+  /** Start of the next UTC day, when the counter resets. */
+  resetAt: Date;
+}
+
+/** The UTC calendar day of `now` as `YYYY-MM-DD` — the quota counter's key. */
+export function quotaDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Midnight UTC after `now`: when today's counter stops applying. */
+export function nextQuotaReset(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+/**
+ * Quota state after a counted call.
+ *
+ * @param limit - daily limit, or null for unlimited.
+ * @param used - the counter value after this call, or null when the call was refused (over quota).
+ * @param now - the request time (injected clock).
+ */
+export function quotaState(limit: number | null, used: number | null, now: Date): QuotaState {
+  const resetAt = nextQuotaReset(now);
+  if (limit === null) return { limit: UNLIMITED, remaining: UNLIMITED, resetAt };
+  return { limit, remaining: used === null ? 0 : Math.max(0, limit - used), resetAt };
+}
+
+/** Seconds from `now` until the reset, rounded up, at least 1 (for `Retry-After`). */
+export function secondsUntilReset(now: Date): number {
+  return Math.max(1, Math.ceil((nextQuotaReset(now).getTime() - now.getTime()) / 1000));
+}

@@ -1,0 +1,102 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import { authenticateAndCount } from "../../db/repositories/api-keys.ts";
+import { countCall } from "../../db/repositories/quota.ts";
+import { hashKeySecret, isWellFormedKey } from "../../domain/auth/api-key-secret.ts";
+import { hasScope } from "../../domain/auth/scopes.ts";
+import {
+  PLAN_DAILY_LIMITS,
+  type QuotaState,
+  quotaDay,
+  quotaState,
+  secondsUntilReset,
+} from "../../domain/quota/daily-quota.ts";
+import { AppError } from "../../errors.ts";
+import type { App } from "../types.ts";
+
+const INVALID_KEY = "Invalid or revoked API key";
+
+function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
+  reply.header("X-RateLimit-Limit", String(q.limit));
+  reply.header("X-RateLimit-Remaining", String(q.remaining));
+  reply.header("X-RateLimit-Reset", q.resetAt.toISOString());
+}
+
+function rateLimited(now: Date, what: string): AppError {
+  const retry = secondsUntilReset(now);
+  return new AppError("rate_limited", `${what} daily quota is used up; it resets at midnight UTC`, {
+    headers: { "Retry-After": String(retry) },
+  });
+}
+
+/**
+ * Registers the onRequest hook that authenticates every non-public request (DESIGN §3),
+ * counts it against the daily quota (DESIGN §4) and enforces route scopes. Public routes
+ * and requests without a valid key count against the caller IP's anonymous quota.
+ * Quota headers are set before any error so that every response carries them.
+ */
+export function registerAuth(app: App, deps: { db: Db; clock: Clock; anonDailyLimit: number }): void {
+  app.decorateRequest("auth", null);
+
+  async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
+    const used = await countCall(deps.db, {
+      subject: `ip:${request.ip}`,
+      day: quotaDay(now),
+      limit: refuse ? deps.anonDailyLimit : null,
+    });
+    setQuotaHeaders(reply, quotaState(deps.anonDailyLimit, used, now));
+    if (used === null) throw rateLimited(now, "This client's anonymous");
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
+    const config = request.routeOptions.config;
+    const now = deps.clock.now();
+    if (config.public) {
+      await countAnonymous(request, reply, now, !config.neverThrottle);
+      return;
+    }
+    const header = request.headers.authorization?.trim();
+    if (!header || /^bearer$/i.test(header)) {
+      await countAnonymous(request, reply, now, true);
+      throw new AppError("unauthorized", "Missing API key", { headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' } });
+    }
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const found =
+      token && isWellFormedKey(token)
+        ? await authenticateAndCount(deps.db, {
+            hash: hashKeySecret(token),
+            day: quotaDay(now),
+            now,
+            limits: { standard: PLAN_DAILY_LIMITS.standard ?? 0, upgraded: PLAN_DAILY_LIMITS.upgraded ?? 0 },
+          })
+        : null;
+    if (!found) {
+      await countAnonymous(request, reply, now, true);
+      throw new AppError("unauthorized", INVALID_KEY, {
+        headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
+      });
+    }
+    const limit = PLAN_DAILY_LIMITS[found.plan];
+    const quota = quotaState(limit, found.used, now);
+    setQuotaHeaders(reply, quota);
+    if (limit !== null && found.used === null) throw rateLimited(now, "This account's");
+    request.auth = {
+      userId: found.userId,
+      plan: found.plan,
+      key: {
+        id: found.keyId,
+        name: found.keyName,
+        prefix: found.keyPrefix,
+        scopes: found.scopes,
+        createdAt: found.keyCreatedAt,
+        lastUsedAt: found.lastUsedAt,
+      },
+      quota,
+    };
+    const needed = config.scope;
+    if (needed && !hasScope(found.scopes, needed)) {
+      throw new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
+    }
+  });
+}

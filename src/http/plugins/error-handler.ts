@@ -1,0 +1,110 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "insufficient_scope",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "rate_limited",
+  503: "unavailable",
+};
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+const CONTEXT_LABEL: Record<string, string> = {
+  body: "The request body is invalid",
+  querystring: "The query string is invalid",
+  params: "The path parameters are invalid",
+  headers: "The request headers are invalid",
+};
+
+/** Ajv issues → JSON-Pointer details (missing and unknown properties point at the property). */
+function validationDetails(issues: ValidationIssue[]): ErrorDetail[] {
+  return issues.map((v) => {
+    let path = v.instancePath || "";
+    if (v.keyword === "required" && typeof v.params.missingProperty === "string") {
+      path += `/${v.params.missingProperty}`;
+    } else if (v.keyword === "additionalProperties" && typeof v.params.additionalProperty === "string") {
+      path += `/${v.params.additionalProperty}`;
+    }
+    let message = v.message ?? "is invalid";
+    if (v.keyword === "enum" && Array.isArray(v.params.allowedValues)) {
+      message = `must be one of ${v.params.allowedValues.map((a) => JSON.stringify(a)).join(", ")}`;
+    }
+    return { path: path || "/", message };
+  });
+}
+
+/** Sends the DESIGN §2 error body for `status`/`code`. */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: { status: number; code: ErrorCode; message: string; details?: ErrorDetail[]; extra?: Record<string, unknown> },
+): FastifyReply {
+  const body = {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details && err.details.length > 0 ? { details: err.details } : {}),
+      ...(err.extra ?? {}),
+      requestId: request.id,
+    },
+  };
+  return reply.code(err.status).type("application/json; charset=utf-8").send(body);
+}
+
+/**
+ * The one global error renderer: AppErrors keep their code; Fastify's own errors
+ * (validation, content type, body size, JSON syntax) are mapped to wire codes; anything
+ * else becomes a 500 `internal_error` whose body carries no internals (logged instead).
+ */
+export function handleError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) {
+    if (error.headers) reply.headers(error.headers);
+    return sendError(request, reply, {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.extra ? { extra: error.extra } : {}),
+    });
+  }
+  const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fe.validation) {
+    return sendError(request, reply, {
+      status: 400,
+      code: "invalid_request",
+      message: CONTEXT_LABEL[fe.validationContext ?? "body"] ?? "The request is invalid",
+      details: validationDetails(fe.validation),
+    });
+  }
+  const status = typeof fe.statusCode === "number" ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS[status] ?? "invalid_request";
+    let message = fe.message;
+    if (fe.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error instanceof SyntaxError) {
+      message = `The request body is not valid JSON: ${fe.message}`;
+    } else if (fe.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      message = "The request body is larger than this endpoint accepts";
+    } else if (fe.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      message = `Unsupported Content-Type ${JSON.stringify(request.headers["content-type"] ?? "")}; send application/json`;
+    }
+    return sendError(request, reply, { status, code, message });
+  }
+  request.log.error({ err: error }, "unhandled error");
+  if (status === 503) {
+    return sendError(request, reply, { status: 503, code: "unavailable", message: "The service is unavailable; retry shortly" });
+  }
+  return sendError(request, reply, { status: 500, code: "internal_error", message: "Internal server error" });
+}

@@ -1,0 +1,63 @@
+import swagger from "@fastify/swagger";
+import scalar from "@scalar/fastify-api-reference";
+import { ERROR_SCHEMA_ID, ErrorResponse } from "../schemas/common.ts";
+import type { App } from "../types.ts";
+
+/** Operation tags, in the order the reference page shows them. */
+export const TAGS = [
+  { name: "Service", description: "Health, account and the API description" },
+  { name: "Projects", description: "Projects group uploads and compositions" },
+  { name: "Uploads", description: "Media files: upload, probe, signed URLs" },
+  { name: "Analysis", description: "Chapters, summaries and B-roll spots from transcripts (no vendor calls)" },
+  { name: "Generation", description: "Image generation and still-to-video" },
+  { name: "Assistant", description: "Assistant sessions and the orchestrator stream" },
+  { name: "Compositions", description: "Timelines of tracks and clips" },
+  { name: "Renders", description: "Render jobs that turn a composition into a file" },
+];
+
+/**
+ * Registers @fastify/swagger (OpenAPI 3.1 generated from the route schemas, with the
+ * bearer security scheme and the shared error body), `GET /api/v1/openapi.json` and the
+ * interactive reference at `/docs` (Scalar, served from the package, no CDN).
+ * Must be registered before the routes it documents.
+ */
+export async function registerOpenApi(app: App, opts: { publicUrl: string; version: string }): Promise<void> {
+  app.addSchema(ErrorResponse);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Cutroom API",
+        version: opts.version,
+        description:
+          "Self-hostable media-editing HTTP API. Authenticate with `Authorization: Bearer <key>`. " +
+          "Every response carries X-Request-Id and X-RateLimit-* headers; errors share one body shape.",
+        license: { name: "MIT", identifier: "MIT" },
+      },
+      servers: [{ url: opts.publicUrl }],
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "API key `crk_…` created with the CLI" },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+  });
+
+  app.get(
+    "/api/v1/openapi.json",
+    { config: { public: true }, schema: { hide: true } },
+    async () => app.swagger(),
+  );
+
+  await app.register(scalar, {
+    routePrefix: "/docs",
+    configuration: { url: "/api/v1/openapi.json", title: "Cutroom API reference" },
+  });
+}
+
+export { ERROR_SCHEMA_ID };

@@ -1,0 +1,54 @@
+import { Type } from "typebox";
+import type { Database } from "../../../db/client.ts";
+import { responses } from "../../schemas/common.ts";
+import type { App } from "../../types.ts";
+
+const DB_TIMEOUT_MS = 2000;
+
+/** `GET /api/v1/health`: database round trip; 503 when it does not answer within 2 s. */
+export function registerHealth(app: App, deps: { database: Database }): void {
+  app.get(
+    "/api/v1/health",
+    {
+      config: { public: true, neverThrottle: true },
+      schema: {
+        operationId: "getHealth",
+        summary: "Health check",
+        description: "Checks the database with one round trip. Needs no key and is never rate-limited.",
+        tags: ["Service"],
+        security: [],
+        response: responses(
+          {
+            200: Type.Object(
+              { ok: Type.Literal(true), dbLatencyMs: Type.Number({ description: "Database round trip, ms" }) },
+              { examples: [{ ok: true, dbLatencyMs: 0.42 }] },
+            ),
+            503: Type.Object({
+              ok: Type.Literal(false),
+              dbLatencyMs: Type.Null(),
+              error: Type.String(),
+            }),
+          },
+          [500],
+        ),
+      },
+    },
+    async (_request, reply) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const latency = await Promise.race([
+          deps.database.ping(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("timeout")), DB_TIMEOUT_MS);
+          }),
+        ]);
+        return { ok: true as const, dbLatencyMs: latency };
+      } catch (err) {
+        const message = (err as Error).message === "timeout" ? "database did not answer within 2 s" : "database unreachable";
+        return reply.code(503).send({ ok: false as const, dbLatencyMs: null, error: message });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import type { Db } from "../../../db/client.ts";
+import { findUser } from "../../../db/repositories/users.ts";
+import { Me } from "../../schemas/account.ts";
+import { responses } from "../../schemas/common.ts";
+import { presentUser } from "../../presenters.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+/** `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state. */
+export function registerMe(app: App, deps: { db: Db }): void {
+  app.get(
+    "/api/v1/me",
+    {
+      schema: {
+        operationId: "getMe",
+        summary: "The calling key's owner, key and quota",
+        tags: ["Service"],
+        response: responses({ 200: Me }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const user = await findUser(deps.db, auth.userId);
+      if (!user) throw new Error("authenticated user vanished");
+      return {
+        user: presentUser(user),
+        apiKey: {
+          id: auth.key.id,
+          name: auth.key.name,
+          prefix: auth.key.prefix,
+          scopes: auth.key.scopes,
+          createdAt: auth.key.createdAt.toISOString(),
+          lastUsedAt: auth.key.lastUsedAt?.toISOString() ?? null,
+          revokedAt: null,
+        },
+        rateLimit: {
+          limit: auth.quota.limit,
+          remaining: auth.quota.remaining,
+          resetAt: auth.quota.resetAt.toISOString(),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,46 @@
+import { Type } from "typebox";
+import { PLANS } from "../../domain/quota/daily-quota.ts";
+import { SCOPES } from "../../domain/auth/scopes.ts";
+import { Timestamp } from "./common.ts";
+
+/** User resource (DESIGN §5). */
+export const User = Type.Object(
+  {
+    id: Type.String({ examples: ["usr_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    email: Type.String(),
+    name: Type.String(),
+    plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
+    createdAt: Timestamp(),
+    settings: Type.Object({
+      imageModel: Type.Union([Type.String(), Type.Null()], { description: "Preferred image model; null = default" }),
+    }),
+  },
+  { title: "User" },
+);
+
+/** API key details; never the secret (DESIGN §5). */
+export const ApiKey = Type.Object(
+  {
+    id: Type.String({ examples: ["key_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    name: Type.String(),
+    prefix: Type.String({ description: "First characters of the secret", examples: ["crk_a1B2c3"] }),
+    scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s)))),
+    createdAt: Timestamp(),
+    lastUsedAt: Type.Union([Timestamp("Updated at most once a minute"), Type.Null()]),
+    revokedAt: Type.Union([Timestamp(), Type.Null()]),
+  },
+  { title: "ApiKey" },
+);
+
+/** Quota state of the caller's account. */
+export const RateLimit = Type.Object(
+  {
+    limit: Type.Integer({ description: "Calls per UTC day (2147483647 = unlimited)" }),
+    remaining: Type.Integer(),
+    resetAt: Timestamp("Next midnight UTC"),
+  },
+  { title: "RateLimit" },
+);
+
+/** `GET /api/v1/me` response. */
+export const Me = Type.Object({ user: User, apiKey: ApiKey, rateLimit: RateLimit }, { title: "Me" });

@@ -1,0 +1,23 @@
+import { Type } from "typebox";
+import { Timestamp } from "./common.ts";
+
+/** Project resource (DESIGN §5). */
+export const Project = Type.Object(
+  {
+    id: Type.String({ examples: ["prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    name: Type.String(),
+    description: Type.String(),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { title: "Project" },
+);
+
+/** `POST /api/v1/projects` body. */
+export const ProjectCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, examples: ["Launch video"] }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+  },
+  { title: "ProjectCreate", additionalProperties: false },
+);

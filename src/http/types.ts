@@ -1,0 +1,43 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import type { Scope } from "../domain/auth/scopes.ts";
+import type { Plan, QuotaState } from "../domain/quota/daily-quota.ts";
+
+/** The Fastify instance with the TypeBox type provider, as every route module receives it. */
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Who is calling: set on `request.auth` by the auth hook for every keyed request. */
+export interface AuthContext {
+  userId: string;
+  plan: Plan;
+  key: { id: string; name: string; prefix: string; scopes: Scope[]; createdAt: Date; lastUsedAt: Date | null };
+  quota: QuotaState;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** No key needed; counted against the caller IP's anonymous quota. */
+    public?: boolean;
+    /** Counted but never refused with 429 (health checks). */
+    neverThrottle?: boolean;
+    /** Scope a key needs beyond `read` (DESIGN §3). */
+    scope?: Scope;
+  }
+  interface FastifyInstance {
+    /** `"METHOD /path"` of every route registered with `config.scope = "write"`. */
+    writeRoutes(): string[];
+  }
+  interface FastifyRequest {
+    /** Set by the auth hook on keyed routes; null on public routes. */
+    auth: AuthContext | null;
+  }
+}
+
+/**
+ * The caller of a keyed route. Throws when called on a public route — a programming error.
+ */
+export function requireAuth(request: { auth: AuthContext | null }): AuthContext {
+  if (!request.auth) throw new Error("requireAuth on a route without authentication");
+  return request.auth;
+}

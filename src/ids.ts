@@ -1,0 +1,19 @@
+import { monotonicFactory } from "ulid";
+
+/** Prefixes of Cutroom's resource IDs (DESIGN §2). */
+export type IdPrefix = "usr" | "key" | "prj" | "upl" | "cmp" | "rnd" | "ses" | "gen" | "req" | "trk" | "clp" | "mrk";
+
+const nextUlid = monotonicFactory();
+
+/**
+ * Creates an opaque, time-sortable ID: `<prefix>_` + a 26-character ULID
+ * (48-bit millisecond time + 80 random bits, Crockford base32; github.com/ulid/spec).
+ * Within one process IDs are strictly increasing, so they sort by creation time.
+ *
+ * @param prefix - resource type, e.g. `"prj"`.
+ * @param now - creation time in ms since the epoch (injectable for tests).
+ * @returns e.g. `prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C`.
+ */
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  return `${prefix}_${nextUlid(now)}`;
+}

@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import { buildApp } from "../app.ts";
+import { ConfigError, loadConfig } from "../config.ts";
+import { openDatabase } from "../db/client.ts";
+import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
+import { createLogger } from "../logger.ts";
+
+/**
+ * API process entry point: load config, open and migrate the database, create the owner
+ * on first start, listen, and shut down gracefully on SIGTERM/SIGINT.
+ */
+async function main(): Promise<void> {
+  if (existsSync(".env")) process.loadEnvFile(".env");
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
+  await database.migrate();
+
+  const owner = await bootstrapOwner(database.db);
+  if (owner) {
+    // Printed to stdout once, not logged: logs must never carry keys.
+    process.stdout.write(
+      [
+        "",
+        "  Cutroom created the owner account (plan admin) and a write key. It is shown only this once:",
+        "",
+        `    ${owner.secret}`,
+        "",
+        "  Try it:",
+        `    curl -H "Authorization: Bearer ${owner.secret}" ${config.publicUrl}/api/v1/me`,
+        "",
+        "  More keys: npm run cli -- keys create --user owner@localhost --name laptop --scopes read,write",
+        "",
+      ].join("\n"),
+    );
+  }
+
+  const app = await buildApp({ config, database, logger });
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ driver: database.driver, docs: `${config.publicUrl}/docs` }, "cutroom api ready");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`cutroom: failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,175 @@
+import { existsSync } from "node:fs";
+import { Command, InvalidArgumentError } from "commander";
+import { ConfigError, loadConfig } from "../config.ts";
+import { type Database, openDatabase } from "../db/client.ts";
+import { listApiKeys, revokeApiKey } from "../db/repositories/api-keys.ts";
+import { insertProject, listProjectsPage } from "../db/repositories/projects.ts";
+import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
+import { issueApiKey } from "../domain/accounts/issue-api-key.ts";
+import { parseScopes } from "../domain/auth/scopes.ts";
+import { type Plan, PLANS } from "../domain/quota/daily-quota.ts";
+
+/** CLI for operators: users, keys and projects, on the same database the server uses. */
+
+function parsePlan(value: string): Plan {
+  if (!(PLANS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${PLANS.join(", ")}`);
+  }
+  return value as Plan;
+}
+
+function parseScopeList(value: string) {
+  try {
+    return parseScopes(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+function print(rows: Record<string, unknown>[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  if (rows.length === 0) {
+    process.stdout.write("(none)\n");
+    return;
+  }
+  const cols = Object.keys(rows[0] as object);
+  const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? "-" : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  process.stdout.write(`${line(cols)}\n${rows.map((r) => line(cols.map((c) => cell(r[c])))).join("\n")}\n`);
+}
+
+async function withDb<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    await database.migrate();
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function requireUser(database: Database, idOrEmail: string) {
+  const user = await findUser(database.db, idOrEmail);
+  if (!user) throw new Error(`No user ${JSON.stringify(idOrEmail)} (give a usr_ id or an email)`);
+  return user;
+}
+
+const program = new Command("cutroom")
+  .description("Manage Cutroom users, API keys and projects (uses DATABASE_URL or DATA_DIR like the server)")
+  .option("--json", "print JSON instead of a table", false);
+const json = () => Boolean(program.opts().json);
+
+const users = program.command("users").description("accounts");
+users
+  .command("create")
+  .requiredOption("--email <email>", "unique email")
+  .option("--name <name>", "display name")
+  .option("--plan <plan>", `one of ${PLANS.join(", ")}`, parsePlan, "standard" as Plan)
+  .action(async (o: { email: string; name?: string; plan: Plan }) => {
+    await withDb(async ({ db }) => {
+      const u = await insertUser(db, { email: o.email, name: o.name ?? o.email.split("@")[0] ?? o.email, plan: o.plan });
+      print([{ id: u.id, email: u.email, name: u.name, plan: u.plan }], json());
+    });
+  });
+users.command("list").action(async () => {
+  await withDb(async ({ db }) => {
+    const rows = await listUsers(db);
+    print(rows.map((u) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan, createdAt: u.createdAt })), json());
+  });
+});
+users
+  .command("set-plan")
+  .argument("<user>", "usr_ id or email")
+  .argument("<plan>", `one of ${PLANS.join(", ")}`, parsePlan)
+  .action(async (who: string, plan: Plan) => {
+    await withDb(async (database) => {
+      const user = await requireUser(database, who);
+      const u = await updateUserPlan(database.db, user.id, plan);
+      print([{ id: u?.id, email: u?.email, plan: u?.plan }], json());
+    });
+  });
+
+const keys = program.command("keys").description("API keys (secrets are printed once, at creation)");
+keys
+  .command("create")
+  .requiredOption("--user <user>", "usr_ id or email of the owner")
+  .option("--name <name>", "label for the key", "cli key")
+  .option("--scopes <list>", 'scopes: "read" or "read,write"', parseScopeList, parseScopes("read,write"))
+  .action(async (o: { user: string; name: string; scopes: ReturnType<typeof parseScopes> }) => {
+    await withDb(async (database) => {
+      const user = await requireUser(database, o.user);
+      const { key, secret } = await issueApiKey(database.db, { userId: user.id, name: o.name, scopes: o.scopes });
+      if (json()) {
+        print([{ id: key.id, name: key.name, scopes: key.scopes.join(","), secret }], true);
+      } else {
+        process.stdout.write(`Created ${key.id} (${key.scopes.join(",")}) for ${user.email}. The key, shown only once:\n\n  ${secret}\n\n`);
+      }
+    });
+  });
+keys
+  .command("list")
+  .option("--user <user>", "only this user's keys (usr_ id or email)")
+  .action(async (o: { user?: string }) => {
+    await withDb(async (database) => {
+      const userId = o.user ? (await requireUser(database, o.user)).id : undefined;
+      const rows = await listApiKeys(database.db, userId);
+      print(
+        rows.map((k) => ({
+          id: k.id,
+          user: k.userId,
+          name: k.name,
+          prefix: k.prefix,
+          scopes: k.scopes.join(","),
+          lastUsedAt: k.lastUsedAt,
+          revokedAt: k.revokedAt,
+        })),
+        json(),
+      );
+    });
+  });
+keys
+  .command("revoke")
+  .argument("<keyId>", "key_ id")
+  .action(async (keyId: string) => {
+    await withDb(async ({ db }) => {
+      const k = await revokeApiKey(db, keyId, new Date());
+      if (!k) throw new Error(`No key ${keyId}`);
+      print([{ id: k.id, revokedAt: k.revokedAt }], json());
+    });
+  });
+
+const projects = program.command("projects").description("projects");
+projects
+  .command("create")
+  .requiredOption("--user <user>", "usr_ id or email of the owner")
+  .requiredOption("--name <name>", "project name")
+  .option("--description <text>", "description", "")
+  .action(async (o: { user: string; name: string; description: string }) => {
+    await withDb(async (database) => {
+      const user = await requireUser(database, o.user);
+      const p = await insertProject(database.db, { userId: user.id, name: o.name, description: o.description });
+      print([{ id: p.id, name: p.name, owner: user.email }], json());
+    });
+  });
+projects
+  .command("list")
+  .requiredOption("--user <user>", "usr_ id or email of the owner")
+  .option("--limit <n>", "how many", (v) => Number.parseInt(v, 10), 100)
+  .action(async (o: { user: string; limit: number }) => {
+    await withDb(async (database) => {
+      const user = await requireUser(database, o.user);
+      const page = await listProjectsPage(database.db, { userId: user.id, limit: o.limit, afterId: undefined });
+      print(page.rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt })), json());
+    });
+  });
+
+if (existsSync(".env")) process.loadEnvFile(".env");
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`cutroom: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,87 @@
+import { Writable } from "node:stream";
+import { buildApp } from "../../src/app.ts";
+import type { Clock } from "../../src/clock.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/client.ts";
+import { insertUser } from "../../src/db/repositories/users.ts";
+import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
+import type { Scope } from "../../src/domain/auth/scopes.ts";
+import type { Plan } from "../../src/domain/quota/daily-quota.ts";
+import type { App } from "../../src/http/types.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+/** A settable clock for quota tests. */
+export function fakeClock(start: string | Date): Clock & { set(t: string | Date): void } {
+  let now = new Date(start);
+  return { now: () => new Date(now), set: (t) => (now = new Date(t)) };
+}
+
+/** A running test app over a fresh database, with helpers to create accounts. */
+export interface TestApp {
+  app: App;
+  database: Database;
+  testDb: TestDatabase;
+  config: Config;
+  /** Every log line the app wrote, parsed. */
+  logs: string[];
+  /** Creates a user with one key; returns the secret for `Authorization: Bearer`. */
+  createAccount(opts?: { plan?: Plan; scopes?: Scope[]; email?: string }): Promise<{ userId: string; key: string; keyId: string }>;
+  /** Adds another key to an existing user. */
+  addKey(userId: string, scopes?: Scope[]): Promise<{ key: string; keyId: string }>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+
+/**
+ * Builds the app against a fresh database (PGlite, or PostgreSQL with TEST_DATABASE_URL)
+ * and captures its logs. `env` overrides configuration variables.
+ */
+export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase } = {}): Promise<TestApp> {
+  const testDb = opts.testDb ?? (await createTestDatabase());
+  const config = loadConfig({ DATA_DIR: "/tmp/cutroom-test-unused", LOG_LEVEL: "info", ...opts.env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const app = await buildApp({
+    config,
+    database: testDb.database,
+    logger: createLogger("info", sink),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  await app.ready();
+  const db = testDb.database.db;
+  const addKey = async (userId: string, scopes: Scope[] = ["read", "write"]) => {
+    const { key, secret } = await issueApiKey(db, { userId, name: `key ${++seq}`, scopes });
+    return { key: secret, keyId: key.id };
+  };
+  return {
+    app,
+    database: testDb.database,
+    testDb,
+    config,
+    logs,
+    async createAccount(o = {}) {
+      const user = await insertUser(db, {
+        email: o.email ?? `user${++seq}-${Date.now()}@example.test`,
+        name: "Test User",
+        plan: o.plan ?? "standard",
+      });
+      const k = await addKey(user.id, o.scopes ?? ["read", "write"]);
+      return { userId: user.id, ...k };
+    },
+    addKey,
+    async close() {
+      await app.close();
+      if (!opts.testDb) await testDb.dispose();
+    },
+  };
+}
+
+/** `Authorization` header for a key. */
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

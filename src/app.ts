@@ -60,7 +60,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
-  registerAuth(app, { db: database.db, clock, anonDailyLimit: config.anonDailyLimit });
+  registerAuth(app, {
+    db: database.db,
+    clock,
+    anonDailyLimit: config.anonDailyLimit,
+    planLimits: config.planLimits,
+  });
   await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
 
   registerHealth(app, { database });

@@ -25,6 +25,8 @@ export interface Config {
   /** Max connections in the node-postgres pool (PostgreSQL only). */
   databasePoolSize: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Daily call quotas of the counted plans (admin is unlimited). */
+  planLimits: { standard: number; upgraded: number };
   /** Calls per UTC day allowed per client IP for requests without a valid key. */
   anonDailyLimit: number;
   /** Trust `X-Forwarded-For` from a proxy in front (Fastify `trustProxy`). */
@@ -109,13 +111,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push("DATABASE_URL: must be a postgres:// or postgresql:// connection string");
   }
 
-  let publicUrl = str("PUBLIC_URL") ?? `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+  let publicUrl =
+    str("PUBLIC_URL") ?? `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
   try {
     const u = new URL(publicUrl);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("protocol");
     publicUrl = publicUrl.replace(/\/+$/, "");
   } catch {
-    problems.push(`PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL, e.g. https://cutroom.example.com`);
+    problems.push(
+      `PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL, e.g. https://cutroom.example.com`,
+    );
   }
 
   const driver = oneOf("STORAGE_DRIVER", ["local", "s3"] as const, "local");
@@ -124,7 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     const bucket = str("S3_BUCKET");
     if (!bucket) problems.push("S3_BUCKET: required when STORAGE_DRIVER=s3");
     const endpoint = str("S3_ENDPOINT");
-    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) problems.push("S3_ENDPOINT: must be an http(s) URL");
+    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint))
+      problems.push("S3_ENDPOINT: must be an http(s) URL");
     storage = {
       driver: "s3",
       bucket: bucket ?? "",
@@ -137,7 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
 
   const secret = str("URL_SIGNING_SECRET");
-  if (secret !== undefined && secret.length < 32) problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
+  if (secret !== undefined && secret.length < 32)
+    problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
 
   const config: Config = {
     port,
@@ -147,6 +154,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl,
     databasePoolSize: int("DATABASE_POOL_SIZE", 10, 1, 500),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
+    planLimits: {
+      standard: int("QUOTA_STANDARD_DAILY", 1000, 1, 2_147_483_646),
+      upgraded: int("QUOTA_UPGRADED_DAILY", 10_000, 1, 2_147_483_646),
+    },
     anonDailyLimit: int("ANON_DAILY_LIMIT", 1000, 0, 2_147_483_647),
     trustProxy: bool("TRUST_PROXY", false),
     bodyLimitBytes: int("BODY_LIMIT_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),

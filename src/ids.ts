@@ -1,7 +1,19 @@
 import { monotonicFactory } from "ulid";
 
 /** Prefixes of Cutroom's resource IDs (DESIGN §2). */
-export type IdPrefix = "usr" | "key" | "prj" | "upl" | "cmp" | "rnd" | "ses" | "gen" | "req" | "trk" | "clp" | "mrk";
+export type IdPrefix =
+  | "usr"
+  | "key"
+  | "prj"
+  | "upl"
+  | "cmp"
+  | "rnd"
+  | "ses"
+  | "gen"
+  | "req"
+  | "trk"
+  | "clp"
+  | "mrk";
 
 const nextUlid = monotonicFactory();
 

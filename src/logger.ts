@@ -2,7 +2,8 @@ import type { IncomingMessage } from "node:http";
 import { type DestinationStream, type Logger, pino } from "pino";
 
 const KEY_PATTERN = /crk_[0-9A-Za-z]{40}/g;
-const SIGNATURE_PARAM = /([?&](?:sig|signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;
+const SIGNATURE_PARAM =
+  /([?&](?:sig|signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;
 
 /** Removes API keys and signed-URL signatures from a string (URLs, messages). */
 export function scrubSecrets(text: string): string {

@@ -16,7 +16,10 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const m = /^v1:([a-z]{3}_[0-9A-Z]{26})$/.exec(text);
-  if (!m) throw invalidRequest("The cursor is not valid", [{ path: "/cursor", message: "not a cursor this API issued" }]);
+  if (!m)
+    throw invalidRequest("The cursor is not valid", [
+      { path: "/cursor", message: "not a cursor this API issued" },
+    ]);
   return m[1];
 }
 

@@ -5,13 +5,26 @@ import type { Scope } from "../domain/auth/scopes.ts";
 import type { Plan, QuotaState } from "../domain/quota/daily-quota.ts";
 
 /** The Fastify instance with the TypeBox type provider, as every route module receives it. */
-export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** Who is calling: set on `request.auth` by the auth hook for every keyed request. */
 export interface AuthContext {
   userId: string;
   plan: Plan;
-  key: { id: string; name: string; prefix: string; scopes: Scope[]; createdAt: Date; lastUsedAt: Date | null };
+  key: {
+    id: string;
+    name: string;
+    prefix: string;
+    scopes: Scope[];
+    createdAt: Date;
+    lastUsedAt: Date | null;
+  };
   quota: QuotaState;
 }
 

@@ -7,7 +7,7 @@ import { insertProject, listProjectsPage } from "../db/repositories/projects.ts"
 import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
 import { issueApiKey } from "../domain/accounts/issue-api-key.ts";
 import { parseScopes } from "../domain/auth/scopes.ts";
-import { type Plan, PLANS } from "../domain/quota/daily-quota.ts";
+import { PLANS, type Plan } from "../domain/quota/daily-quota.ts";
 
 /** CLI for operators: users, keys and projects, on the same database the server uses. */
 
@@ -36,15 +36,24 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
     return;
   }
   const cols = Object.keys(rows[0] as object);
-  const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? "-" : String(v));
+  const cell = (v: unknown) =>
+    v instanceof Date ? v.toISOString() : v === null || v === undefined ? "-" : String(v);
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   process.stdout.write(`${line(cols)}\n${rows.map((r) => line(cols.map((c) => cell(r[c])))).join("\n")}\n`);
 }
 
 async function withDb<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+  });
   try {
     await database.migrate();
     return await fn(database);
@@ -72,14 +81,21 @@ users
   .option("--plan <plan>", `one of ${PLANS.join(", ")}`, parsePlan, "standard" as Plan)
   .action(async (o: { email: string; name?: string; plan: Plan }) => {
     await withDb(async ({ db }) => {
-      const u = await insertUser(db, { email: o.email, name: o.name ?? o.email.split("@")[0] ?? o.email, plan: o.plan });
+      const u = await insertUser(db, {
+        email: o.email,
+        name: o.name ?? o.email.split("@")[0] ?? o.email,
+        plan: o.plan,
+      });
       print([{ id: u.id, email: u.email, name: u.name, plan: u.plan }], json());
     });
   });
 users.command("list").action(async () => {
   await withDb(async ({ db }) => {
     const rows = await listUsers(db);
-    print(rows.map((u) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan, createdAt: u.createdAt })), json());
+    print(
+      rows.map((u) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan, createdAt: u.createdAt })),
+      json(),
+    );
   });
 });
 users
@@ -103,11 +119,17 @@ keys
   .action(async (o: { user: string; name: string; scopes: ReturnType<typeof parseScopes> }) => {
     await withDb(async (database) => {
       const user = await requireUser(database, o.user);
-      const { key, secret } = await issueApiKey(database.db, { userId: user.id, name: o.name, scopes: o.scopes });
+      const { key, secret } = await issueApiKey(database.db, {
+        userId: user.id,
+        name: o.name,
+        scopes: o.scopes,
+      });
       if (json()) {
         print([{ id: key.id, name: key.name, scopes: key.scopes.join(","), secret }], true);
       } else {
-        process.stdout.write(`Created ${key.id} (${key.scopes.join(",")}) for ${user.email}. The key, shown only once:\n\n  ${secret}\n\n`);
+        process.stdout.write(
+          `Created ${key.id} (${key.scopes.join(",")}) for ${user.email}. The key, shown only once:\n\n  ${secret}\n\n`,
+        );
       }
     });
   });
@@ -152,7 +174,11 @@ projects
   .action(async (o: { user: string; name: string; description: string }) => {
     await withDb(async (database) => {
       const user = await requireUser(database, o.user);
-      const p = await insertProject(database.db, { userId: user.id, name: o.name, description: o.description });
+      const p = await insertProject(database.db, {
+        userId: user.id,
+        name: o.name,
+        description: o.description,
+      });
       print([{ id: p.id, name: p.name, owner: user.email }], json());
     });
   });
@@ -163,8 +189,15 @@ projects
   .action(async (o: { user: string; limit: number }) => {
     await withDb(async (database) => {
       const user = await requireUser(database, o.user);
-      const page = await listProjectsPage(database.db, { userId: user.id, limit: o.limit, afterId: undefined });
-      print(page.rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt })), json());
+      const page = await listProjectsPage(database.db, {
+        userId: user.id,
+        limit: o.limit,
+        afterId: undefined,
+      });
+      print(
+        page.rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt })),
+        json(),
+      );
     });
   });
 

@@ -5,7 +5,11 @@ import { openDatabase } from "../db/client.ts";
 /** Applies the committed migrations and exits (the API and worker also migrate at start). */
 if (existsSync(".env")) process.loadEnvFile(".env");
 const config = loadConfig();
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  poolSize: 1,
+});
 await database.migrate();
 await database.close();
 process.stdout.write(`migrations applied (${database.driver})\n`);

@@ -26,7 +26,11 @@ export interface TestApp {
   /** Every log line the app wrote, parsed. */
   logs: string[];
   /** Creates a user with one key; returns the secret for `Authorization: Bearer`. */
-  createAccount(opts?: { plan?: Plan; scopes?: Scope[]; email?: string }): Promise<{ userId: string; key: string; keyId: string }>;
+  createAccount(opts?: {
+    plan?: Plan;
+    scopes?: Scope[];
+    email?: string;
+  }): Promise<{ userId: string; key: string; keyId: string }>;
   /** Adds another key to an existing user. */
   addKey(userId: string, scopes?: Scope[]): Promise<{ key: string; keyId: string }>;
   close(): Promise<void>;
@@ -38,7 +42,9 @@ let seq = 0;
  * Builds the app against a fresh database (PGlite, or PostgreSQL with TEST_DATABASE_URL)
  * and captures its logs. `env` overrides configuration variables.
  */
-export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase } = {},
+): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDatabase());
   const config = loadConfig({ DATA_DIR: "/tmp/cutroom-test-unused", LOG_LEVEL: "info", ...opts.env });
   const logs: string[] = [];

@@ -86,6 +86,8 @@ describe("scopes", () => {
       expect(res.statusCode, `${r.method} ${r.url}`).toBe(403);
       expect(res.json().error.code).toBe("insufficient_scope");
     }
-    expect((await t.app.inject({ url: "/api/v1/projects", headers: bearer(reader.key) })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: "/api/v1/projects", headers: bearer(reader.key) })).statusCode).toBe(
+      200,
+    );
   });
 });

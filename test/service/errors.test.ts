@@ -82,7 +82,10 @@ describe("error bodies (DESIGN §2)", () => {
   it("echoes a well-formed X-Request-Id and replaces a malformed one", async () => {
     const good = await t.app.inject({ url: "/api/v1/health", headers: { "x-request-id": "client-123.abc" } });
     expect(good.headers["x-request-id"]).toBe("client-123.abc");
-    const bad = await t.app.inject({ url: "/api/v1/health", headers: { "x-request-id": "bad id\u0000<script>" } });
+    const bad = await t.app.inject({
+      url: "/api/v1/health",
+      headers: { "x-request-id": "bad id\u0000<script>" },
+    });
     expect(bad.headers["x-request-id"]).toMatch(/^req_[0-9A-Z]{26}$/);
   });
 

@@ -12,7 +12,10 @@ describe("logs", () => {
   it("never contain the Authorization header or a key, even one sent in a URL", async () => {
     const a = await t.createAccount();
     await t.app.inject({ url: "/api/v1/me", headers: bearer(a.key) });
-    await t.app.inject({ url: `/api/v1/me?api_key=${a.key}`, headers: { authorization: `Bearer ${a.key}x` } });
+    await t.app.inject({
+      url: `/api/v1/me?api_key=${a.key}`,
+      headers: { authorization: `Bearer ${a.key}x` },
+    });
     await t.app.inject({ url: `/files/x?exp=1&sig=abcdef0123456789` });
     const all = t.logs.join("");
     expect(t.logs.length).toBeGreaterThan(4);

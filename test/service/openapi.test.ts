@@ -15,7 +15,10 @@ afterAll(() => t.close());
 
 interface OpenApiDoc {
   openapi: string;
-  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>>;
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; responses: Record<string, { headers?: object }> }>
+  >;
   components: { securitySchemes: object; schemas: Record<string, unknown> };
 }
 
@@ -39,12 +42,19 @@ describe("GET /api/v1/openapi.json", () => {
       .split("\n")
       .filter((l) => l.includes("/api/"));
     expect(routes.length).toBeGreaterThan(0);
-    for (const expected of ["GET /api/v1/health", "GET /api/v1/me", "GET /api/v1/projects", "POST /api/v1/projects", "GET /api/v1/projects/{projectId}"]) {
+    for (const expected of [
+      "GET /api/v1/health",
+      "GET /api/v1/me",
+      "GET /api/v1/projects",
+      "POST /api/v1/projects",
+      "GET /api/v1/projects/{projectId}",
+    ]) {
       expect(documented).toContain(expected);
     }
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {
-        for (const r of Object.values(op.responses)) expect(r.headers).toHaveProperty("X-RateLimit-Remaining");
+        for (const r of Object.values(op.responses))
+          expect(r.headers).toHaveProperty("X-RateLimit-Remaining");
       }
     }
     expect(doc.paths["/api/v1/health"]?.get?.security).toEqual([]);
@@ -58,7 +68,10 @@ describe("GET /api/v1/openapi.json", () => {
     const out = await run(bin, ["lint", file, "--format", "json"], { maxBuffer: 32 * 1024 * 1024 }).catch(
       (e: { stdout: string; stderr: string }) => e,
     );
-    const report = JSON.parse(out.stdout) as { totals: { errors: number }; problems: { message: string; location: unknown }[] };
+    const report = JSON.parse(out.stdout) as {
+      totals: { errors: number };
+      problems: { message: string; location: unknown }[];
+    };
     expect(report.totals.errors, JSON.stringify(report.problems.slice(0, 5), null, 1)).toBe(0);
   }, 120_000);
 

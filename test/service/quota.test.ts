@@ -57,7 +57,9 @@ describe("daily quota (DESIGN §4)", () => {
     const body = (await refused?.json()) as { error: { code: string } };
     expect(body.error.code).toBe("rate_limited");
     // Refused requests are not counted: the counter stopped at the limit.
-    const row = await t.database.db.execute(sql`select count from quota_counters where subject = ${a.userId}`);
+    const row = await t.database.db.execute(
+      sql`select count from quota_counters where subject = ${a.userId}`,
+    );
     expect(Number((row as unknown as { rows: { count: number }[] }).rows[0]?.count)).toBe(1000);
   });
 
@@ -106,6 +108,8 @@ describe("daily quota (DESIGN §4)", () => {
     expect(health.statusCode).toBe(200);
     expect(health.headers["x-ratelimit-remaining"]).toBe("0");
     // Another IP has its own counter.
-    expect((await t.app.inject({ url: "/api/v1/openapi.json", remoteAddress: "203.0.113.10" })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: "/api/v1/openapi.json", remoteAddress: "203.0.113.10" })).statusCode,
+    ).toBe(200);
   });
 });

@@ -102,6 +102,10 @@ export async function authenticateAndCount(
 /** Raw `text[]` values arrive as arrays from node-postgres and PGlite; tolerate the literal form too. */
 function parsePgArray(v: unknown): string[] {
   if (Array.isArray(v)) return v as string[];
-  if (typeof v === "string") return v.replace(/^\{|\}$/g, "").split(",").filter(Boolean);
+  if (typeof v === "string")
+    return v
+      .replace(/^\{|\}$/g, "")
+      .split(",")
+      .filter(Boolean);
   return [];
 }

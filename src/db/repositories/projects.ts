@@ -13,7 +13,12 @@ export async function insertProject(
 ): Promise<ProjectRow> {
   const [row] = await db
     .insert(projects)
-    .values({ id: newId("prj"), userId: input.userId, name: input.name, description: input.description ?? "" })
+    .values({
+      id: newId("prj"),
+      userId: input.userId,
+      name: input.name,
+      description: input.description ?? "",
+    })
     .returning();
   return row as ProjectRow;
 }
@@ -31,7 +36,12 @@ export async function listProjectsPage(
   const where = input.afterId
     ? and(eq(projects.userId, input.userId), lt(projects.id, input.afterId))
     : eq(projects.userId, input.userId);
-  const rows = await db.select().from(projects).where(where).orderBy(desc(projects.id)).limit(input.limit + 1);
+  const rows = await db
+    .select()
+    .from(projects)
+    .where(where)
+    .orderBy(desc(projects.id))
+    .limit(input.limit + 1);
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
 

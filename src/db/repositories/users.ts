@@ -14,7 +14,13 @@ export async function insertUser(
 ): Promise<UserRow> {
   const [row] = await db
     .insert(users)
-    .values({ id: newId("usr"), email: input.email, name: input.name, plan: input.plan, imageModel: input.imageModel ?? null })
+    .values({
+      id: newId("usr"),
+      email: input.email,
+      name: input.name,
+      plan: input.plan,
+      imageModel: input.imageModel ?? null,
+    })
     .returning();
   return row as UserRow;
 }

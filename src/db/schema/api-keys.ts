@@ -1,7 +1,6 @@
 import { index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { users } from "./users.ts";
-
 import type { Scope } from "../../domain/auth/scopes.ts";
+import { users } from "./users.ts";
 
 /** API keys, stored only as a SHA-256 digest of the secret plus a short display prefix. */
 export const apiKeys = pgTable(

@@ -26,7 +26,11 @@ export async function bootstrapOwner(
       name: input.name ?? "Owner",
       plan: "admin",
     });
-    const { secret } = await issueApiKey(txDb, { userId: user.id, name: "owner key", scopes: ["read", "write"] });
+    const { secret } = await issueApiKey(txDb, {
+      userId: user.id,
+      name: "owner key",
+      scopes: ["read", "write"],
+    });
     return { user, secret };
   });
 }

@@ -10,7 +10,10 @@ export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
 
 /** Parses a CLI/HTTP scope list like `"read,write"`; `write` adds `read`. Throws on unknown names. */
 export function parseScopes(list: string): Scope[] {
-  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !(SCOPES as readonly string[]).includes(n));
   if (bad.length > 0 || names.length === 0) {
     throw new Error(`Unknown scope list "${list}": use "read" or "read,write"`);

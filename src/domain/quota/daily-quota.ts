@@ -6,12 +6,20 @@ export type Plan = (typeof PLANS)[number];
 /** Reported as limit and remaining for unlimited (admin) accounts (DESIGN §4). */
 export const UNLIMITED = 2_147_483_647;
 
-/** Calls per UTC day for each plan (API.md §8); `null` = unlimited. */
-export const PLAN_DAILY_LIMITS: Record<Plan, number | null> = {
-  standard: 1000,
-  upgraded: 10_000,
-  admin: null,
-};
+/**
+ * The daily limit of `plan` (API.md §8: standard 1,000 and upgraded 10,000 by default,
+ * configurable; admin unlimited) given the configured limits; null = unlimited.
+ */
+export function planDailyLimit(plan: Plan, limits: { standard: number; upgraded: number }): number | null {
+  switch (plan) {
+    case "standard":
+      return limits.standard;
+    case "upgraded":
+      return limits.upgraded;
+    case "admin":
+      return null;
+  }
+}
 
 /** The quota state sent as `X-RateLimit-*` headers and in `GET /api/v1/me`. */
 export interface QuotaState {

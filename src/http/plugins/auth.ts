@@ -6,7 +6,7 @@ import { countCall } from "../../db/repositories/quota.ts";
 import { hashKeySecret, isWellFormedKey } from "../../domain/auth/api-key-secret.ts";
 import { hasScope } from "../../domain/auth/scopes.ts";
 import {
-  PLAN_DAILY_LIMITS,
+  planDailyLimit,
   type QuotaState,
   quotaDay,
   quotaState,
@@ -36,7 +36,10 @@ function rateLimited(now: Date, what: string): AppError {
  * and requests without a valid key count against the caller IP's anonymous quota.
  * Quota headers are set before any error so that every response carries them.
  */
-export function registerAuth(app: App, deps: { db: Db; clock: Clock; anonDailyLimit: number }): void {
+export function registerAuth(
+  app: App,
+  deps: { db: Db; clock: Clock; anonDailyLimit: number; planLimits: { standard: number; upgraded: number } },
+): void {
   app.decorateRequest("auth", null);
 
   async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
@@ -59,7 +62,9 @@ export function registerAuth(app: App, deps: { db: Db; clock: Clock; anonDailyLi
     const header = request.headers.authorization?.trim();
     if (!header || /^bearer$/i.test(header)) {
       await countAnonymous(request, reply, now, true);
-      throw new AppError("unauthorized", "Missing API key", { headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' } });
+      throw new AppError("unauthorized", "Missing API key", {
+        headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' },
+      });
     }
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     const found =
@@ -68,7 +73,7 @@ export function registerAuth(app: App, deps: { db: Db; clock: Clock; anonDailyLi
             hash: hashKeySecret(token),
             day: quotaDay(now),
             now,
-            limits: { standard: PLAN_DAILY_LIMITS.standard ?? 0, upgraded: PLAN_DAILY_LIMITS.upgraded ?? 0 },
+            limits: deps.planLimits,
           })
         : null;
     if (!found) {
@@ -77,7 +82,7 @@ export function registerAuth(app: App, deps: { db: Db; clock: Clock; anonDailyLi
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });
     }
-    const limit = PLAN_DAILY_LIMITS[found.plan];
+    const limit = planDailyLimit(found.plan, deps.planLimits);
     const quota = quotaState(limit, found.used, now);
     setQuotaHeaders(reply, quota);
     if (limit !== null && found.used === null) throw rateLimited(now, "This account's");

@@ -50,7 +50,13 @@ function validationDetails(issues: ValidationIssue[]): ErrorDetail[] {
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
-  err: { status: number; code: ErrorCode; message: string; details?: ErrorDetail[]; extra?: Record<string, unknown> },
+  err: {
+    status: number;
+    code: ErrorCode;
+    message: string;
+    details?: ErrorDetail[];
+    extra?: Record<string, unknown>;
+  },
 ): FastifyReply {
   const body = {
     error: {
@@ -69,7 +75,11 @@ export function sendError(
  * (validation, content type, body size, JSON syntax) are mapped to wire codes; anything
  * else becomes a 500 `internal_error` whose body carries no internals (logged instead).
  */
-export function handleError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+export function handleError(
+  error: FastifyError | AppError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   if (error instanceof AppError) {
     if (error.headers) reply.headers(error.headers);
     return sendError(request, reply, {
@@ -104,7 +114,11 @@ export function handleError(error: FastifyError | AppError | Error, request: Fas
   }
   request.log.error({ err: error }, "unhandled error");
   if (status === 503) {
-    return sendError(request, reply, { status: 503, code: "unavailable", message: "The service is unavailable; retry shortly" });
+    return sendError(request, reply, {
+      status: 503,
+      code: "unavailable",
+      message: "The service is unavailable; retry shortly",
+    });
   }
   return sendError(request, reply, { status: 500, code: "internal_error", message: "Internal server error" });
 }

@@ -8,7 +8,10 @@ export const TAGS = [
   { name: "Service", description: "Health, account and the API description" },
   { name: "Projects", description: "Projects group uploads and compositions" },
   { name: "Uploads", description: "Media files: upload, probe, signed URLs" },
-  { name: "Analysis", description: "Chapters, summaries and B-roll spots from transcripts (no vendor calls)" },
+  {
+    name: "Analysis",
+    description: "Chapters, summaries and B-roll spots from transcripts (no vendor calls)",
+  },
   { name: "Generation", description: "Image generation and still-to-video" },
   { name: "Assistant", description: "Assistant sessions and the orchestrator stream" },
   { name: "Compositions", description: "Timelines of tracks and clips" },
@@ -44,14 +47,13 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
       security: [{ bearerAuth: [] }],
     },
     refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
   });
 
-  app.get(
-    "/api/v1/openapi.json",
-    { config: { public: true }, schema: { hide: true } },
-    async () => app.swagger(),
+  app.get("/api/v1/openapi.json", { config: { public: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
   );
 
   await app.register(scalar, {

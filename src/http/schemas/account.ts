@@ -1,6 +1,6 @@
 import { Type } from "typebox";
-import { PLANS } from "../../domain/quota/daily-quota.ts";
 import { SCOPES } from "../../domain/auth/scopes.ts";
+import { PLANS } from "../../domain/quota/daily-quota.ts";
 import { Timestamp } from "./common.ts";
 
 /** User resource (DESIGN §5). */
@@ -12,7 +12,9 @@ export const User = Type.Object(
     plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
     createdAt: Timestamp(),
     settings: Type.Object({
-      imageModel: Type.Union([Type.String(), Type.Null()], { description: "Preferred image model; null = default" }),
+      imageModel: Type.Union([Type.String(), Type.Null()], {
+        description: "Preferred image model; null = default",
+      }),
     }),
   },
   { title: "User" },

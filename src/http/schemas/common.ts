@@ -9,9 +9,12 @@ export const ErrorResponse = Type.Object(
   {
     error: Type.Object(
       {
-        code: Type.Union(Object.keys(ERROR_STATUS).map((c) => Type.Literal(c)), {
-          description: "Stable machine-readable code",
-        }),
+        code: Type.Union(
+          Object.keys(ERROR_STATUS).map((c) => Type.Literal(c)),
+          {
+            description: "Stable machine-readable code",
+          },
+        ),
         message: Type.String({ description: "A human sentence saying what went wrong" }),
         details: Type.Optional(
           Type.Array(
@@ -89,7 +92,8 @@ export function responses(
     out[status] = {
       description: ERROR_DESCRIPTIONS[status] ?? "Error",
       ...Type.Ref(ERROR_SCHEMA_ID),
-      headers: status === 429 ? { ...STANDARD_HEADERS, "Retry-After": { type: "integer" } } : STANDARD_HEADERS,
+      headers:
+        status === 429 ? { ...STANDARD_HEADERS, "Retry-After": { type: "integer" } } : STANDARD_HEADERS,
     };
   }
   return out;
@@ -101,7 +105,11 @@ export const PageQuery = {
     Type.Integer({ minimum: 1, maximum: 100, default: 25, description: "Page size, 1..100 (default 25)" }),
   ),
   cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: "Opaque cursor from a previous page's nextCursor" }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Opaque cursor from a previous page's nextCursor",
+    }),
   ),
 };
 
@@ -110,7 +118,9 @@ export function Page<T extends TSchema>(item: T, title: string) {
   return Type.Object(
     {
       data: Type.Array(item),
-      nextCursor: Type.Union([Type.String(), Type.Null()], { description: "Pass as `cursor` for the next page" }),
+      nextCursor: Type.Union([Type.String(), Type.Null()], {
+        description: "Pass as `cursor` for the next page",
+      }),
     },
     { title },
   );

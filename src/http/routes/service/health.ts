@@ -20,7 +20,10 @@ export function registerHealth(app: App, deps: { database: Database }): void {
         response: responses(
           {
             200: Type.Object(
-              { ok: Type.Literal(true), dbLatencyMs: Type.Number({ description: "Database round trip, ms" }) },
+              {
+                ok: Type.Literal(true),
+                dbLatencyMs: Type.Number({ description: "Database round trip, ms" }),
+              },
               { examples: [{ ok: true, dbLatencyMs: 0.42 }] },
             ),
             503: Type.Object({
@@ -44,7 +47,10 @@ export function registerHealth(app: App, deps: { database: Database }): void {
         ]);
         return { ok: true as const, dbLatencyMs: latency };
       } catch (err) {
-        const message = (err as Error).message === "timeout" ? "database did not answer within 2 s" : "database unreachable";
+        const message =
+          (err as Error).message === "timeout"
+            ? "database did not answer within 2 s"
+            : "database unreachable";
         return reply.code(503).send({ ok: false as const, dbLatencyMs: null, error: message });
       } finally {
         clearTimeout(timer);

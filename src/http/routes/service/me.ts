@@ -1,8 +1,8 @@
 import type { Db } from "../../../db/client.ts";
 import { findUser } from "../../../db/repositories/users.ts";
+import { presentUser } from "../../presenters.ts";
 import { Me } from "../../schemas/account.ts";
 import { responses } from "../../schemas/common.ts";
-import { presentUser } from "../../presenters.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 /** `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state. */

@@ -18,7 +18,7 @@ summary tmp/vitest-pglite.json pglite || true
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   echo "== integration tests on PostgreSQL ($TEST_DATABASE_URL)"
-  npx vitest run --dir test --reporter=default --reporter=json --outputFile=tmp/vitest-postgres.json "$@" || status=$?
+  npx vitest run --project integration --reporter=default --reporter=json --outputFile=tmp/vitest-postgres.json "$@" || status=$?
   summary tmp/vitest-postgres.json postgres || true
 fi
 exit $status

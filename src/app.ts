@@ -1,3 +1,4 @@
+import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { Logger } from "pino";
@@ -9,16 +10,24 @@ import { handleError } from "./http/plugins/error-handler.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
+import { registerFileRoute } from "./http/routes/files.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
+import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
+import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import type { App } from "./http/types.ts";
+import type { Queue } from "./jobs/queue.ts";
 import { createLogger } from "./logger.ts";
+import type { BlobStore } from "./storage/blob-store.ts";
 
 /** What the HTTP app needs, wired by hand in the process entry points (the composition root). */
 export interface AppDeps {
   config: Config;
   database: Database;
+  store: BlobStore;
+  queue: Queue;
   clock?: Clock;
   logger?: Logger;
   version?: string;
@@ -29,7 +38,7 @@ export interface AppDeps {
  * Never listens: entry points (src/main/*) own `listen`, signals and shutdown.
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
-  const { config, database } = deps;
+  const { config, database, store, queue } = deps;
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
     loggerInstance: deps.logger ?? createLogger(config.logLevel),
@@ -68,9 +77,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
 
+  await app.register(multipart, {
+    // One byte over our limit so that ingest's own check trips first and names the file.
+    limits: {
+      fileSize: config.uploadMaxBytes + 1,
+      files: 20,
+      fields: 10,
+      fieldSize: 1024,
+      parts: 30,
+      headerPairs: 100,
+    },
+  });
+
+  const db = database.db;
+  const ttl = config.signedUrlTtlSec;
   registerHealth(app, { database });
-  registerMe(app, { db: database.db });
-  registerProjectRoutes(app, { db: database.db });
+  registerMe(app, { db });
+  registerProjectRoutes(app, { db });
+  registerFileRoute(app, { store });
+  registerUploadRoutes(app, { db, store, uploadMaxBytes: config.uploadMaxBytes, signedUrlTtlSec: ttl });
+  registerCompositionRoutes(app, { db, clock });
+  registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
 
   return app;
 }

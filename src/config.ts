@@ -11,6 +11,8 @@ export type StorageConfig =
       accessKeyId: string | undefined;
       secretAccessKey: string | undefined;
       forcePathStyle: boolean;
+      /** Endpoint clients use for presigned URLs when it differs from `endpoint`. */
+      publicEndpoint: string | undefined;
     };
 
 /** The whole typed configuration, read once from the environment at start and passed down. */
@@ -44,6 +46,10 @@ export interface Config {
   workerInProcess: boolean;
   /** Concurrent jobs per worker process. */
   workerConcurrency: number;
+  /** ffmpeg without progress this long fails the render with TIMEOUT, seconds. */
+  renderStallTimeoutSec: number;
+  /** Scratch directory for render working files. */
+  workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean;
 }
@@ -139,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       accessKeyId: str("S3_ACCESS_KEY_ID"),
       secretAccessKey: str("S3_SECRET_ACCESS_KEY"),
       forcePathStyle: bool("S3_FORCE_PATH_STYLE", endpoint !== undefined),
+      publicEndpoint: str("S3_PUBLIC_ENDPOINT"),
     };
   }
 
@@ -167,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     storage,
     workerInProcess: bool("WORKER_IN_PROCESS", true),
     workerConcurrency: int("WORKER_CONCURRENCY", 1, 1, 64),
+    renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
+    workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
   };
   if (problems.length > 0) throw new ConfigError(problems);

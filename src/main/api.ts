@@ -1,24 +1,21 @@
 import { existsSync } from "node:fs";
 import { buildApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { openDatabase } from "../db/client.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { createLogger } from "../logger.ts";
+import { openRuntime, startWorker } from "../runtime.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
- * on first start, listen, and shut down gracefully on SIGTERM/SIGINT.
+ * on first start, start the in-process worker (unless WORKER_IN_PROCESS=false), listen,
+ * and shut down gracefully on SIGTERM/SIGINT.
  */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-  });
-  await database.migrate();
+  const runtime = await openRuntime(config, logger);
+  const { database } = runtime;
 
   const owner = await bootstrapOwner(database.db);
   if (owner) {
@@ -39,9 +36,18 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await buildApp({ config, database, logger });
+  const app = await buildApp({ config, database, store: runtime.store, queue: runtime.queue, logger });
+  const stopWorker = config.workerInProcess ? await startWorker(runtime) : null;
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ driver: database.driver, docs: `${config.publicUrl}/docs` }, "cutroom api ready");
+  logger.info(
+    {
+      driver: database.driver,
+      storage: runtime.store.driver,
+      worker: Boolean(stopWorker),
+      docs: `${config.publicUrl}/docs`,
+    },
+    "cutroom api ready",
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -52,6 +58,8 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await app.close();
+      await stopWorker?.();
+      await runtime.close();
       await database.close();
     } finally {
       process.exit(0);

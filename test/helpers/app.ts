@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Writable } from "node:stream";
 import { buildApp } from "../../src/app.ts";
 import type { Clock } from "../../src/clock.ts";
@@ -9,6 +12,7 @@ import type { Scope } from "../../src/domain/auth/scopes.ts";
 import type { Plan } from "../../src/domain/quota/daily-quota.ts";
 import type { App } from "../../src/http/types.ts";
 import { createLogger } from "../../src/logger.ts";
+import { openRuntime, type Runtime, startWorker } from "../../src/runtime.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 /** A settable clock for quota tests. */
@@ -23,6 +27,9 @@ export interface TestApp {
   database: Database;
   testDb: TestDatabase;
   config: Config;
+  runtime: Runtime;
+  /** Base URL once `listen()` was called. */
+  listen(): Promise<string>;
   /** Every log line the app wrote, parsed. */
   logs: string[];
   /** Creates a user with one key; returns the secret for `Authorization: Bearer`. */
@@ -43,10 +50,11 @@ let seq = 0;
  * and captures its logs. `env` overrides configuration variables.
  */
 export async function startTestApp(
-  opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase } = {},
+  opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase; worker?: boolean } = {},
 ): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDatabase());
-  const config = loadConfig({ DATA_DIR: "/tmp/cutroom-test-unused", LOG_LEVEL: "info", ...opts.env });
+  const dataDir = await mkdtemp(path.join(tmpdir(), "cutroom-test-"));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "info", ...opts.env });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -54,12 +62,20 @@ export async function startTestApp(
       cb();
     },
   });
+  const logger = createLogger("info", sink);
+  const runtime = await openRuntime(config, logger, {
+    database: testDb.database,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   const app = await buildApp({
     config,
     database: testDb.database,
-    logger: createLogger("info", sink),
+    store: runtime.store,
+    queue: runtime.queue,
+    logger,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
+  const stopWorker = opts.worker ? await startWorker(runtime) : null;
   await app.ready();
   const db = testDb.database.db;
   const addKey = async (userId: string, scopes: Scope[] = ["read", "write"]) => {
@@ -71,7 +87,11 @@ export async function startTestApp(
     database: testDb.database,
     testDb,
     config,
+    runtime,
     logs,
+    async listen() {
+      return app.listen({ port: 0, host: "127.0.0.1" });
+    },
     async createAccount(o = {}) {
       const user = await insertUser(db, {
         email: o.email ?? `user${++seq}-${Date.now()}@example.test`,
@@ -84,6 +104,9 @@ export async function startTestApp(
     addKey,
     async close() {
       await app.close();
+      await stopWorker?.();
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
       if (!opts.testDb) await testDb.dispose();
     },
   };

@@ -5,4 +5,12 @@
  */
 export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: string }[] = [
   { method: "POST", url: "/api/v1/projects" },
+  { method: "POST", url: "/api/compositions" },
+  { method: "PUT", url: "/api/compositions/:id" },
+  { method: "PATCH", url: "/api/compositions/:id" },
+  { method: "DELETE", url: "/api/compositions/:id" },
+  { method: "POST", url: "/api/v1/uploads" },
+  { method: "DELETE", url: "/api/v1/uploads/:id" },
+  { method: "POST", url: "/api/render" },
+  { method: "DELETE", url: "/api/render/:jobId" },
 ];

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
@@ -23,7 +22,9 @@ describe("GET /api/v1/health", () => {
   it("answers 503 with ok false when the database does not answer within 2 s", async () => {
     const hanging = { ...t.database, ping: () => new Promise<number>(() => {}) };
     const app = await buildApp({
-      config: loadConfig({ DATA_DIR: "/tmp/unused" }),
+      config: t.config,
+      store: t.runtime.store,
+      queue: t.runtime.queue,
       database: hanging,
       logger: createLogger("silent"),
     });

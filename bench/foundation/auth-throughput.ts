@@ -1,0 +1,169 @@
+/**
+ * Issue 2 benchmark: authenticated GET /api/v1/me and GET /api/v1/projects?limit=25
+ * against a bare Fastify route returning a constant, 50 connections, on PGlite and on
+ * PostgreSQL, in one run. Prints requests/s, p50/p99 latency and the ratio to the bare
+ * route, then checks that quota counting stayed exact (counter == 2xx responses).
+ *
+ *   node bench/foundation/auth-throughput.ts [--duration 10] [--connections 50] [--pg postgres://…]
+ *
+ * Each server runs as its own child process; autocannon runs in this process.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "50" },
+    pg: {
+      type: "string",
+      default: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    },
+    "log-level": { type: "string", default: "warn" },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const root = path.resolve(import.meta.dirname, "../..");
+
+interface Row {
+  target: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+}
+
+function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; out: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: string[] = [];
+    const onData = (d: Buffer) => {
+      out.push(String(d));
+      if (ready.test(out.join(""))) resolve({ child, out });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`process exited ${code}: ${out.join("")}`)));
+  });
+}
+
+async function load(url: string, headers: Record<string, string> = {}): Promise<Omit<Row, "target">> {
+  const r = await autocannon({ url, connections, duration, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"], non2xx: r.non2xx };
+}
+
+function cli(env: Record<string, string>, args: string[]): string {
+  return execFileSync(process.execPath, ["src/main/cli.ts", "--json", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  }).toString();
+}
+
+async function benchDatabase(label: string, env: Record<string, string>, bareRps: number): Promise<Row[]> {
+  // Seed an upgraded account with a limit far above what the run can use, so every call is counted and granted.
+  const email = `bench-${Date.now()}@example.test`;
+  cli(env, ["users", "create", "--email", email, "--plan", "upgraded"]);
+  const key =
+    (
+      JSON.parse(cli(env, ["keys", "create", "--user", email, "--scopes", "read,write"])) as {
+        secret: string;
+      }[]
+    )[0]?.secret ?? "";
+  const port = String(20000 + Math.floor(Math.random() * 20000));
+  const { child } = await startProcess(
+    ["src/main/api.ts"],
+    { ...env, PORT: port, LOG_LEVEL: values["log-level"] ?? "warn", QUOTA_UPGRADED_DAILY: "2000000000" },
+    /Server listening|api ready|^\{/m,
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const base = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${key}` };
+  try {
+    for (let i = 0; i < 5; i++) {
+      await fetch(`${base}/api/v1/projects`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ name: `p${i}` }),
+      });
+    }
+    const warm = await autocannon({ url: `${base}/api/v1/me`, connections, duration: 2, headers: auth });
+    const me = await load(`${base}/api/v1/me`, auth);
+    const projects = await load(`${base}/api/v1/projects?limit=25`, auth);
+    const state = (await (await fetch(`${base}/api/v1/me`, { headers: auth })).json()) as {
+      rateLimit: { limit: number; remaining: number };
+    };
+    const counted = state.rateLimit.limit - state.rateLimit.remaining;
+    const granted = 5 + warm["2xx"] + me.ok + projects.ok + 1;
+    // autocannon drops responses still in flight when a run ends (≤ connections per run), which the server did count.
+    process.stdout.write(
+      `${label}: quota counter ${counted}, 2xx responses received ${granted}, in flight at run ends ${counted - granted} (≤ ${3 * connections} expected)\n`,
+    );
+    return [
+      { target: `${label} GET /api/v1/me`, ...me },
+      { target: `${label} GET /api/v1/projects?limit=25`, ...projects },
+    ].map((r) => ({ ...r, ratio: r.rps / bareRps }));
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }
+}
+
+const bare = await startProcess(["bench/foundation/bare-server.ts"], {}, /listening (\d+)/);
+const barePort = /listening (\d+)/.exec(bare.out.join(""))?.[1];
+await autocannon({ url: `http://127.0.0.1:${barePort}/bare`, connections, duration: 2 });
+const bareRow = {
+  target: "bare Fastify constant route",
+  ...(await load(`http://127.0.0.1:${barePort}/bare`)),
+};
+bare.child.kill();
+
+const rows: (Row & { ratio?: number })[] = [bareRow];
+const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-bench-"));
+rows.push(...(await benchDatabase("PGlite", { DATA_DIR: dataDir }, bareRow.rps)));
+rmSync(dataDir, { recursive: true, force: true });
+
+const dbName = `cutroom_bench_${process.pid}`;
+const admin = new pg.Client({ connectionString: values.pg });
+await admin.connect();
+await admin.query(`create database ${dbName}`);
+const pgUrl = new URL(values.pg ?? "");
+pgUrl.pathname = `/${dbName}`;
+try {
+  rows.push(
+    ...(await benchDatabase(
+      "PostgreSQL",
+      { DATABASE_URL: pgUrl.toString(), DATA_DIR: mkdtempSync(path.join(tmpdir(), "cutroom-bench-")) },
+      bareRow.rps,
+    )),
+  );
+} finally {
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.end();
+}
+
+process.stdout.write(
+  `\n${connections} connections, ${duration} s per target, LOG_LEVEL=${values["log-level"]}\n`,
+);
+process.stdout.write(
+  "| target | req/s | p50 ms | p99 ms | ratio to bare | non-2xx |\n|---|---:|---:|---:|---:|---:|\n",
+);
+for (const r of rows) {
+  process.stdout.write(
+    `| ${r.target} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ratio === undefined ? "1.00" : r.ratio.toFixed(2)} | ${r.non2xx} |\n`,
+  );
+}

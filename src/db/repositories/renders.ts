@@ -1,0 +1,197 @@
+import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Db } from "../client.ts";
+import { type RenderStatus, renders } from "../schema/renders.ts";
+
+/** A render row. */
+export type RenderRow = typeof renders.$inferSelect;
+/** Values of a new render row. */
+export type NewRender = typeof renders.$inferInsert;
+
+/** Statuses in which a worker owns the render. */
+export const ACTIVE_STATUSES: RenderStatus[] = ["preparing", "rendering", "finalizing"];
+/** Statuses that never change again. */
+export const TERMINAL_STATUSES: RenderStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** Inserts a queued render. */
+export async function insertRender(db: Db, row: NewRender): Promise<RenderRow> {
+  const [r] = await db.insert(renders).values(row).returning();
+  return r as RenderRow;
+}
+
+/** One render of `userId`, or null (also another owner's). */
+export async function findRender(db: Db, userId: string, id: string): Promise<RenderRow | null> {
+  const [r] = await db
+    .select()
+    .from(renders)
+    .where(and(eq(renders.userId, userId), eq(renders.id, id)))
+    .limit(1);
+  return r ?? null;
+}
+
+/** A render by id regardless of owner (workers). */
+export async function findRenderById(db: Db, id: string): Promise<RenderRow | null> {
+  const [r] = await db.select().from(renders).where(eq(renders.id, id)).limit(1);
+  return r ?? null;
+}
+
+/** The render a user created earlier with the same Idempotency-Key, or null. */
+export async function findRenderByIdempotencyKey(
+  db: Db,
+  userId: string,
+  key: string,
+): Promise<RenderRow | null> {
+  const [r] = await db
+    .select()
+    .from(renders)
+    .where(and(eq(renders.userId, userId), eq(renders.idempotencyKey, key)))
+    .limit(1);
+  return r ?? null;
+}
+
+/** A page of a user's renders, newest first, filtered by status and composition. */
+export async function listRendersPage(
+  db: Db,
+  input: {
+    userId: string;
+    status?: RenderStatus | undefined;
+    compositionId?: string | undefined;
+    limit: number;
+    afterId: string | undefined;
+  },
+): Promise<{ rows: RenderRow[]; hasMore: boolean }> {
+  const conditions = [eq(renders.userId, input.userId)];
+  if (input.status) conditions.push(eq(renders.status, input.status));
+  if (input.compositionId) conditions.push(eq(renders.compositionId, input.compositionId));
+  if (input.afterId) conditions.push(lt(renders.id, input.afterId));
+  const rows = await db
+    .select()
+    .from(renders)
+    .where(and(...conditions))
+    .orderBy(desc(renders.id))
+    .limit(input.limit + 1);
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}
+
+/**
+ * A worker claims a render for a new attempt: increments `attempt` and moves it to
+ * `preparing`, unless it is terminal or being cancelled.
+ * @returns the claimed row (with the new attempt) or null when there is nothing to do.
+ */
+export async function claimRender(db: Db, id: string, now: Date): Promise<RenderRow | null> {
+  const [r] = await db
+    .update(renders)
+    .set({
+      attempt: sql`${renders.attempt} + 1`,
+      status: "preparing",
+      startedAt: sql`coalesce(${renders.startedAt}, ${now.toISOString()}::timestamptz)`,
+      heartbeatAt: now,
+      progress: sql`jsonb_set(${renders.progress}, '{phase}', '"preparing"')`,
+    })
+    .where(and(eq(renders.id, id), inArray(renders.status, ["queued", ...ACTIVE_STATUSES])))
+    .returning();
+  return r ?? null;
+}
+
+/**
+ * Fenced update by a worker: applies only while the render is still on `attempt` and in
+ * an active status. Returns false when the worker lost the render (newer attempt,
+ * cancellation requested, or terminal) and must stop.
+ */
+export async function updateRenderFenced(
+  db: Db,
+  input: { id: string; attempt: number; set: Partial<NewRender> },
+): Promise<boolean> {
+  const rows = await db
+    .update(renders)
+    .set(input.set)
+    .where(
+      and(
+        eq(renders.id, input.id),
+        eq(renders.attempt, input.attempt),
+        inArray(renders.status, ACTIVE_STATUSES),
+      ),
+    )
+    .returning({ id: renders.id });
+  return rows.length > 0;
+}
+
+/**
+ * Fenced final write by the worker on `attempt`; `cancelling` may also be finished
+ * (to `cancelled`). Returns false when the render moved on.
+ */
+export async function finishRender(
+  db: Db,
+  input: { id: string; attempt: number; from: RenderStatus[]; set: Partial<NewRender> },
+): Promise<boolean> {
+  const rows = await db
+    .update(renders)
+    .set(input.set)
+    .where(
+      and(eq(renders.id, input.id), eq(renders.attempt, input.attempt), inArray(renders.status, input.from)),
+    )
+    .returning({ id: renders.id });
+  return rows.length > 0;
+}
+
+/**
+ * Cancel request from the API: a queued render becomes `cancelled` at once; an active one
+ * `cancelling` (its worker notices, stops ffmpeg and finishes it as `cancelled`).
+ * Returns the row after the change, or the unchanged row when nothing applied.
+ */
+export async function requestRenderCancel(
+  db: Db,
+  userId: string,
+  id: string,
+  now: Date,
+): Promise<RenderRow | null> {
+  const [queued] = await db
+    .update(renders)
+    .set({
+      status: "cancelled",
+      cancelRequestedAt: now,
+      finishedAt: now,
+      progress: sql`jsonb_set(${renders.progress}, '{phase}', '"done"')`,
+    })
+    .where(and(eq(renders.userId, userId), eq(renders.id, id), eq(renders.status, "queued")))
+    .returning();
+  if (queued) return queued;
+  const [active] = await db
+    .update(renders)
+    .set({ status: "cancelling", cancelRequestedAt: now })
+    .where(and(eq(renders.userId, userId), eq(renders.id, id), inArray(renders.status, ACTIVE_STATUSES)))
+    .returning();
+  if (active) return active;
+  return findRender(db, userId, id);
+}
+
+/** Marks a render failed whatever attempt runs it (dead-letter path: its worker is gone). */
+export async function failRenderUnfenced(
+  db: Db,
+  input: { id: string; error: Record<string, unknown>; now: Date },
+): Promise<boolean> {
+  const rows = await db
+    .update(renders)
+    .set({
+      status: sql`case when ${renders.status} = 'cancelling' then 'cancelled' else 'failed' end`,
+      error: sql`case when ${renders.status} = 'cancelling' then null else ${JSON.stringify(input.error)}::jsonb end`,
+      finishedAt: input.now,
+    })
+    .where(
+      and(eq(renders.id, input.id), inArray(renders.status, ["queued", "cancelling", ...ACTIVE_STATUSES])),
+    )
+    .returning({ id: renders.id });
+  return rows.length > 0;
+}
+
+/** Status and cancel flag of a render (the worker's cancellation poll). */
+export async function readRenderControl(
+  db: Db,
+  id: string,
+): Promise<{ status: RenderStatus; attempt: number } | null> {
+  const [r] = await db
+    .select({ status: renders.status, attempt: renders.attempt })
+    .from(renders)
+    .where(eq(renders.id, id))
+    .limit(1);
+  return r ?? null;
+}

@@ -1,0 +1,66 @@
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
+import type { Db } from "../client.ts";
+import { uploads } from "../schema/uploads.ts";
+
+/** An upload row. */
+export type UploadRow = typeof uploads.$inferSelect;
+/** Values of a new upload row. */
+export type NewUpload = typeof uploads.$inferInsert;
+
+/** Inserts the rows of one upload request in one statement (all or nothing). */
+export async function insertUploads(db: Db, rows: NewUpload[]): Promise<UploadRow[]> {
+  if (rows.length === 0) return [];
+  return db.insert(uploads).values(rows).returning();
+}
+
+/** One upload of `userId`, or null (also for another owner's). */
+export async function findUpload(db: Db, userId: string, id: string): Promise<UploadRow | null> {
+  const [row] = await db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.userId, userId), eq(uploads.id, id)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The user's uploads among `ids` (others' and unknown ids are simply absent). */
+export async function findUploadsByIds(db: Db, userId: string, ids: string[]): Promise<UploadRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.userId, userId), inArray(uploads.id, ids)));
+}
+
+/** A page of a user's uploads, newest first, optionally filtered by project and type. */
+export async function listUploadsPage(
+  db: Db,
+  input: {
+    userId: string;
+    projectId?: string | undefined;
+    type?: UploadRow["type"] | undefined;
+    limit: number;
+    afterId: string | undefined;
+  },
+): Promise<{ rows: UploadRow[]; hasMore: boolean }> {
+  const conditions = [eq(uploads.userId, input.userId)];
+  if (input.projectId) conditions.push(eq(uploads.projectId, input.projectId));
+  if (input.type) conditions.push(eq(uploads.type, input.type));
+  if (input.afterId) conditions.push(lt(uploads.id, input.afterId));
+  const rows = await db
+    .select()
+    .from(uploads)
+    .where(and(...conditions))
+    .orderBy(desc(uploads.id))
+    .limit(input.limit + 1);
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}
+
+/** Deletes a user's upload row; returns it (for object clean-up) or null. */
+export async function deleteUpload(db: Db, userId: string, id: string): Promise<UploadRow | null> {
+  const [row] = await db
+    .delete(uploads)
+    .where(and(eq(uploads.userId, userId), eq(uploads.id, id)))
+    .returning();
+  return row ?? null;
+}

@@ -1,0 +1,37 @@
+import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { projects } from "./projects.ts";
+import { users } from "./users.ts";
+
+/** Probed media facts of an upload (DESIGN §5); null for subtitles and fonts. */
+export interface UploadMedia {
+  duration: number | null;
+  width: number | null;
+  height: number | null;
+  fps: number | null;
+  videoCodec: string | null;
+  audioCodec: string | null;
+  hasAudio: boolean;
+}
+
+/** Stored files. `storage_key` is server-generated (never derived from the client's filename). */
+export const uploads = pgTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
+    type: text("type").$type<"video" | "audio" | "image" | "subtitle" | "font">().notNull(),
+    mimeType: text("mime_type").notNull(),
+    /** The client's filename, metadata only. */
+    name: text("name").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    storageKey: text("storage_key").notNull(),
+    posterKey: text("poster_key"),
+    media: jsonb("media").$type<UploadMedia | null>(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("uploads_user_idx").on(t.userId, t.id), index("uploads_project_idx").on(t.projectId)],
+);

@@ -1,0 +1,171 @@
+import jsonPatch from "fast-json-patch";
+import type { Db } from "../../db/client.ts";
+import {
+  type CompositionRow,
+  findComposition,
+  insertComposition,
+  updateCompositionIfVersion,
+} from "../../db/repositories/compositions.ts";
+import { findProject } from "../../db/repositories/projects.ts";
+import { findUploadsByIds } from "../../db/repositories/uploads.ts";
+import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { normalizeComposition } from "./normalize.ts";
+import type { Composition, CompositionWrite } from "./schema.ts";
+import { type UploadInfo, validateComposition } from "./validate.ts";
+
+/** Context of every composition write: the database and the caller. */
+export interface EditContext {
+  db: Db;
+  userId: string;
+  now: Date;
+  /** Text/caption families that resolve (bundled + the caller's uploaded fonts); omitted = not checked. */
+  knownFontFamilies?: readonly string[];
+}
+
+/** Stored row → the Composition resource (COMPOSITION.md). */
+export function toCompositionResource(row: CompositionRow): Composition {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    name: row.name,
+    schemaVersion: 1,
+    version: row.version,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    ...(row.document as unknown as Pick<Composition, "canvas" | "tracks" | "markers" | "metadata">),
+  };
+}
+
+/**
+ * Validates a write body (structure, ranges, overlaps, upload references of the caller,
+ * project ownership) and returns the normalised fields to store.
+ * @throws AppError 400 with every problem as a JSON Pointer detail; 404 for a foreign project.
+ */
+async function prepareWrite(ctx: EditContext, body: unknown) {
+  await validateComposition(body, {
+    lookupUpload: async (ids) => {
+      const rows = await findUploadsByIds(ctx.db, ctx.userId, ids);
+      return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
+    },
+    ...(ctx.knownFontFamilies ? { knownFontFamilies: ctx.knownFontFamilies } : {}),
+  });
+  const doc = normalizeComposition(body as CompositionWrite);
+  if (doc.projectId && !(await findProject(ctx.db, ctx.userId, doc.projectId))) {
+    throw notFound(`Project ${doc.projectId}`);
+  }
+  const { name, projectId, ...document } = doc;
+  return { name, projectId, document };
+}
+
+/** Creates a composition at version 1 from a write body. */
+export async function createComposition(ctx: EditContext, body: CompositionWrite): Promise<CompositionRow> {
+  const fields = await prepareWrite(ctx, body);
+  return insertComposition(ctx.db, ctx.userId, fields);
+}
+
+function versionConflict(current: number): AppError {
+  return new AppError("version_conflict", `The composition changed meanwhile: it is at version ${current}`, {
+    extra: { currentVersion: current },
+  });
+}
+
+/**
+ * Saves with compare-and-set on `baseVersion`; stale → 409 `version_conflict` carrying
+ * `currentVersion`, never a silent overwrite.
+ */
+async function saveIfVersion(
+  ctx: EditContext,
+  id: string,
+  baseVersion: number,
+  body: unknown,
+): Promise<CompositionRow> {
+  const fields = await prepareWrite(ctx, body);
+  const saved = await updateCompositionIfVersion(ctx.db, {
+    userId: ctx.userId,
+    id,
+    expectedVersion: baseVersion,
+    now: ctx.now,
+    ...fields,
+  });
+  if (saved) return saved;
+  const current = await findComposition(ctx.db, ctx.userId, id);
+  if (!current) throw notFound(`Composition ${id}`);
+  throw versionConflict(current.version);
+}
+
+/**
+ * Replaces a composition (PUT). `baseVersion` is the version the client's copy was based on.
+ * @throws 404 unknown/foreign, 409 stale version, 400 invalid body.
+ */
+export async function replaceComposition(
+  ctx: EditContext,
+  input: { id: string; baseVersion: number; body: CompositionWrite },
+): Promise<CompositionRow> {
+  const current = await findComposition(ctx.db, ctx.userId, input.id);
+  if (!current) throw notFound(`Composition ${input.id}`);
+  if (current.version !== input.baseVersion) throw versionConflict(current.version);
+  return saveIfVersion(ctx, input.id, input.baseVersion, input.body);
+}
+
+const READ_ONLY = new Set(["/id", "/version", "/schemaVersion", "/createdAt", "/updatedAt"]);
+
+/**
+ * Applies an RFC 6902 JSON Patch atomically to the composition resource as GET returns it,
+ * then re-validates the whole result. Paths use the resource's shape
+ * (`/tracks/0/clips/1/start`). A failed `test` operation is a 409 `conflict`; an
+ * unresolvable path or malformed operation is a 400 naming the operation (`/3`).
+ *
+ * @param ifMatch - optional version the patch was based on (If-Match); stale → 409.
+ */
+export async function patchComposition(
+  ctx: EditContext,
+  input: { id: string; patch: unknown; ifMatch: number | undefined },
+): Promise<CompositionRow> {
+  const current = await findComposition(ctx.db, ctx.userId, input.id);
+  if (!current) throw notFound(`Composition ${input.id}`);
+  if (input.ifMatch !== undefined && input.ifMatch !== current.version)
+    throw versionConflict(current.version);
+  if (!Array.isArray(input.patch)) {
+    throw invalidRequest("A JSON Patch body must be an array of operations (RFC 6902)", [
+      { path: "/", message: "must be an array" },
+    ]);
+  }
+  const ops = input.patch as jsonPatch.Operation[];
+  ops.forEach((op, i) => {
+    const path = typeof op?.path === "string" ? op.path : "";
+    if (
+      READ_ONLY.has(path) ||
+      (op?.op === "move" && READ_ONLY.has(String((op as { from?: unknown }).from)))
+    ) {
+      throw invalidRequest(`Operation ${i} changes the read-only field ${path}`, [
+        { path: `/${i}/path`, message: "read-only field" },
+      ]);
+    }
+  });
+  const resource = toCompositionResource(current);
+  let patched: unknown;
+  try {
+    const validation = jsonPatch.validate(ops, resource);
+    if (validation) throw validation;
+    patched = jsonPatch.applyPatch(structuredClone(resource), ops, false, false).newDocument;
+  } catch (err) {
+    const e = err as { name?: string; index?: number; message?: string };
+    const where = [
+      { path: `/${e.index ?? 0}`, message: (e.message ?? "invalid operation").split("\n")[0] ?? "" },
+    ];
+    if (e.name === "TEST_OPERATION_FAILED") {
+      throw new AppError("conflict", `JSON Patch test operation ${e.index ?? 0} failed`, { details: where });
+    }
+    throw invalidRequest("The JSON Patch cannot be applied to this composition", where);
+  }
+  // Read-only fields are ignored by the write schema; keep the write body free of them.
+  const {
+    id: _id,
+    createdAt: _c,
+    updatedAt: _u,
+    schemaVersion: _s,
+    version: _v,
+    ...body
+  } = patched as Composition;
+  return saveIfVersion(ctx, input.id, current.version, body);
+}

@@ -1,0 +1,261 @@
+import { describe, expect, it, vi } from "vitest";
+import { AppError } from "../../errors.ts";
+import type { CompositionWrite } from "./schema.ts";
+import { type UploadInfo, validateComposition } from "./validate.ts";
+
+const uploads = new Map<string, UploadInfo>([
+  ["upl_video", { type: "video", media: { duration: 10, hasAudio: true } }],
+  ["upl_silent", { type: "video", media: { duration: 10, hasAudio: false } }],
+  ["upl_audio", { type: "audio", media: { duration: 60, hasAudio: true } }],
+  ["upl_image", { type: "image", media: { duration: null, hasAudio: false } }],
+  ["upl_srt", { type: "subtitle" }],
+]);
+const lookupUpload = async (ids: string[]) =>
+  new Map(ids.flatMap((id) => (uploads.has(id) ? [[id, uploads.get(id) as UploadInfo]] : [])));
+
+function body(
+  tracks: CompositionWrite["tracks"],
+  canvas: Partial<CompositionWrite["canvas"]> = {},
+): CompositionWrite {
+  return {
+    name: "Test",
+    canvas: { width: 1280, height: 720, fps: 30, background: "#000000", ...canvas },
+    tracks,
+  };
+}
+
+async function problems(doc: unknown): Promise<{ path: string; message: string }[]> {
+  try {
+    await validateComposition(doc, { lookupUpload });
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("invalid_request");
+    return (error as AppError).details ?? [];
+  }
+  return [];
+}
+
+describe("validateComposition", () => {
+  it("accepts a valid composition and looks uploads up once with distinct ids", async () => {
+    const lookup = vi.fn(lookupUpload);
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          { start: 0, duration: 2, asset: { type: "video", uploadId: "upl_video" } },
+          {
+            start: 2,
+            duration: 2,
+            asset: { type: "video", uploadId: "upl_video" },
+            transition: { type: "fade", duration: 1 },
+          },
+          {
+            start: 5,
+            duration: 2,
+            asset: { type: "image", uploadId: "upl_image" },
+            transition: { type: "wipeleft", duration: 1 },
+          },
+        ],
+      },
+      { kind: "audio", clips: [{ start: 0, duration: 7, asset: { type: "audio", uploadId: "upl_audio" } }] },
+      {
+        kind: "video",
+        clips: [
+          {
+            start: 0,
+            duration: 3,
+            asset: { type: "caption", style: { family: "sans", size: 40 }, source: { uploadId: "upl_srt" } },
+          },
+        ],
+      },
+    ]);
+    await expect(validateComposition(doc, { lookupUpload: lookup })).resolves.toBeUndefined();
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(lookup.mock.calls[0]?.[0].sort()).toEqual(["upl_audio", "upl_image", "upl_srt", "upl_video"]);
+  });
+
+  it("rejects overlapping clips, naming both ids, with the client's indices", async () => {
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          { id: "clp_late", start: 5, duration: 2, asset: { type: "color", color: "#ff0000" } },
+          { id: "clp_a", start: 0, duration: 3, asset: { type: "color", color: "#ff0000" } },
+          { id: "clp_b", start: 2.5, duration: 1, asset: { type: "color", color: "#00ff00" } },
+        ],
+      },
+    ]);
+    const details = await problems(doc);
+    expect(details).toEqual([
+      { path: "/tracks/0/clips/2/start", message: expect.stringMatching(/clp_b.*clp_a/) },
+    ]);
+  });
+
+  it("collects every range problem, not just the first", async () => {
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          {
+            start: 0,
+            duration: 2,
+            asset: { type: "color", color: "#ffffff" },
+            fadeIn: 1.5,
+            fadeOut: 1,
+            crop: { top: 0.6, bottom: 0.5, left: 0.5, right: 0.5 },
+          },
+        ],
+      },
+    ]);
+    const details = await problems(doc);
+    expect(details.map((d) => d.path).sort()).toEqual([
+      "/tracks/0/clips/0/crop/bottom",
+      "/tracks/0/clips/0/crop/right",
+      "/tracks/0/clips/0/fadeOut",
+    ]);
+  });
+
+  it("reports structural errors with JSON pointers (odd canvas, unknown fps, speed out of range)", async () => {
+    const doc = body(
+      [
+        {
+          kind: "video",
+          clips: [{ start: 0, duration: 1, speed: 8, asset: { type: "color", color: "#000000" } }],
+        },
+      ],
+      { width: 1281, fps: 31 },
+    );
+    const paths = (await problems(doc)).map((d) => d.path);
+    expect(paths).toContain("/canvas/width");
+    expect(paths).toContain("/canvas/fps");
+    expect(paths).toContain("/tracks/0/clips/0/speed");
+  });
+
+  it("checks transitions against both clips and the gap before", async () => {
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          {
+            start: 0,
+            duration: 1,
+            asset: { type: "color", color: "#000000" },
+            transition: { type: "fade", duration: 0.5 },
+          },
+          {
+            start: 1,
+            duration: 3,
+            asset: { type: "color", color: "#000000" },
+            transition: { type: "fade", duration: 2 },
+          },
+          {
+            start: 4.5,
+            duration: 3,
+            asset: { type: "color", color: "#000000" },
+            transition: { type: "fade", duration: 1 },
+          },
+          {
+            start: 7.5,
+            duration: 0.5,
+            asset: { type: "color", color: "#000000" },
+            transition: { type: "fade", duration: 1 },
+          },
+        ],
+      },
+    ]);
+    const details = (await problems(doc)).sort((a, b) => a.path.localeCompare(b.path));
+    expect(details).toEqual([
+      {
+        path: "/tracks/0/clips/0/transition/duration",
+        message: expect.stringContaining("nothing to transition from"),
+      },
+      { path: "/tracks/0/clips/1/transition/duration", message: expect.stringContaining("previous clip") },
+      { path: "/tracks/0/clips/2/transition/duration", message: expect.stringContaining("gap") },
+      { path: "/tracks/0/clips/3/transition/duration", message: expect.stringContaining("clip duration") },
+    ]);
+  });
+
+  it("checks track kind against asset type and references against uploads", async () => {
+    const doc = body([
+      {
+        kind: "audio",
+        clips: [
+          { start: 0, duration: 1, asset: { type: "video", uploadId: "upl_video" } },
+          { start: 1, duration: 1, asset: { type: "audio", uploadId: "upl_silent" } },
+          { start: 2, duration: 1, asset: { type: "audio", uploadId: "upl_video" } },
+        ],
+      },
+      {
+        kind: "video",
+        clips: [
+          { start: 0, duration: 1, asset: { type: "audio", uploadId: "upl_audio" } },
+          { start: 1, duration: 1, asset: { type: "image", uploadId: "upl_missing" } },
+          { start: 2, duration: 1, asset: { type: "video", uploadId: "upl_image" } },
+          { start: 3, duration: 1, trim: 12, asset: { type: "video", uploadId: "upl_video" } },
+          {
+            start: 4,
+            duration: 1,
+            asset: { type: "video", uploadId: "upl_video", src: "https://x.test/a.mp4" },
+          },
+          {
+            start: 5,
+            duration: 1,
+            asset: {
+              type: "caption",
+              style: { family: "sans", size: 10 },
+              source: { uploadId: "upl_video" },
+            },
+          },
+        ],
+      },
+    ]);
+    const details = await problems(doc);
+    const byPath = Object.fromEntries(details.map((d) => [d.path, d.message]));
+    expect(Object.keys(byPath).sort()).toEqual(
+      [
+        "/tracks/0/clips/0/asset/type",
+        "/tracks/0/clips/1/asset/uploadId",
+        "/tracks/1/clips/0/asset/type",
+        "/tracks/1/clips/1/asset/uploadId",
+        "/tracks/1/clips/2/asset/uploadId",
+        "/tracks/1/clips/3/trim",
+        "/tracks/1/clips/4/asset",
+        "/tracks/1/clips/5/asset/source/uploadId",
+      ].sort(),
+    );
+    expect(byPath["/tracks/1/clips/1/asset/uploadId"]).toContain("not found");
+    expect(byPath["/tracks/1/clips/2/asset/uploadId"]).toContain("is a image");
+  });
+
+  it("rejects duplicate ids, bad ducking references and unknown font families when families are given", async () => {
+    const doc = body([
+      { id: "trk_a", kind: "audio", ducking: { under: ["trk_a", "trk_x"] }, clips: [] },
+      {
+        id: "trk_a",
+        kind: "video",
+        clips: [
+          {
+            id: "c1",
+            start: 0,
+            duration: 1,
+            asset: { type: "text", text: "hi", style: { family: "Comic Sans", size: 20 } },
+          },
+          { id: "c1", start: 1, duration: 1, asset: { type: "color", color: "#000000" } },
+        ],
+      },
+    ]);
+    let details: { path: string }[] = [];
+    try {
+      await validateComposition(doc, { lookupUpload, knownFontFamilies: ["DejaVu Sans", "sans"] });
+    } catch (error) {
+      details = (error as AppError).details ?? [];
+    }
+    expect(details.map((d) => d.path).sort()).toEqual([
+      "/tracks/0/ducking/under/0",
+      "/tracks/0/ducking/under/1",
+      "/tracks/1/clips/0/asset/style/family",
+      "/tracks/1/clips/1/id",
+      "/tracks/1/id",
+    ]);
+  });
+});

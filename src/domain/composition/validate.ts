@@ -1,0 +1,292 @@
+import { Compile } from "typebox/compile";
+import { type ErrorDetail, invalidRequest } from "../../errors.ts";
+import {
+  CANVAS_FPS,
+  type ClipWrite,
+  type CompositionWrite,
+  CompositionWriteSchema,
+  type TrackWrite,
+} from "./schema.ts";
+
+/** Upload types (DESIGN §5). */
+export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
+
+/** What validation needs to know about one upload (a subset of the Upload resource). */
+export interface UploadInfo {
+  type: UploadType;
+  /** Probed media facts; `duration` in seconds (null for stills or unknown). */
+  media?: {
+    duration: number | null;
+    hasAudio: boolean;
+    width?: number | null;
+    height?: number | null;
+    fps?: number | null;
+  } | null;
+}
+
+/**
+ * Resolves upload ids for the caller: returns the uploads that exist **and belong to the
+ * caller**; missing ids are simply absent from the map (another owner's upload must be absent).
+ * Called at most once per validation, with every distinct id.
+ */
+export type LookupUpload = (uploadIds: string[]) => Promise<Map<string, UploadInfo>>;
+
+/** Options of `validateComposition`. */
+export interface ValidateOptions {
+  lookupUpload: LookupUpload;
+  /** When given, text/caption families must be one of these (case-insensitive): bundled + uploaded fonts. */
+  knownFontFamilies?: readonly string[];
+}
+
+const checkStructure = Compile(CompositionWriteSchema);
+const EPS = 1e-9;
+
+/** Media asset types and the upload types each accepts (`audio` may take a video's sound). */
+const ACCEPTED_UPLOADS: Record<"video" | "image" | "audio", (u: UploadInfo) => boolean> = {
+  video: (u) => u.type === "video",
+  image: (u) => u.type === "image",
+  audio: (u) => u.type === "audio" || (u.type === "video" && u.media?.hasAudio === true),
+};
+
+/**
+ * Validates a composition body (as the client sent it: paths use its indices) and throws one
+ * `invalidRequest` (400 `invalid_request`) listing **every** problem as `{ path, message }`
+ * (JSON Pointer into the body). Checks, in order:
+ * 1. structure against `CompositionWriteSchema` (when that fails, only structural errors are reported);
+ * 2. ranges: canvas even 16..4096 and an allowed fps, speed 0.25..4, volumes 0..4, fades within the
+ *    clip, crop sums < 1, transform sizes > 0, opacity 0..1, cue `end > start`;
+ * 3. timing: clips of one track never overlap (the message names both clip ids), a transition is
+ *    no longer than its clip nor than what precedes it on the track (previous adjacent clip, or the
+ *    gap before it; a track's first clip at 0 cannot have one);
+ * 4. track kind vs asset (audio tracks hold audio assets only; video tracks hold no audio assets),
+ *    unique track/clip/marker ids, ducking references to other existing tracks;
+ * 5. references, through one `lookupUpload` call: each `uploadId` exists for the caller with a
+ *    matching type (video→video, image→image, audio→audio or a video with sound, caption
+ *    source→subtitle), and a trim that starts inside the media.
+ * Resolves with nothing when valid. Never mutates `doc`.
+ */
+export async function validateComposition(doc: unknown, options: ValidateOptions): Promise<void> {
+  if (!checkStructure.Check(doc)) {
+    const details = dedupe(
+      checkStructure.Errors(doc).map((e) => ({ path: e.instancePath || "/", message: e.message })),
+    );
+    throw invalidRequest("Composition is invalid", details);
+  }
+  const body = doc as CompositionWrite;
+  const problems: ErrorDetail[] = [];
+  const add = (path: string, message: string) => problems.push({ path, message });
+
+  checkCanvas(body, add);
+  const trackIds = new Map<string, number>();
+  const clipIds = new Map<string, string>();
+  body.tracks.forEach((track, t) => {
+    if (track.id !== undefined) {
+      if (trackIds.has(track.id)) add(`/tracks/${t}/id`, `duplicate track id "${track.id}"`);
+      else trackIds.set(track.id, t);
+    }
+    track.clips.forEach((clip, c) => {
+      if (clip.id === undefined) return;
+      const seen = clipIds.get(clip.id);
+      if (seen) add(`/tracks/${t}/clips/${c}/id`, `duplicate clip id "${clip.id}" (also at ${seen})`);
+      else clipIds.set(clip.id, `/tracks/${t}/clips/${c}`);
+    });
+  });
+  const markerIds = new Set<string>();
+  body.markers?.forEach((m, i) => {
+    if (m.id === undefined) return;
+    if (markerIds.has(m.id)) add(`/markers/${i}/id`, `duplicate marker id "${m.id}"`);
+    markerIds.add(m.id);
+  });
+
+  const families = options.knownFontFamilies?.map((f) => f.toLowerCase());
+  body.tracks.forEach((track, t) => {
+    checkTrack(track, t, trackIds, add);
+    track.clips.forEach((clip, c) => {
+      checkClip(track, clip, `/tracks/${t}/clips/${c}`, add);
+      const asset = clip.asset;
+      if ((asset.type === "text" || asset.type === "caption") && families) {
+        if (!families.includes(asset.style.family.toLowerCase())) {
+          add(`/tracks/${t}/clips/${c}/asset/style/family`, `unknown font family "${asset.style.family}"`);
+        }
+      }
+    });
+    checkTiming(track, t, add);
+  });
+
+  await checkReferences(body, options.lookupUpload, add);
+  if (problems.length > 0) throw invalidRequest("Composition is invalid", problems);
+}
+
+type Add = (path: string, message: string) => void;
+
+function checkCanvas(body: CompositionWrite, add: Add): void {
+  const { width, height, fps } = body.canvas;
+  for (const [key, v] of [
+    ["width", width],
+    ["height", height],
+  ] as const) {
+    if (!Number.isInteger(v) || v % 2 !== 0 || v < 16 || v > 4096) {
+      add(`/canvas/${key}`, "must be an even integer between 16 and 4096");
+    }
+  }
+  if (!(CANVAS_FPS as readonly number[]).includes(fps))
+    add("/canvas/fps", `must be one of ${CANVAS_FPS.join(", ")}`);
+}
+
+function checkTrack(track: TrackWrite, t: number, trackIds: Map<string, number>, add: Add): void {
+  if (track.volume !== undefined && (track.volume < 0 || track.volume > 4))
+    add(`/tracks/${t}/volume`, "must be 0..4");
+  track.ducking?.under.forEach((id, i) => {
+    const other = trackIds.get(id);
+    if (other === undefined) add(`/tracks/${t}/ducking/under/${i}`, `no track with id "${id}"`);
+    else if (other === t) add(`/tracks/${t}/ducking/under/${i}`, "a track cannot duck under itself");
+  });
+}
+
+function checkClip(track: TrackWrite, clip: ClipWrite, path: string, add: Add): void {
+  const asset = clip.asset;
+  if (track.kind === "audio" && asset.type !== "audio") {
+    add(`${path}/asset/type`, `an audio track holds audio assets only, not "${asset.type}"`);
+  }
+  if (track.kind === "video" && asset.type === "audio") {
+    add(`${path}/asset/type`, "audio assets belong on an audio track");
+  }
+  if (asset.type === "video" || asset.type === "image" || asset.type === "audio") {
+    if ((asset.uploadId === undefined) === (asset.src === undefined)) {
+      add(`${path}/asset`, "needs exactly one of uploadId or src");
+    }
+  }
+  if (asset.type === "caption" && "cues" in asset.source) {
+    asset.source.cues.forEach((cue, i) => {
+      if (!(cue.end > cue.start)) add(`${path}/asset/source/cues/${i}/end`, "must be greater than start");
+    });
+  }
+  if (clip.speed !== undefined && (clip.speed < 0.25 || clip.speed > 4))
+    add(`${path}/speed`, "must be 0.25..4");
+  if (clip.volume !== undefined && (clip.volume < 0 || clip.volume > 4))
+    add(`${path}/volume`, "must be 0..4");
+  const fadeIn = clip.fadeIn ?? 0;
+  const fadeOut = clip.fadeOut ?? 0;
+  if (fadeIn > clip.duration + EPS) add(`${path}/fadeIn`, "must not exceed the clip duration");
+  if (fadeOut > clip.duration + EPS) add(`${path}/fadeOut`, "must not exceed the clip duration");
+  if (fadeIn <= clip.duration && fadeOut <= clip.duration && fadeIn + fadeOut > clip.duration + EPS) {
+    add(`${path}/fadeOut`, "fadeIn + fadeOut must not exceed the clip duration");
+  }
+  const crop = clip.crop;
+  if (crop) {
+    if ((crop.top ?? 0) + (crop.bottom ?? 0) >= 1) add(`${path}/crop/bottom`, "top + bottom must be < 1");
+    if ((crop.left ?? 0) + (crop.right ?? 0) >= 1) add(`${path}/crop/right`, "left + right must be < 1");
+  }
+  const tf = clip.transform;
+  if (tf) {
+    if (tf.width !== undefined && !(tf.width > 0)) add(`${path}/transform/width`, "must be > 0");
+    if (tf.height !== undefined && !(tf.height > 0)) add(`${path}/transform/height`, "must be > 0");
+    if (tf.opacity !== undefined && (tf.opacity < 0 || tf.opacity > 1))
+      add(`${path}/transform/opacity`, "must be 0..1");
+  }
+  if (clip.transition && clip.transition.duration > clip.duration + EPS) {
+    add(`${path}/transition/duration`, `must not exceed the clip duration (${clip.duration} s)`);
+  }
+}
+
+function checkTiming(track: TrackWrite, t: number, add: Add): void {
+  // Sort indices (not the clips) so that paths keep the client's order.
+  const order = track.clips
+    .map((_, i) => i)
+    .sort((a, b) => (track.clips[a]?.start ?? 0) - (track.clips[b]?.start ?? 0));
+  const name = (i: number) => track.clips[i]?.id ?? `#${i}`;
+  let prev: number | undefined;
+  for (const i of order) {
+    const clip = track.clips[i];
+    if (!clip) continue;
+    const path = `/tracks/${t}/clips/${i}`;
+    const before = prev === undefined ? undefined : track.clips[prev];
+    const prevEnd = before ? before.start + before.duration : 0;
+    if (before && prev !== undefined && clip.start < prevEnd - EPS) {
+      add(
+        `${path}/start`,
+        `clip ${name(i)} overlaps clip ${name(prev)} on the same track (${name(prev)} ends at ${prevEnd} s)`,
+      );
+    } else if (clip.transition) {
+      const d = clip.transition.duration;
+      const gap = clip.start - prevEnd;
+      if (before && Math.abs(gap) <= EPS) {
+        if (d > before.duration + EPS) {
+          add(
+            `${path}/transition/duration`,
+            `must not exceed the previous clip ${name(prev ?? i)} (${before.duration} s)`,
+          );
+        }
+      } else if (d > gap + EPS) {
+        add(
+          `${path}/transition/duration`,
+          gap <= EPS
+            ? "the first clip of a track at 0 has nothing to transition from (use fadeIn)"
+            : `must not exceed the ${gap} s gap before the clip`,
+        );
+      }
+    }
+    if (!before || clip.start + clip.duration > prevEnd) prev = i;
+  }
+}
+
+async function checkReferences(body: CompositionWrite, lookupUpload: LookupUpload, add: Add): Promise<void> {
+  const refs: {
+    path: string;
+    uploadId: string;
+    accepts: (u: UploadInfo) => boolean;
+    want: string;
+    trim?: number;
+  }[] = [];
+  body.tracks.forEach((track, t) => {
+    track.clips.forEach((clip, c) => {
+      const path = `/tracks/${t}/clips/${c}/asset`;
+      const asset = clip.asset;
+      if ((asset.type === "video" || asset.type === "image" || asset.type === "audio") && asset.uploadId) {
+        refs.push({
+          path: `${path}/uploadId`,
+          uploadId: asset.uploadId,
+          accepts: ACCEPTED_UPLOADS[asset.type],
+          want: asset.type === "audio" ? "an audio upload (or a video with sound)" : `a ${asset.type} upload`,
+          ...(clip.trim !== undefined ? { trim: clip.trim } : {}),
+        });
+      } else if (asset.type === "caption" && "uploadId" in asset.source) {
+        refs.push({
+          path: `${path}/source/uploadId`,
+          uploadId: asset.source.uploadId,
+          accepts: (u) => u.type === "subtitle",
+          want: "a subtitle upload",
+        });
+      }
+    });
+  });
+  if (refs.length === 0) return;
+  const uploads = await lookupUpload([...new Set(refs.map((r) => r.uploadId))]);
+  for (const ref of refs) {
+    const upload = uploads.get(ref.uploadId);
+    if (!upload) {
+      add(ref.path, `upload ${ref.uploadId} was not found`);
+    } else if (!ref.accepts(upload)) {
+      add(ref.path, `upload ${ref.uploadId} is a ${upload.type}; expected ${ref.want}`);
+    } else if (
+      ref.trim !== undefined &&
+      upload.media?.duration != null &&
+      ref.trim >= upload.media.duration
+    ) {
+      add(
+        ref.path.replace(/\/asset\/uploadId$/, "/trim"),
+        `starts after the end of the media (${upload.media.duration} s)`,
+      );
+    }
+  }
+}
+
+function dedupe(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.path}\n${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

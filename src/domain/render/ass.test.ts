@@ -1,0 +1,204 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { clip } from "../../../test/fixtures/render/compositions.ts";
+import { assColor, assTime, buildAss } from "./ass.ts";
+import { bundledFamilyNames, readFontFamilyNames, resolveFont } from "./fonts.ts";
+import { parseSubtitles } from "./subtitle-parse.ts";
+import { toFrameRate } from "./timeline.ts";
+import { RenderError } from "./types.ts";
+
+const base = {
+  width: 320,
+  height: 180,
+  scale: 0.5,
+  rate: toFrameRate(25),
+  window: { start: 0, end: 100 },
+  bandSeconds: 14,
+  assets: new Map(),
+  uploadedFonts: [],
+};
+
+describe("ASS helpers", () => {
+  it("converts colours with alpha and opacity to &HAABBGGRR", () => {
+    expect(assColor("#ff8000")).toBe("&H000080FF");
+    expect(assColor("#ff800080")).toBe("&H7F0080FF");
+    expect(assColor("#ffffff", 0.5)).toBe("&H80FFFFFF");
+  });
+
+  it("floors times to centiseconds so frame boundaries stay exact", () => {
+    expect(assTime(0)).toBe("0:00:00.00");
+    expect(assTime(1 / 30)).toBe("0:00:00.03");
+    expect(assTime(3723.456)).toBe("1:02:03.45");
+    expect(assTime(0.3)).toBe("0:00:00.30");
+  });
+});
+
+describe("buildAss", () => {
+  it("positions text in its box, scales sizes, fades, escapes and switches emoji to the emoji font", () => {
+    const doc = buildAss({
+      ...base,
+      clips: [
+        {
+          clip: clip({
+            id: "t",
+            start: 1,
+            duration: 2,
+            fadeIn: 0.5,
+            transform: { x: 0.25, y: 0.75, width: 0.5, height: 0.5, rotate: 90 },
+            asset: {
+              type: "text",
+              text: "a{b}\\c\nnext 🎉",
+              style: {
+                family: "mono",
+                size: 40,
+                weight: 700,
+                align: "left",
+                valign: "top",
+                color: "#ff0000",
+                stroke: { color: "#000000", width: 4 },
+                background: { color: "#00000080", padding: 10 },
+              },
+            },
+          }),
+          band: 1,
+          startFrame: 25,
+          endFrame: 75,
+          lead: 0,
+          tail: 0,
+        },
+      ],
+    });
+    expect(doc.content).toContain("PlayResX: 320\nPlayResY: 180");
+    expect(doc.content).toContain(
+      "Style: c0,DejaVu Sans Mono,20,&H000000FF,&H000000FF,&H00000000,&H7F000000,700,0,0,0,100,100,0,0,4,2,5,5",
+    );
+    const dialogues = doc.content.split("\n").filter((l) => l.startsWith("Dialogue:"));
+    expect(dialogues).toHaveLength(1);
+    expect(dialogues[0]).toMatch(/^Dialogue: 0,0:00:15.00,0:00:17.00,c0,,0,160,0,,/);
+    expect(dialogues[0]).toContain(
+      "{\\an7\\pos(0,90)\\org(80,135)\\frz-90\\fad(500,0)}a\\{b\\}\u29F5c\\Nnext {\\fnNoto Emoji}🎉{\\fnDejaVu Sans Mono}",
+    );
+    expect(doc.fonts.map((f) => f.family).sort()).toEqual(["DejaVu Sans Mono", "Noto Emoji"]);
+    expect(doc.fonts.find((f) => f.family === "DejaVu Sans Mono")?.path).toMatch(/DejaVuSansMono-Bold\.ttf$/);
+  });
+
+  it("emits one event per cue, and per word in karaoke mode with the word highlighted", () => {
+    const style = { family: "sans", size: 20, color: "#ffffff", highlightColor: "#ffff00" };
+    const cues = [{ start: 10, end: 11, text: "one two" }];
+    const staticDoc = buildAss({
+      ...base,
+      clips: [
+        {
+          clip: clip({ start: 0, duration: 4, trim: 9, asset: { type: "caption", style, source: { cues } } }),
+          band: 0,
+          startFrame: 0,
+          endFrame: 100,
+          lead: 0,
+          tail: 0,
+        },
+      ],
+    });
+    expect(staticDoc.content).toMatch(
+      /Dialogue: 0,0:00:01.00,0:00:02.00,c0,.*\\an2\\pos\(160,171\)}one two$/m,
+    );
+    const karaoke = buildAss({
+      ...base,
+      clips: [
+        {
+          clip: clip({
+            start: 0,
+            duration: 4,
+            trim: 9,
+            asset: { type: "caption", mode: "karaoke", style, source: { cues } },
+          }),
+          band: 0,
+          startFrame: 0,
+          endFrame: 100,
+          lead: 0,
+          tail: 0,
+        },
+      ],
+    });
+    const lines = karaoke.content.split("\n").filter((l) => l.startsWith("Dialogue:"));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain("0:00:01.00,0:00:01.52");
+    expect(lines[0]).toContain("{\\1c&H0000FFFF}one{\\1c&H00FFFFFF} two");
+    expect(lines[1]).toContain("one {\\1c&H0000FFFF}two{\\1c&H00FFFFFF}");
+  });
+
+  it("reads captions from a resolved SRT upload and fails clearly when it is missing", () => {
+    const srtClip = clip({
+      id: "cap",
+      start: 0,
+      duration: 4,
+      asset: { type: "caption", style: { family: "sans", size: 20 }, source: { uploadId: "upl_srt" } },
+    });
+    const item = { clip: srtClip, band: 0, startFrame: 0, endFrame: 100, lead: 0, tail: 0 };
+    const doc = buildAss({
+      ...base,
+      clips: [item],
+      assets: new Map([
+        [
+          "upl_srt",
+          { path: "x.srt", type: "subtitle" as const, text: "1\n00:00:01,000 --> 00:00:02,000\nHi\n" },
+        ],
+      ]),
+    });
+    expect(doc.content).toMatch(/Dialogue: 0,0:00:01.00,0:00:02.00,.*}Hi$/m);
+    expect(() => buildAss({ ...base, clips: [item] })).toThrow(
+      expect.objectContaining({ code: "ASSET_NOT_FOUND", clipId: "cap" }),
+    );
+  });
+});
+
+describe("parseSubtitles", () => {
+  it("parses SRT and WebVTT with markup, settings and CRLF", () => {
+    expect(
+      parseSubtitles(
+        "\uFEFF1\r\n00:00:01,000 --> 00:00:02,500\r\n<b>Hello</b>\r\nworld\r\n\r\n2\r\n00:00:03,000 --> 00:00:02,000\r\nbad\r\n",
+      ),
+    ).toEqual([{ start: 1, end: 2.5, text: "Hello\nworld" }]);
+    const vtt =
+      "WEBVTT\n\nNOTE a comment\n\n00:01.000 --> 00:02.000 align:start\n<c.yellow>Hi</c> &amp; bye\n\ncue-2\n01:00:00.500 --> 01:00:01.000\nLate\n";
+    expect(parseSubtitles(vtt)).toEqual([
+      { start: 1, end: 2, text: "Hi & bye" },
+      { start: 3600.5, end: 3601, text: "Late" },
+    ]);
+  });
+});
+
+describe("fonts", () => {
+  it("resolves bundled families and aliases case-insensitively, picking the nearest face", () => {
+    expect(resolveFont("dejavu sans", []).path).toMatch(/DejaVuSans\.ttf$/);
+    expect(resolveFont("SERIF", [], { italic: true, weight: 700 }).path).toMatch(
+      /DejaVuSerif-BoldItalic\.ttf$/,
+    );
+    expect(resolveFont("emoji", []).family).toBe("Noto Emoji");
+    expect(bundledFamilyNames()).toEqual(
+      expect.arrayContaining(["DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono", "Noto Emoji"]),
+    );
+  });
+
+  it("prefers uploaded fonts and never falls back silently", () => {
+    const uploaded = [{ family: "Brand Sans", path: "/u/brand.ttf", uploadId: "upl_f" }];
+    expect(resolveFont("brand sans", uploaded)).toEqual({
+      family: "Brand Sans",
+      path: "/u/brand.ttf",
+      source: "upload",
+      uploadId: "upl_f",
+    });
+    try {
+      resolveFont("Helvetica", uploaded, { clipId: "clp_x" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(RenderError);
+      expect(error).toMatchObject({ code: "FONT_NOT_FOUND", clipId: "clp_x" });
+    }
+  });
+
+  it("reads family names from a font file's name table", async () => {
+    const data = await readFile(resolveFont("mono", []).path);
+    expect(readFontFamilyNames(data)).toContain("DejaVu Sans Mono");
+    expect(readFontFamilyNames(new Uint8Array([1, 2, 3]))).toEqual([]);
+  });
+});

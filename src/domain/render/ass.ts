@@ -1,0 +1,302 @@
+import type { Clip, Cue, TextStyle } from "../composition/schema.ts";
+import { EMOJI_FAMILY, type ResolvedFont, resolveFont } from "./fonts.ts";
+import { parseSubtitles } from "./subtitle-parse.ts";
+import { type FrameRate, frameToSeconds, secondsToFrame } from "./timeline.ts";
+import { RenderError, type ResolvedAsset, type UploadedFont } from "./types.ts";
+
+/** A text or caption clip placed on the timeline (frames), with its ASS time band. */
+export interface AssClipInput {
+  clip: Clip;
+  /** Index of the time band of the clip's track (see `buildAss`). */
+  band: number;
+  startFrame: number;
+  endFrame: number;
+  /** Frames of an incoming transition before `startFrame` (the text fades in across it). */
+  lead: number;
+  /** Frames of an outgoing transition after `endFrame`. */
+  tail: number;
+}
+
+/** Inputs of `buildAss`. Sizes in render pixels; frames on the timeline of `rate`. */
+export interface BuildAssInput {
+  width: number;
+  height: number;
+  /** Render pixels per canvas pixel (text sizes are canvas px). */
+  scale: number;
+  rate: FrameRate;
+  /** Rendered window `[start, end)` in frames; event times are relative to `start`. */
+  window: { start: number; end: number };
+  /** Seconds between bands: events of band k are shifted by `k * bandSeconds`. */
+  bandSeconds: number;
+  clips: AssClipInput[];
+  assets: ReadonlyMap<string, ResolvedAsset>;
+  uploadedFonts: readonly UploadedFont[];
+}
+
+/** The generated ASS document and the font files it needs in the fontsdir. */
+export interface AssDocument {
+  content: string;
+  fonts: ResolvedFont[];
+  /** Bands that received at least one event. */
+  bands: number[];
+}
+
+const EMOJI_JOINER = "(?:\u{FE0F}|\u{200D}|[\u{1F3FB}-\u{1F3FF}])";
+const EMOJI_RUN = new RegExp(
+  `(?:\\p{Extended_Pictographic}|\\p{Regional_Indicator})(?:${EMOJI_JOINER}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})*`,
+  "gu",
+);
+
+/**
+ * Builds one ASS (Advanced SubStation Alpha v4+) document for every text and caption clip,
+ * rendered by libass through ffmpeg's `subtitles` filter with `PlayResX/Y` = the render size.
+ * Layering: the events of each text-bearing track live in their own time band (`band *
+ * bandSeconds` later) so that one file can be drawn at each track's layer by shifting the
+ * stream's timestamps into that band. Times are floored to centiseconds, which keeps frame
+ * exactness for fps ≤ 100. Each clip gets its own style; position via `\an` + `\pos` in the
+ * clip's box (`transform`, default the canvas inset by 5%); `fadeIn`/`fadeOut` via `\fad`;
+ * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
+ * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the
+ * resolved asset); cue times are source seconds: timeline = clip.start + (cue - trim) / speed.
+ * Karaoke mode emits one event per word with that word in `highlightColor`.
+ *
+ * @throws RenderError `FONT_NOT_FOUND` for an unknown family, `ASSET_NOT_FOUND` for a caption
+ *   upload missing from `assets`, `ASSET_UNSUPPORTED` when its text is missing.
+ */
+export function buildAss(input: BuildAssInput): AssDocument {
+  const styles: string[] = [];
+  const events: string[] = [];
+  const fonts = new Map<string, ResolvedFont>();
+  const bands = new Set<number>();
+  input.clips.forEach((item, index) => {
+    const { clip } = item;
+    const asset = clip.asset;
+    if (asset.type !== "text" && asset.type !== "caption") return;
+    const style = asset.style;
+    const font = resolveFont(style.family, input.uploadedFonts, {
+      weight: style.weight ?? 400,
+      italic: style.italic ?? false,
+      clipId: clip.id,
+    });
+    fonts.set(font.path, font);
+    const name = `c${index}`;
+    const box = clipBox(clip, input.width, input.height);
+    const opacity = clip.transform?.opacity ?? 1;
+    styles.push(styleLine(name, font.family, style, input.scale, opacity));
+
+    const rotate = clip.transform?.rotate ?? 0;
+    const valign = style.valign ?? (asset.type === "caption" ? "bottom" : "center");
+    const an = alignmentCode(style.align, valign);
+    const px = style.align === "left" ? box.x0 : style.align === "right" ? box.x1 : (box.x0 + box.x1) / 2;
+    const py = valign === "top" ? box.y0 : valign === "bottom" ? box.y1 : (box.y0 + box.y1) / 2;
+    const marginL = Math.max(0, Math.round(box.x0));
+    const marginR = Math.max(0, Math.round(input.width - box.x1));
+    const position = `\\an${an}\\pos(${round2(px)},${round2(py)})${
+      rotate
+        ? `\\org(${round2((box.x0 + box.x1) / 2)},${round2((box.y0 + box.y1) / 2)})\\frz${round2(-rotate)}`
+        : ""
+    }`;
+    const emoji = font.family === EMOJI_FAMILY ? undefined : EMOJI_FAMILY;
+
+    const clipFrom = item.startFrame - item.lead;
+    const clipTo = item.endFrame + item.tail;
+    const pieces = timedPieces(item, input);
+    for (const piece of pieces) {
+      const from = Math.max(piece.from, clipFrom, input.window.start);
+      const to = Math.min(piece.to, clipTo, input.window.end);
+      if (to <= from) continue;
+      const fadeIn = piece.from <= clipFrom ? fadeMs(clip.fadeIn, item.lead, input.rate) : 0;
+      const fadeOut = piece.to >= clipTo ? fadeMs(clip.fadeOut, item.tail, input.rate) : 0;
+      const fad = fadeIn || fadeOut ? `\\fad(${fadeIn},${fadeOut})` : "";
+      const start = assTime(
+        frameToSeconds(from - input.window.start, input.rate) + item.band * input.bandSeconds,
+      );
+      const end = assTime(
+        frameToSeconds(to - input.window.start, input.rate) + item.band * input.bandSeconds,
+      );
+      const text = piece.render((t) => escapeText(t, emoji, font.family));
+      if (text.includes(EMOJI_FAMILY)) addEmojiFont(fonts, input.uploadedFonts, style, clip.id);
+      bands.add(item.band);
+      events.push(`Dialogue: 0,${start},${end},${name},,${marginL},${marginR},0,,{${position}${fad}}${text}`);
+    }
+  });
+  const content = [
+    "[Script Info]",
+    "; Generated by Cutroom",
+    "ScriptType: v4.00+",
+    `PlayResX: ${input.width}`,
+    `PlayResY: ${input.height}`,
+    "WrapStyle: 0",
+    "ScaledBorderAndShadow: yes",
+    "Kerning: yes",
+    "",
+    "[V4+ Styles]",
+    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
+    ...styles,
+    "",
+    "[Events]",
+    "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
+    ...events,
+    "",
+  ].join("\n");
+  return { content, fonts: [...fonts.values()], bands: [...bands].sort((a, b) => a - b) };
+}
+
+interface Piece {
+  from: number;
+  to: number;
+  render: (escapeText: (t: string) => string) => string;
+}
+
+/** Splits a clip into timed pieces: the whole clip for text, one per cue (or per word) for captions. */
+function timedPieces(item: AssClipInput, input: BuildAssInput): Piece[] {
+  const { clip } = item;
+  const asset = clip.asset;
+  if (asset.type === "text") {
+    return [
+      { from: item.startFrame - item.lead, to: item.endFrame + item.tail, render: (esc) => esc(asset.text) },
+    ];
+  }
+  if (asset.type !== "caption") return [];
+  const cues = captionCues(clip, input.assets);
+  const trim = clip.trim ?? 0;
+  const speed = clip.speed ?? 1;
+  const toFrame = (t: number) => secondsToFrame(clip.start + (t - trim) / speed, input.rate);
+  const pieces: Piece[] = [];
+  for (const cue of cues) {
+    const from = toFrame(cue.start);
+    const to = toFrame(cue.end);
+    if (to <= from) continue;
+    if (asset.mode !== "karaoke") {
+      pieces.push({ from, to, render: (esc) => esc(cue.text) });
+      continue;
+    }
+    const words = cue.text.split(/(\s+)/);
+    const weights = words.map((w) => (/^\s+$/.test(w) ? 0 : Math.max(1, [...w].length)));
+    const total = weights.reduce((a, b) => a + b, 0) || 1;
+    const highlight = assColor(asset.style.highlightColor ?? "#ffff00", clip.transform?.opacity ?? 1);
+    const normal = assColor(asset.style.color ?? "#ffffff", clip.transform?.opacity ?? 1);
+    let acc = 0;
+    words.forEach((_word, w) => {
+      const weight = weights[w] ?? 0;
+      if (weight === 0) return;
+      const wFrom = from + Math.round(((to - from) * acc) / total);
+      acc += weight;
+      const wTo =
+        w === words.length - 1 || acc >= total ? to : from + Math.round(((to - from) * acc) / total);
+      if (wTo <= wFrom) return;
+      pieces.push({
+        from: wFrom,
+        to: wTo,
+        render: (esc) =>
+          words
+            .map((other, o) => (o === w ? `{\\1c${highlight}}${esc(other)}{\\1c${normal}}` : esc(other)))
+            .join(""),
+      });
+    });
+  }
+  return pieces;
+}
+
+function captionCues(clip: Clip, assets: ReadonlyMap<string, ResolvedAsset>): Cue[] {
+  const asset = clip.asset;
+  if (asset.type !== "caption") return [];
+  if ("cues" in asset.source) return asset.source.cues;
+  const resolved = assets.get(asset.source.uploadId);
+  if (!resolved) {
+    throw new RenderError("ASSET_NOT_FOUND", `Subtitle upload ${asset.source.uploadId} was not resolved`, {
+      clipId: clip.id,
+      uploadId: asset.source.uploadId,
+    });
+  }
+  if (resolved.text === undefined) {
+    throw new RenderError("ASSET_UNSUPPORTED", `Subtitle upload ${asset.source.uploadId} has no text`, {
+      clipId: clip.id,
+      uploadId: asset.source.uploadId,
+    });
+  }
+  return parseSubtitles(resolved.text);
+}
+
+function addEmojiFont(
+  fonts: Map<string, ResolvedFont>,
+  uploaded: readonly UploadedFont[],
+  style: TextStyle,
+  clipId: string,
+) {
+  const f = resolveFont(EMOJI_FAMILY, uploaded, { weight: style.weight ?? 400, clipId });
+  fonts.set(f.path, f);
+}
+
+/** The clip's text box in render pixels; default the canvas inset by 5% on each side. */
+function clipBox(clip: Clip, width: number, height: number) {
+  const t = clip.transform ?? {};
+  const w = (t.width ?? (t.height === undefined ? 0.9 : 1)) * width;
+  const h = (t.height ?? (t.width === undefined ? 0.9 : 1)) * height;
+  const cx = (t.x ?? 0.5) * width;
+  const cy = (t.y ?? 0.5) * height;
+  return { x0: cx - w / 2, x1: cx + w / 2, y0: cy - h / 2, y1: cy + h / 2 };
+}
+
+/** ASS numpad alignment: bottom row 1..3, middle 4..6, top 7..9. */
+function alignmentCode(align: TextStyle["align"], valign: "top" | "center" | "bottom"): number {
+  const col = align === "left" ? 1 : align === "right" ? 3 : 2;
+  return col + (valign === "top" ? 6 : valign === "center" ? 3 : 0);
+}
+
+function styleLine(name: string, family: string, style: TextStyle, scale: number, opacity: number): string {
+  const size = round2(style.size * scale);
+  const primary = assColor(style.color ?? "#ffffff", opacity);
+  const secondary = assColor(style.highlightColor ?? style.color ?? "#ffffff", opacity);
+  const outlineColor = assColor(style.stroke?.color ?? "#000000", opacity);
+  const outline = round2((style.stroke?.width ?? 0) * scale);
+  // BorderStyle 4 (libass ≥ 0.17): one box per line in BackColour, padded by Shadow, stroke kept.
+  const bg = style.background;
+  const borderStyle = bg ? 4 : 1;
+  const backColor = bg ? assColor(bg.color, opacity) : "&HFF000000";
+  const shadow = bg ? round2((bg.padding ?? style.size * 0.25) * scale) : 0;
+  const bold = style.weight ?? 400;
+  const italic = style.italic ? -1 : 0;
+  return `Style: ${name},${family},${size},${primary},${secondary},${outlineColor},${backColor},${bold},${italic},0,0,100,100,0,0,${borderStyle},${outline},${shadow},5,0,0,0,1`;
+}
+
+/** `#rrggbb[aa]` and an opacity 0..1 → ASS `&HAABBGGRR` (AA = transparency). */
+export function assColor(hex: string, opacity = 1): string {
+  const r = hex.slice(1, 3);
+  const g = hex.slice(3, 5);
+  const b = hex.slice(5, 7);
+  const a = hex.length >= 9 ? Number.parseInt(hex.slice(7, 9), 16) / 255 : 1;
+  const transparency = Math.round((1 - a * opacity) * 255);
+  return `&H${`${transparency.toString(16).padStart(2, "0")}${b}${g}${r}`.toUpperCase()}`;
+}
+
+/** Seconds → ASS `H:MM:SS.cc`, floored to the centisecond (see `buildAss`). */
+export function assTime(seconds: number): string {
+  const cs = Math.max(0, Math.floor(seconds * 100 + 1e-6));
+  const h = Math.floor(cs / 360_000);
+  const m = Math.floor((cs % 360_000) / 6000);
+  const s = Math.floor((cs % 6000) / 100);
+  const c = cs % 100;
+  return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(c).padStart(2, "0")}`;
+}
+
+function fadeMs(fade: number | undefined, handleFrames: number, rate: FrameRate): number {
+  // A transition into/out of a text clip is drawn as a fade across the transition.
+  const seconds = Math.max(fade ?? 0, handleFrames > 0 ? frameToSeconds(handleFrames * 2, rate) : 0);
+  return Math.round(seconds * 1000);
+}
+
+/** Escapes user text for an ASS event: newlines → `\N`, braces and backslashes made literal, emoji runs → emoji font. */
+function escapeText(text: string, emojiFamily: string | undefined, family: string): string {
+  const escaped = text
+    .replace(/\\/g, "\u29F5")
+    .replace(/\{/g, "\\{")
+    .replace(/\}/g, "\\}")
+    .replace(/\r?\n/g, "\\N");
+  if (!emojiFamily) return escaped;
+  return escaped.replace(EMOJI_RUN, (run) => `{\\fn${emojiFamily}}${run}{\\fn${family}}`);
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}

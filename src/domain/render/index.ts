@@ -1,0 +1,26 @@
+export { type AssDocument, assColor, assTime, buildAss } from "./ass.ts";
+export { atempoChain, buildAudioMix, duckingRatio, SAMPLE_RATE } from "./audio-branch.ts";
+export {
+  type BundledFamily,
+  bundledFamilyNames,
+  bundledFonts,
+  EMOJI_FAMILY,
+  type FontFace,
+  type ResolvedFont,
+  readFontFamilyNames,
+  resolveFont,
+} from "./fonts.ts";
+export { encoderArgs, FORMAT_MIME, FORMAT_TRAITS } from "./outputs.ts";
+export {
+  type BuildRenderPlanInput,
+  buildRenderPlan,
+  outputSize,
+  type PlanFile,
+  type PlanFont,
+  type RenderPlan,
+} from "./plan.ts";
+export { parseSubtitles } from "./subtitle-parse.ts";
+export * from "./timeline.ts";
+export { XFADE_NAMES } from "./transitions.ts";
+export * from "./types.ts";
+export { writePlanFiles } from "./write-plan-files.ts";

@@ -1,0 +1,126 @@
+import type { OutputFormat, RenderQuality } from "./types.ts";
+
+/** What a format carries. */
+export interface FormatTraits {
+  video: boolean;
+  audio: boolean;
+  still: boolean;
+}
+
+/** Streams of each output format. */
+export const FORMAT_TRAITS: Record<OutputFormat, FormatTraits> = {
+  mp4: { video: true, audio: true, still: false },
+  webm: { video: true, audio: true, still: false },
+  gif: { video: true, audio: false, still: false },
+  mp3: { video: false, audio: true, still: false },
+  wav: { video: false, audio: true, still: false },
+  jpg: { video: true, audio: false, still: true },
+  png: { video: true, audio: false, still: true },
+};
+
+/** MIME type of each output format (for the stored object). */
+export const FORMAT_MIME: Record<OutputFormat, string> = {
+  mp4: "video/mp4",
+  webm: "video/webm",
+  gif: "image/gif",
+  mp3: "audio/mpeg",
+  wav: "audio/wav",
+  jpg: "image/jpeg",
+  png: "image/png",
+};
+
+const X264 = { draft: ["ultrafast", "28"], standard: ["veryfast", "23"], high: ["slow", "18"] } as const;
+const VP9 = {
+  draft: ["realtime", "8", "40"],
+  standard: ["good", "4", "33"],
+  high: ["good", "2", "28"],
+} as const;
+const AAC = { draft: "128k", standard: "192k", high: "256k" } as const;
+const OPUS = { draft: "96k", standard: "128k", high: "192k" } as const;
+const MP3 = { draft: "128k", standard: "192k", high: "320k" } as const;
+const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
+
+/**
+ * Encoder and muxer arguments for a format and quality preset (placed after the `-map`s):
+ * mp4 = H.264 (x264 preset/CRF ultrafast/28, veryfast/23, slow/18) + AAC, `+faststart`;
+ * webm = VP9 (CRF 40/33/28, realtime/good) + Opus; gif = palette from the graph, looping;
+ * mp3 = LAME CBR 128/192/320k; wav = PCM 16-bit (24-bit for high); jpg/png = one frame.
+ */
+export function encoderArgs(format: OutputFormat, quality: RenderQuality): string[] {
+  switch (format) {
+    case "mp4": {
+      const [preset, crf] = X264[quality];
+      return [
+        "-c:v",
+        "libx264",
+        "-preset",
+        preset,
+        "-crf",
+        crf,
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-b:a",
+        AAC[quality],
+        "-ar",
+        "48000",
+        "-movflags",
+        "+faststart",
+        "-f",
+        "mp4",
+      ];
+    }
+    case "webm": {
+      const [deadline, cpu, crf] = VP9[quality];
+      return [
+        "-c:v",
+        "libvpx-vp9",
+        "-b:v",
+        "0",
+        "-crf",
+        crf,
+        "-deadline",
+        deadline,
+        "-cpu-used",
+        cpu,
+        "-row-mt",
+        "1",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "libopus",
+        "-b:a",
+        OPUS[quality],
+        "-ar",
+        "48000",
+        "-f",
+        "webm",
+      ];
+    }
+    case "gif":
+      return ["-loop", "0", "-f", "gif"];
+    case "mp3":
+      return ["-c:a", "libmp3lame", "-b:a", MP3[quality], "-ar", "48000", "-f", "mp3"];
+    case "wav":
+      return ["-c:a", quality === "high" ? "pcm_s24le" : "pcm_s16le", "-ar", "48000", "-f", "wav"];
+    case "jpg":
+      return ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", JPEG_Q[quality], "-update", "1", "-f", "image2"];
+    case "png":
+      return ["-frames:v", "1", "-c:v", "png", "-update", "1", "-f", "image2"];
+  }
+}
+
+/** Last filters of the video chain for a format (pixel format; gif palette is added by the plan). */
+export function finalVideoFilters(format: OutputFormat): string[] {
+  switch (format) {
+    case "jpg":
+      return ["scale=out_range=full", "format=yuvj420p"];
+    case "png":
+      return ["format=rgb24"];
+    case "gif":
+      return [];
+    default:
+      return ["format=yuv420p"];
+  }
+}

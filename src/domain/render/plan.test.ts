@@ -1,0 +1,395 @@
+import { describe, expect, it } from "vitest";
+import {
+  audioAsset,
+  canvas,
+  clip,
+  colorAsset,
+  imageAsset,
+  resolvedAudio,
+  resolvedImage,
+  resolvedVideo,
+  track,
+  videoAsset,
+} from "../../../test/fixtures/render/compositions.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { buildRenderPlan, outputSize } from "./plan.ts";
+import { RenderError, type RenderOutputOptions } from "./types.ts";
+
+const assets = new Map([
+  ["upl_a", resolvedVideo("/media/a.mp4", 10)],
+  ["upl_b", resolvedVideo("/media/b.mp4", 10)],
+  ["upl_silent", resolvedVideo("/media/silent.mp4", 10, false)],
+  ["upl_music", resolvedAudio("/media/music.wav", 30)],
+  ["upl_logo", resolvedImage("/media/logo.png", 200, 100)],
+  [
+    "upl_srt",
+    { path: "/media/c.srt", type: "subtitle" as const, text: "1\n00:00:00,400 --> 00:00:01,600\nHello\n" },
+  ],
+]);
+
+function plan(composition: Timeline, output: Partial<RenderOutputOptions> = {}) {
+  return buildRenderPlan({
+    composition,
+    assets,
+    output: { format: "mp4", ...output },
+    outputPath: "out.mp4",
+  });
+}
+
+function graphOf(args: string[]): string {
+  const i = args.indexOf("-filter_complex");
+  return args[i + 1] ?? "";
+}
+
+/** The `-ss`/`-t` of each input, in order. */
+function inputWindows(args: string[]): { ss?: string; t: string; file: string }[] {
+  const out: { ss?: string; t: string; file: string }[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== "-i") continue;
+    const before = args.slice(Math.max(0, i - 6), i);
+    const ss = before.includes("-ss") ? before[before.indexOf("-ss") + 1] : undefined;
+    out.push({
+      ...(ss ? { ss } : {}),
+      t: before[before.lastIndexOf("-t") + 1] ?? "",
+      file: args[i + 1] ?? "",
+    });
+  }
+  return out;
+}
+
+const twoClipsWithFade = (): Timeline => ({
+  canvas: canvas(320, 180, 25),
+  tracks: [
+    track("video", [
+      clip({ start: 0, duration: 2, trim: 1, asset: videoAsset("upl_a") }),
+      clip({
+        start: 2,
+        duration: 2,
+        trim: 3,
+        asset: videoAsset("upl_b"),
+        transition: { type: "dissolve", duration: 0.4 },
+      }),
+    ]),
+  ],
+});
+
+describe("buildRenderPlan: video graph", () => {
+  it("builds one ffmpeg invocation with one filter graph and progress on stdout", () => {
+    const p = plan(twoClipsWithFade());
+    expect(p.args.filter((a) => a === "-filter_complex")).toHaveLength(1);
+    expect(p.args.slice(0, 8)).toEqual([
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      "-loglevel",
+      "error",
+      "-progress",
+      "pipe:1",
+      "-nostats",
+    ]);
+    expect(p.args.at(-1)).toBe("out.mp4");
+    expect(p.durationSec).toBe(4);
+    expect(p.output).toEqual({ format: "mp4", width: 320, height: 180, fps: 25, audio: true });
+  });
+
+  it("bounds each input with -ss/-t including transition handles (d/2 each side of the cut)", () => {
+    const p = plan(twoClipsWithFade());
+    // Clip A plays source 1..3 and needs 0.2 s after its out-point; clip B plays 3..5 and needs 0.2 s before.
+    expect(inputWindows(p.args)).toEqual([
+      { ss: "1", t: "2.28", file: "/media/a.mp4" },
+      { ss: "2.8", t: "2.28", file: "/media/b.mp4" },
+    ]);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it("centres the xfade on the cut without changing the timeline length", () => {
+    const g = graphOf(plan(twoClipsWithFade()).args);
+    // Transition window = frames [45, 55): offset is frame 45 minus half a frame = 1.78 s, duration 10 frames.
+    expect(g).toMatch(/xfade=transition=dissolve:duration=0\.4:offset=1\.78/);
+    // Each branch has an exact frame count: A = 50 + 5 tail, B = 5 lead + 50.
+    expect(g).toContain("trim=end_frame=55");
+    expect(g.match(/trim=end_frame=55/g)).toHaveLength(2);
+    expect(g).toContain("color=c=0x000000:s=320x180:r=25,trim=end_frame=100");
+  });
+
+  it("normalises every branch (fps, format, setsar, time base) and layers tracks bottom to top", () => {
+    const composition: Timeline = {
+      canvas: canvas(320, 180, 30),
+      tracks: [
+        track("video", [clip({ start: 0, duration: 3, asset: videoAsset("upl_a") })]),
+        track("video", [
+          clip({
+            start: 1,
+            duration: 1,
+            asset: imageAsset("upl_logo"),
+            fit: "contain",
+            transform: { x: 0.75, y: 0.25, width: 0.5, rotate: 10, opacity: 0.5 },
+            filter: "greyscale",
+            crop: { left: 0.1 },
+            motion: { type: "zoomIn" },
+            fadeIn: 0.5,
+          }),
+        ]),
+      ],
+    };
+    const p = plan(composition);
+    const g = graphOf(p.args);
+    const chains = g.split(";\n");
+    const overlays = chains.filter((c) => c.includes("overlay="));
+    expect(overlays).toHaveLength(2);
+    expect(overlays[0]).toMatch(/^\[bg\d+\]\[clip\d+\]overlay/);
+    const logo = chains.find((c) => c.startsWith("[1:v]")) ?? "";
+    for (const part of [
+      "fps=30",
+      "crop=w=",
+      "hue=s=0",
+      "force_original_aspect_ratio=decrease",
+      "zoompan=",
+      "format=yuva420p",
+      "lut=a=val*0.5",
+      "rotate=a=0.174533",
+      "pad=320:180:",
+      "setsar=1",
+      "settb=AVTB",
+      "fade=t=in:st=0:d=0.5:alpha=1",
+    ]) {
+      expect(logo).toContain(part);
+    }
+    expect(inputWindows(p.args)[1]).toEqual({ t: "1.066667", file: "/media/logo.png" });
+    expect(p.args).toContain("-loop");
+    // Box: width 0.5 of 320 = 160, height from the image aspect (2:1) = 80.
+    expect(logo).toContain("scale=w=160:h=80");
+  });
+
+  it("holds the edge frame and warns when a transition lacks source handles", () => {
+    const composition: Timeline = {
+      canvas: canvas(),
+      tracks: [
+        track("video", [
+          clip({ id: "a", start: 0, duration: 2, trim: 7.9, asset: videoAsset("upl_a") }),
+          clip({
+            id: "b",
+            start: 2,
+            duration: 2,
+            asset: videoAsset("upl_b"),
+            transition: { type: "fade", duration: 1 },
+          }),
+        ]),
+      ],
+    } as Timeline;
+    const p = plan(composition);
+    expect(p.warnings.map((w) => [w.code, w.clipId])).toEqual([
+      ["TRANSITION_HANDLE_MISSING", "a"],
+      ["TRANSITION_HANDLE_MISSING", "b"],
+    ]);
+    expect(graphOf(p.args)).toContain("tpad=start=12:start_mode=clone");
+    expect(inputWindows(p.args)[1]?.ss).toBe("0");
+  });
+
+  it("uses a transparent blank for gaps so a transition from a gap reveals lower tracks", () => {
+    const composition: Timeline = {
+      canvas: canvas(),
+      tracks: [
+        track("video", [
+          clip({
+            start: 1,
+            duration: 1,
+            asset: colorAsset("#ff0000"),
+            transition: { type: "wipeup", duration: 0.4 },
+          }),
+        ]),
+      ],
+    };
+    const g = graphOf(plan(composition).args);
+    expect(g).toMatch(/color=c=black@0:s=160x90:r=25,format=yuva420p,trim=end_frame=30/);
+    expect(g).toMatch(/xfade=transition=wipeup:duration=0\.4:offset=0\.78/);
+  });
+});
+
+describe("buildRenderPlan: text", () => {
+  const withText = (family = "DejaVu Sans"): Timeline => ({
+    canvas: canvas(320, 180, 25),
+    tracks: [
+      track("video", [clip({ start: 0, duration: 2, asset: colorAsset("#202020") })]),
+      track("video", [
+        clip({
+          id: "t1",
+          start: 0.4,
+          duration: 1.2,
+          asset: { type: "text", text: "Hi", style: { family, size: 40 } },
+        }),
+      ]),
+      track("video", [clip({ start: 0, duration: 2, asset: colorAsset("#00000000") })]),
+      track("video", [
+        clip({
+          start: 0,
+          duration: 2,
+          asset: {
+            type: "caption",
+            mode: "karaoke",
+            style: { family: "serif", size: 20 },
+            source: { uploadId: "upl_srt" },
+          },
+        }),
+      ]),
+    ],
+  });
+
+  it("draws each text track at its layer through one ASS file, shifting timestamps into its band", () => {
+    const p = plan(withText());
+    const g = graphOf(p.args);
+    expect(p.assFile?.path).toBe("render.ass");
+    expect(p.files).toEqual([p.assFile]);
+    const subtitles = g.split(";\n").filter((c) => c.includes("subtitles="));
+    expect(subtitles).toHaveLength(2);
+    expect(subtitles[0]).toContain("subtitles=filename=render.ass:fontsdir=fonts");
+    // Band 1 starts at ceil(2 s) + 10 = 12 s.
+    expect(subtitles[1]).toContain(
+      "setpts=PTS+12/TB,subtitles=filename=render.ass:fontsdir=fonts,setpts=PTS-12/TB",
+    );
+    expect(p.assFile?.content).toContain("Dialogue: 0,0:00:00.40,0:00:01.60,c0,");
+    expect(p.assFile?.content).toContain("Dialogue: 0,0:00:12.40,");
+    expect(p.fonts.map((f) => f.path).sort()).toEqual(["fonts/DejaVuSans.ttf", "fonts/DejaVuSerif.ttf"]);
+    expect(g.indexOf("subtitles")).toBeLessThan(g.lastIndexOf("overlay"));
+  });
+
+  it("fails with FONT_NOT_FOUND naming the clip for an unknown family", () => {
+    try {
+      plan(withText("Nope Sans"));
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(RenderError);
+      expect((error as RenderError).toJSON()).toMatchObject({
+        code: "FONT_NOT_FOUND",
+        clipId: "t1",
+        retryable: false,
+      });
+    }
+  });
+});
+
+describe("buildRenderPlan: audio", () => {
+  const withAudio = (): Timeline => ({
+    canvas: canvas(),
+    tracks: [
+      track(
+        "video",
+        [
+          clip({ start: 0, duration: 2, asset: videoAsset("upl_a"), volume: 0.5 }),
+          clip({ start: 2, duration: 1, asset: videoAsset("upl_silent") }),
+          clip({ start: 3, duration: 1, asset: videoAsset("upl_b"), muted: true }),
+        ],
+        { id: "voice" },
+      ),
+      track(
+        "audio",
+        [clip({ start: 0.4, duration: 3, asset: audioAsset("upl_music"), speed: 0.25, fadeIn: 1 })],
+        {
+          id: "music",
+          volume: 0.8,
+          ducking: { under: ["voice"], amountDb: 12 },
+        },
+      ),
+    ],
+  });
+
+  it("places clips with adelay in samples, mixes with normalize=0, ducks and limits", () => {
+    const g = graphOf(plan(withAudio()).args);
+    expect(g).toContain(
+      "[0:a]asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo",
+    );
+    expect(g).toContain("volume=0.5");
+    expect(g).toContain("atempo=0.5,atempo=0.5");
+    expect(g).toContain("afade=t=in:st=0:d=1");
+    expect(g).toContain("adelay=delays=19200S:all=1");
+    expect(g).toContain("volume=0.8");
+    expect(g).toMatch(/sidechaincompress=threshold=0\.02:ratio=4\.000/);
+    expect(g).toContain("amix=inputs=2:normalize=0");
+    expect(g).toContain("alimiter=limit=0.97:attack=5:release=50:level=0,apad=whole_dur=4,atrim=end=4");
+    // The silent and the muted clip contribute no sound.
+    expect(g).not.toContain("[1:a]");
+    expect(g).not.toContain("[2:a]");
+  });
+
+  it("renders silence when nothing sounds", () => {
+    const g = graphOf(
+      plan({
+        canvas: canvas(),
+        tracks: [track("video", [clip({ start: 0, duration: 1, asset: colorAsset("#ff0000") })])],
+      }).args,
+    );
+    expect(g).toContain("anullsrc=r=48000:cl=stereo,atrim=end=1");
+  });
+});
+
+describe("buildRenderPlan: outputs", () => {
+  const simple = (): Timeline => ({
+    canvas: canvas(320, 180, 30),
+    tracks: [track("video", [clip({ start: 0, duration: 4, asset: videoAsset("upl_a") })])],
+  });
+
+  it.each([
+    ["mp4", ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"], ["-movflags", "+faststart"]],
+    ["webm", ["-c:v", "libvpx-vp9"], ["-c:a", "libopus"]],
+    ["gif", ["-loop", "0", "-f", "gif"], []],
+    ["mp3", ["-c:a", "libmp3lame", "-b:a", "192k"], []],
+    ["wav", ["-c:a", "pcm_s16le"], []],
+    ["jpg", ["-frames:v", "1", "-c:v", "mjpeg"], []],
+    ["png", ["-frames:v", "1", "-c:v", "png"], []],
+  ] as const)("%s uses its encoders", (format, a, b) => {
+    const args = plan(simple(), { format }).args.join(" ");
+    expect(args).toContain(a.join(" "));
+    if (b.length) expect(args).toContain(b.join(" "));
+    const g = graphOf(plan(simple(), { format }).args);
+    expect(g.includes("[0:v]")).toBe(format !== "mp3" && format !== "wav");
+    expect(g.includes("[0:a]")).toBe(
+      format === "mp4" || format === "webm" || format === "mp3" || format === "wav",
+    );
+    if (format === "gif") expect(g).toContain("palettegen=stats_mode=diff");
+  });
+
+  it("maps quality presets to encoder settings", () => {
+    expect(plan(simple(), { quality: "draft" }).args.join(" ")).toContain("-preset ultrafast -crf 28");
+    expect(plan(simple(), { quality: "high" }).args.join(" ")).toContain("-preset slow -crf 18");
+  });
+
+  it("renders a range natively: inputs start at the range and the output is trimmed exactly", () => {
+    const p = plan(simple(), { range: { start: 1, duration: 2 } });
+    expect(p.durationSec).toBe(2);
+    expect(inputWindows(p.args)[0]?.ss).toBe("1");
+    expect(graphOf(p.args)).toContain("trim=end_frame=60");
+  });
+
+  it("renders a still at frameAt", () => {
+    const p = plan(simple(), { format: "png", frameAt: 2 });
+    expect(p.durationSec).toBeCloseTo(1 / 30, 6);
+    expect(inputWindows(p.args)[0]?.ss).toBe("2");
+    expect(p.output).toEqual({ format: "png", width: 320, height: 180, audio: false });
+  });
+
+  it("honours width/height/fps overrides, scaling text and boxes natively", () => {
+    const p = plan(simple(), { width: 160, fps: 25 });
+    expect(p.output).toMatchObject({ width: 160, height: 90, fps: 25 });
+    expect(graphOf(p.args)).toContain("color=c=0x000000:s=160x90:r=25");
+    expect(outputSize(1920, 1080, 1080, 1080)).toEqual({
+      width: 1080,
+      height: 1080,
+      renderWidth: 1080,
+      renderHeight: 608,
+      padded: true,
+    });
+  });
+
+  it("rejects an empty composition and a range after the end", () => {
+    expect(() => plan({ canvas: canvas(), tracks: [] })).toThrow(RenderError);
+    expect(() => plan(simple(), { range: { start: 10, duration: 1 } })).toThrow(/after the end/);
+  });
+
+  it("fails with ASSET_NOT_FOUND when an asset was not resolved", () => {
+    const c: Timeline = {
+      canvas: canvas(),
+      tracks: [track("video", [clip({ start: 0, duration: 1, asset: videoAsset("upl_gone") })])],
+    };
+    expect(() => plan(c)).toThrow(expect.objectContaining({ code: "ASSET_NOT_FOUND", uploadId: "upl_gone" }));
+  });
+});

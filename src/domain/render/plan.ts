@@ -1,0 +1,406 @@
+import { compositionDuration } from "../composition/duration.ts";
+import type { Timeline, Track } from "../composition/schema.ts";
+import { type AssClipInput, buildAss } from "./ass.ts";
+import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
+import { even, FilterGraph, ffColor, sec } from "./graph.ts";
+import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
+import {
+  clipSegmentsToWindow,
+  type FrameRate,
+  frameToSeconds,
+  layoutTrack,
+  rateString,
+  type Segment,
+  secondsToFrame,
+  snapClip,
+  toFrameRate,
+  widenWindow,
+} from "./timeline.ts";
+import { type BuiltSegment, joinSegments } from "./transitions.ts";
+import {
+  RenderError,
+  type RenderOutputOptions,
+  type RenderWarning,
+  type ResolvedAsset,
+  type UploadedFont,
+} from "./types.ts";
+import { type BranchContext, buildBlank, buildVisualClip, regularPts } from "./video-branch.ts";
+
+/** Inputs of `buildRenderPlan`. */
+export interface BuildRenderPlanInput {
+  /** The frozen, normalised composition (ids present). */
+  composition: Timeline;
+  /** Local files of media and subtitle assets, keyed by `uploadId` or by `src` URL. */
+  assets: ReadonlyMap<string, ResolvedAsset>;
+  output: RenderOutputOptions;
+  /** Where ffmpeg writes the result (relative to the cwd the plan runs in, or absolute). */
+  outputPath: string;
+  /** The caller's uploaded fonts (family read from the file's name table). */
+  uploadedFonts?: readonly UploadedFont[];
+  /** File names the plan refers to, relative to the cwd (defaults: `render.ass`, `fonts`, `graph.txt`). */
+  names?: { assFile?: string; fontsDir?: string; graphFile?: string };
+}
+
+/** A file the worker writes into the cwd before running the plan. */
+export interface PlanFile {
+  path: string;
+  content: string;
+}
+
+/** A font file the worker links (or copies) into the per-render fontsdir. */
+export interface PlanFont {
+  /** Destination relative to the cwd, e.g. `fonts/DejaVuSans.ttf`. */
+  path: string;
+  /** Absolute source file. */
+  source: string;
+}
+
+/**
+ * One ffmpeg invocation, ready to run with `runFfmpeg({ args, cwd, durationSec, … })` once
+ * `files` are written and `fonts` linked into the cwd (`writePlanFiles` does both).
+ */
+export interface RenderPlan {
+  /** ffmpeg arguments (without the `ffmpeg` binary), ending with the output path. */
+  args: string[];
+  /** The generated ASS subtitles file, when the composition has text or captions. */
+  assFile?: PlanFile;
+  /** Every file to write (the ASS file, the filtergraph script of very large graphs). */
+  files: PlanFile[];
+  /** Fonts the ASS file uses: exactly these go into the per-render fontsdir. */
+  fonts: PlanFont[];
+  /** The per-render fonts directory (relative to the cwd), when text is rendered. */
+  fontsDir?: string;
+  /** Length of the output in seconds (frame-snapped), for progress and expiry. */
+  durationSec: number;
+  warnings: RenderWarning[];
+  /** What the output will be. Sizes in pixels, fps as a number. */
+  output: {
+    format: RenderOutputOptions["format"];
+    width?: number;
+    height?: number;
+    fps?: number;
+    audio: boolean;
+  };
+}
+
+/** Longest filtergraph passed inline; longer graphs go through `-filter_complex_script` (argv strings are limited to 128 KiB). */
+const MAX_INLINE_GRAPH = 100_000;
+/** ASS times stop at 9:59:59.99; bands must fit below that. */
+const MAX_ASS_SECONDS = 35_000;
+
+/**
+ * Builds the single ffmpeg invocation that renders a composition (COMPOSITION.md "Engine"):
+ * one process, one `-filter_complex` graph (decode → filter → encode). Video: a background
+ * colour, then each enabled video track bottom → top as one canvas-size stream (segments of
+ * clips and transparent blanks joined by `concat`/`xfade`) overlaid in order, each track's text
+ * drawn by libass right after it (its ASS band). Audio: `buildAudioMix`. Timing is snapped to
+ * the output frame rate; `range`/`frameAt` render a window (widened so no transition is cut,
+ * then trimmed exactly). Output size defaults to the canvas; a width/height override renders
+ * natively at that size (keeping the canvas aspect; a different aspect is letterboxed).
+ * Pure: reads no files and spawns nothing.
+ *
+ * @throws RenderError `INVALID_COMPOSITION` (empty timeline, range outside it), `ASSET_NOT_FOUND`
+ *   (an asset missing from `assets`), `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND` (with `clipId`).
+ */
+export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
+  const { composition, output } = input;
+  const canvas = composition.canvas;
+  const traits = FORMAT_TRAITS[output.format];
+  const quality = output.quality ?? "standard";
+  const names = {
+    assFile: input.names?.assFile ?? "render.ass",
+    fontsDir: input.names?.fontsDir ?? "fonts",
+    graphFile: input.names?.graphFile ?? "graph.txt",
+  };
+  const rate = toFrameRate(output.fps ?? (output.format === "gif" && canvas.fps > 20 ? 20 : canvas.fps));
+  const size = outputSize(canvas.width, canvas.height, output.width, output.height);
+  const warnings: RenderWarning[] = [];
+
+  const totalFrames = secondsToFrame(compositionDuration(composition), rate);
+  if (totalFrames <= 0) throw new RenderError("INVALID_COMPOSITION", "The composition is empty (duration 0)");
+  const request = requestedWindow(output, totalFrames, rate);
+
+  const tracks = composition.tracks.filter((t) => t.enabled !== false);
+  const layouts = tracks.map((track) => ({
+    track,
+    segments: layoutTrack(track, rate, totalFrames, warnings),
+  }));
+  const window = widenWindow(
+    layouts.map((l) => l.segments),
+    request.start,
+    request.end,
+  );
+  const windowed: LaidOutTrack[] = layouts.map((l) => ({
+    track: l.track,
+    segments: clipSegmentsToWindow(l.segments, window.start, window.end),
+  }));
+
+  const graph = new FilterGraph();
+  const ctx: BranchContext = {
+    graph,
+    rate,
+    width: size.renderWidth,
+    height: size.renderHeight,
+    scale: size.renderHeight / canvas.height,
+    assets: input.assets,
+    warnings,
+    inputs: new Map(),
+  };
+  const maps: string[] = [];
+  let assFile: PlanFile | undefined;
+  let fonts: PlanFont[] = [];
+  const trimStart = request.start - window.start;
+  const trimEnd = request.end - window.start;
+  const needsTrim = trimStart !== 0 || trimEnd !== window.end - window.start;
+
+  if (traits.video) {
+    const text = planText(ctx, windowed, window, input.uploadedFonts ?? [], warnings);
+    if (text) {
+      assFile = { path: names.assFile, content: text.content };
+      const taken = new Set<string>();
+      fonts = text.fonts.map((source, i) => {
+        const name = taken.has(basename(source)) ? `${i}-${basename(source)}` : basename(source);
+        taken.add(name);
+        return { path: `${names.fontsDir}/${name}`, source };
+      });
+    }
+    const frames = window.end - window.start;
+    let video = graph.chain(
+      [],
+      [
+        `color=c=${ffColor(canvas.background)}:s=${ctx.width}x${ctx.height}:r=${rateString(rate)}`,
+        `trim=end_frame=${frames}`,
+        "format=yuv420p",
+        "setsar=1",
+        regularPts(rate),
+      ],
+      "bg",
+    );
+    windowed.forEach((laid, t) => {
+      if (laid.track.kind !== "video") return;
+      if (laid.segments.some((s) => s.kind === "clip")) {
+        const built: BuiltSegment[] = laid.segments.map((segment) => ({
+          segment,
+          label:
+            segment.kind === "clip"
+              ? buildVisualClip(ctx, segment)
+              : buildBlank(ctx, segment.endFrame + segment.tail - (segment.startFrame - segment.lead)),
+        }));
+        const track = joinSegments(graph, built, rate);
+        video = graph.chain(
+          [video, track],
+          ["overlay=x=0:y=0:eof_action=pass:format=yuv420:repeatlast=0"],
+          "ov",
+        );
+      }
+      const band = text?.bandOfTrack.get(t);
+      if (band !== undefined && text) {
+        const shift = band * text.bandSeconds;
+        const draw = `subtitles=filename=${names.assFile}:fontsdir=${names.fontsDir}`;
+        video = graph.chain(
+          [video],
+          shift > 0 ? [`setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
+          "txt",
+        );
+      }
+    });
+    const tail: string[] = [];
+    if (needsTrim) tail.push(`trim=start_frame=${trimStart}:end_frame=${trimEnd}`, "setpts=PTS-STARTPTS");
+    if (size.padded) {
+      tail.push(
+        `pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=${ffColor(canvas.background)}`,
+        "setsar=1",
+      );
+    }
+    tail.push(...finalVideoFilters(output.format));
+    if (output.format === "gif") {
+      tail.push(
+        "split[gifa][gifb];[gifa]palettegen=stats_mode=diff[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
+      );
+    }
+    if (tail.length > 0) video = graph.chain([video], tail, "vout");
+    maps.push("-map", `[${video}]`);
+  }
+
+  if (traits.audio) {
+    let audio = buildAudioMix(ctx, windowed, window.start, window.end);
+    if (needsTrim) {
+      audio = graph.chain(
+        [audio],
+        [
+          `atrim=start=${sec(frameToSeconds(trimStart, rate))}:end=${sec(frameToSeconds(trimEnd, rate))}`,
+          "asetpts=PTS-STARTPTS",
+        ],
+        "aout",
+      );
+    }
+    maps.push("-map", `[${audio}]`);
+  }
+
+  const graphText = graph.toString();
+  const files: PlanFile[] = assFile ? [assFile] : [];
+  let graphArgs = ["-filter_complex", graphText];
+  if (graphText.length > MAX_INLINE_GRAPH) {
+    files.push({ path: names.graphFile, content: graphText });
+    graphArgs = ["-filter_complex_script", names.graphFile];
+  }
+  const durationSec = frameToSeconds(request.end - request.start, rate);
+  const args = [
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    "-loglevel",
+    "error",
+    "-progress",
+    "pipe:1",
+    "-nostats",
+    ...graph.inputs.flat(),
+    ...graphArgs,
+    ...maps,
+    ...encoderArgs(output.format, quality),
+    ...(traits.video && !traits.still ? ["-r", rateString(rate)] : []),
+    input.outputPath,
+  ];
+  return {
+    args,
+    ...(assFile ? { assFile, fontsDir: names.fontsDir } : {}),
+    files,
+    fonts,
+    durationSec,
+    warnings: dedupeWarnings(warnings),
+    output: {
+      format: output.format,
+      ...(traits.video ? { width: size.width, height: size.height } : {}),
+      ...(traits.video && !traits.still ? { fps: rate.num / rate.den } : {}),
+      audio: traits.audio,
+    },
+  };
+}
+
+/** The requested window in frames: `frameAt` (stills, default 0), `range`, else everything. */
+function requestedWindow(output: RenderOutputOptions, totalFrames: number, rate: FrameRate) {
+  if (FORMAT_TRAITS[output.format].still) {
+    const at = Math.min(secondsToFrame(output.frameAt ?? output.range?.start ?? 0, rate), totalFrames - 1);
+    return { start: Math.max(0, at), end: Math.max(0, at) + 1 };
+  }
+  if (output.range) {
+    const start = secondsToFrame(output.range.start, rate);
+    if (start >= totalFrames) {
+      throw new RenderError(
+        "INVALID_COMPOSITION",
+        `range starts at ${output.range.start} s, after the end of the composition`,
+      );
+    }
+    const end = Math.min(totalFrames, start + Math.max(1, secondsToFrame(output.range.duration, rate)));
+    return { start, end };
+  }
+  return { start: 0, end: totalFrames };
+}
+
+/**
+ * Output and render sizes (pixels, even). Without overrides: the canvas. With one side: the
+ * other follows the canvas aspect. With both and another aspect: render the canvas aspect
+ * inside and pad (`padded`).
+ */
+export function outputSize(canvasWidth: number, canvasHeight: number, width?: number, height?: number) {
+  const aspect = canvasWidth / canvasHeight;
+  let w = width ?? (height ? height * aspect : canvasWidth);
+  let h = height ?? (width ? width / aspect : canvasHeight);
+  w = even(w);
+  h = even(h);
+  let renderWidth = w;
+  let renderHeight = h;
+  if (Math.abs(w / h - aspect) > 0.01) {
+    if (w / h > aspect) renderWidth = even(h * aspect);
+    else renderHeight = even(w / aspect);
+  }
+  return { width: w, height: h, renderWidth, renderHeight, padded: renderWidth !== w || renderHeight !== h };
+}
+
+interface PlannedText {
+  content: string;
+  fonts: string[];
+  bandOfTrack: Map<number, number>;
+  bandSeconds: number;
+}
+
+/** Collects text/caption clips of visible video tracks and builds the ASS document and bands. */
+function planText(
+  ctx: BranchContext,
+  tracks: readonly LaidOutTrack[],
+  window: { start: number; end: number },
+  uploadedFonts: readonly UploadedFont[],
+  warnings: RenderWarning[],
+): PlannedText | undefined {
+  const clips: AssClipInput[] = [];
+  const bandOfTrack = new Map<number, number>();
+  const textTracks = tracks
+    .map((laid, index) => ({ laid, index }))
+    .filter(({ laid }) => laid.track.kind === "video" && laid.track.clips.some(isText));
+  if (textTracks.length === 0) return undefined;
+  const windowSeconds = frameToSeconds(window.end - window.start, ctx.rate);
+  const bandSeconds = Math.ceil(windowSeconds) + 10;
+  const flatten = textTracks.length * bandSeconds > MAX_ASS_SECONDS;
+  if (flatten) {
+    warnings.push({
+      code: "TEXT_LAYERING_FLATTENED",
+      message: "too many text tracks for this length: all text is drawn above every track",
+    });
+  }
+  textTracks.forEach(({ laid, index }, band) => {
+    const targetTrack = flatten ? (textTracks.at(-1)?.index ?? index) : index;
+    bandOfTrack.set(targetTrack, flatten ? 0 : band);
+    for (const clip of laid.track.clips.filter(isText)) {
+      const snapped = snapClip(clip, ctx.rate, Number.MAX_SAFE_INTEGER);
+      const seg = findSegment(laid.segments, clip.id);
+      clips.push({
+        clip,
+        band: flatten ? 0 : band,
+        startFrame: snapped.startFrame,
+        endFrame: snapped.endFrame,
+        lead: seg?.transition ? seg.lead : 0,
+        tail: 0,
+      });
+    }
+  });
+  const doc = buildAss({
+    width: ctx.width,
+    height: ctx.height,
+    scale: ctx.scale,
+    rate: ctx.rate,
+    window,
+    bandSeconds: flatten ? 0 : bandSeconds,
+    clips,
+    assets: ctx.assets,
+    uploadedFonts,
+  });
+  const used = new Set(doc.bands);
+  if (used.size === 0) return undefined;
+  for (const [track, band] of bandOfTrack) if (!used.has(band)) bandOfTrack.delete(track);
+  return {
+    content: doc.content,
+    fonts: doc.fonts.map((f) => f.path),
+    bandOfTrack,
+    bandSeconds: flatten ? 0 : bandSeconds,
+  };
+}
+
+const isText = (clip: Track["clips"][number]) => clip.asset.type === "text" || clip.asset.type === "caption";
+
+function findSegment(segments: readonly Segment[], clipId: string): Segment | undefined {
+  return segments.find((s) => s.clip?.id === clipId);
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function dedupeWarnings(warnings: RenderWarning[]): RenderWarning[] {
+  const seen = new Set<string>();
+  return warnings.filter((w) => {
+    const key = `${w.code}|${w.clipId ?? ""}|${w.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

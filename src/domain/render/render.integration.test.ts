@@ -1,0 +1,336 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  audioAsset,
+  canvas,
+  clip,
+  colorAsset,
+  imageAsset,
+  resolvedAudio,
+  resolvedImage,
+  resolvedVideo,
+  track,
+  videoAsset,
+} from "../../../test/fixtures/render/compositions.ts";
+import {
+  allFrames,
+  type Frame,
+  frameAt,
+  loudness,
+  type MediaFixtures,
+  makeMediaFixtures,
+  meanVolume,
+  probe,
+  tempDir,
+} from "../../../test/fixtures/render/media.ts";
+import { runFfmpeg } from "../../media/ffmpeg-run.ts";
+import type { Timeline, TransitionType } from "../composition/schema.ts";
+import { TRANSITION_TYPES } from "../composition/schema.ts";
+import { buildRenderPlan, type RenderPlan } from "./plan.ts";
+import type { RenderOutputOptions, ResolvedAsset } from "./types.ts";
+import { writePlanFiles } from "./write-plan-files.ts";
+
+let dir = "";
+let cleanup: () => Promise<void> = async () => {};
+let fx: MediaFixtures;
+let assets: Map<string, ResolvedAsset>;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  fx = await makeMediaFixtures(dir);
+  assets = new Map<string, ResolvedAsset>([
+    ["upl_video", resolvedVideo(fx.video)],
+    ["upl_red", resolvedVideo(fx.red)],
+    ["upl_blue", resolvedVideo(fx.blueNoAudio, 3, false)],
+    ["upl_ntsc", resolvedVideo(fx.ntsc, 2)],
+    ["upl_vfr", resolvedVideo(fx.vfr, 2, false)],
+    ["upl_rot", resolvedVideo(fx.rotated, 2, false, 90, 160)],
+    ["upl_mono", resolvedAudio(fx.monoAudio)],
+    ["upl_still", resolvedImage(fx.still)],
+    ["upl_srt", { path: fx.srt, type: "subtitle", text: "1\n00:00:00,000 --> 00:00:01,000\nHello\n" }],
+  ]);
+});
+afterAll(() => cleanup());
+
+let renders = 0;
+/** Plans, writes the plan's files and runs ffmpeg; returns the output path and the plan. */
+async function render(
+  composition: Timeline,
+  output: Partial<RenderOutputOptions> = {},
+): Promise<{ file: string; plan: RenderPlan }> {
+  renders += 1;
+  const format = output.format ?? "mp4";
+  const work = join(dir, `r${renders}`);
+  const plan = buildRenderPlan({
+    composition,
+    assets,
+    output: { format, quality: "draft", ...output },
+    outputPath: `out.${format}`,
+    names: { assFile: "render.ass", fontsDir: "fonts" },
+  });
+  await writePlanFiles(plan, work);
+  await runFfmpeg({ args: plan.args, cwd: work, durationSec: plan.durationSec, stallTimeoutMs: 30_000 });
+  return { file: join(work, `out.${format}`), plan };
+}
+
+const isRed = ([r, g, b]: [number, number, number]) => r > 180 && g < 70 && b < 70;
+const isBlue = ([r, g, b]: [number, number, number]) => b > 180 && r < 70 && g < 70;
+
+describe("render: mp4 end to end", () => {
+  it("renders clips, an overlay, text and music with exact duration, size, fps and sound", async () => {
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 25),
+      tracks: [
+        track("video", [
+          clip({ start: 0, duration: 1.2, trim: 0.4, asset: videoAsset("upl_video") }),
+          clip({
+            start: 1.2,
+            duration: 1.2,
+            trim: 0.5,
+            asset: videoAsset("upl_red"),
+            transition: { type: "fade", duration: 0.4 },
+          }),
+        ]),
+        track("video", [
+          clip({
+            start: 0.4,
+            duration: 1,
+            asset: imageAsset("upl_still"),
+            transform: { x: 0.8, y: 0.25, width: 0.3 },
+          }),
+        ]),
+        track("audio", [clip({ start: 0, duration: 2.4, asset: audioAsset("upl_mono"), volume: 0.5 })]),
+      ],
+    };
+    const { file, plan } = await render(composition);
+    const info = await probe(file, true);
+    expect(Math.abs(info.duration - 2.4)).toBeLessThanOrEqual(1 / 25 + 0.03); // container padding of AAC
+    expect(info.video).toMatchObject({ width: 160, height: 90, fps: 25, codec: "h264", frames: 60 });
+    expect(info.audio).toEqual({ codec: "aac", sampleRate: 48000, channels: 2 });
+    const level = await loudness(file);
+    expect(level.integrated).toBeGreaterThan(-30);
+    expect(level.integrated).toBeLessThan(-3);
+    expect(level.peak).toBeLessThanOrEqual(0.5);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it("draws text where the text is and nowhere before it", async () => {
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 25),
+      tracks: [
+        track("video", [clip({ start: 0, duration: 2, asset: colorAsset("#000080") })]),
+        track("video", [
+          clip({
+            start: 1,
+            duration: 1,
+            asset: {
+              type: "text",
+              text: "HELLO",
+              style: { family: "DejaVu Sans", size: 30, color: "#ffffff", weight: 700 },
+            },
+          }),
+        ]),
+      ],
+    };
+    const { file } = await render(composition, { format: "mp4", quality: "high" });
+    const frames = await allFrames(file, 160, 90);
+    const bright = (f: Frame) => {
+      let n = 0;
+      for (let y = 30; y < 60; y++)
+        for (let x = 20; x < 140; x++) if (f.pixel(x, y)[0] > 200 && f.pixel(x, y)[1] > 200) n++;
+      return n;
+    };
+    expect(bright(frames[10] as Frame)).toBe(0);
+    expect(bright(frames[37] as Frame)).toBeGreaterThan(150);
+    // Outside the text box the background is untouched.
+    expect((frames[37] as Frame).pixel(2, 2)[2]).toBeGreaterThan(100);
+  });
+
+  it("shows a mix of both clips at the cut of a transition, pure clips outside it", async () => {
+    const composition: Timeline = {
+      canvas: canvas(64, 36, 25),
+      tracks: [
+        track("video", [
+          clip({ start: 0, duration: 1, asset: videoAsset("upl_red") }),
+          clip({
+            start: 1,
+            duration: 1,
+            asset: videoAsset("upl_blue"),
+            transition: { type: "fade", duration: 0.4 },
+          }),
+        ]),
+      ],
+    };
+    const { file } = await render(composition, { quality: "high" });
+    const frames = await allFrames(file, 64, 36);
+    expect(frames).toHaveLength(50);
+    expect(isRed((frames[19] as Frame).pixel(32, 18))).toBe(true);
+    const [r, , b] = (frames[25] as Frame).pixel(32, 18);
+    expect(r).toBeGreaterThan(60);
+    expect(b).toBeGreaterThan(60);
+    expect(isBlue((frames[31] as Frame).pixel(32, 18))).toBe(true);
+  });
+});
+
+describe("render: every transition type", () => {
+  const types = [...TRANSITION_TYPES];
+  let frames: Frame[] = [];
+  const clipFrames = 10;
+
+  beforeAll(async () => {
+    // One render: alternating red/blue 0.4 s colour clips, the k-th cut using the k-th transition (0.2 s).
+    const clips = [clip({ start: 0, duration: 0.4, asset: colorAsset(COLORS[0]) })];
+    types.forEach((type, k) => {
+      clips.push(
+        clip({
+          start: (k + 1) * 0.4,
+          duration: 0.4,
+          asset: colorAsset(COLORS[(k + 1) % 2] as string),
+          transition: { type, duration: 0.2 },
+        }),
+      );
+    });
+    const { file } = await render(
+      { canvas: canvas(64, 36, 25), tracks: [track("video", clips)] },
+      { quality: "high" },
+    );
+    frames = await allFrames(file, 64, 36);
+  });
+
+  it("keeps the timeline length", () => {
+    expect(frames).toHaveLength((types.length + 1) * clipFrames);
+  });
+
+  it.each(types)("%s is visible at its cut and gone outside its window", (type: TransitionType) => {
+    const k = types.indexOf(type);
+    const cut = (k + 1) * clipFrames;
+    const from = pure(frames[cut - 3] as Frame);
+    const to = pure(frames[cut + 3] as Frame);
+    expect(from).toBe(k % 2 === 0 ? "red" : "blue");
+    expect(to).toBe(k % 2 === 0 ? "blue" : "red");
+    // Within the window [cut - 2, cut + 3) some frame is neither clip alone: blended, wiped, slid or
+    // dipped (zoomin only zooms the outgoing picture before the cut, invisible on a flat colour).
+    const inWindow = frames.slice(cut - 2, cut + 3);
+    const mixed = inWindow.filter(
+      (f) => f.diff(frames[cut - 3] as Frame) > 8 && f.diff(frames[cut + 3] as Frame) > 8,
+    );
+    expect(mixed.length).toBeGreaterThan(0);
+  });
+});
+
+const COLORS = ["#ff0000", "#0000ff"] as const;
+function pure(frame: Frame): "red" | "blue" | "mixed" {
+  const points = [
+    [2, 2],
+    [61, 2],
+    [32, 18],
+    [2, 33],
+    [61, 33],
+  ].map(([x, y]) => frame.pixel(x as number, y as number));
+  if (points.every(isRed)) return "red";
+  if (points.every(isBlue)) return "blue";
+  return "mixed";
+}
+
+describe("render: output formats", () => {
+  const small = (): Timeline => ({
+    canvas: canvas(160, 90, 25),
+    tracks: [
+      track("video", [clip({ start: 0, duration: 1, asset: videoAsset("upl_video") })]),
+      track("video", [
+        clip({
+          start: 0,
+          duration: 1,
+          asset: { type: "caption", style: { family: "sans", size: 16 }, source: { uploadId: "upl_srt" } },
+        }),
+      ]),
+    ],
+  });
+
+  it.each([
+    ["webm", "matroska,webm", "vp9", "opus"],
+    ["gif", "gif", "gif", undefined],
+    ["mp3", "mp3", undefined, "mp3"],
+    ["wav", "wav", undefined, "pcm_s16le"],
+  ] as const)("%s", async (format, container, vcodec, acodec) => {
+    const { file } = await render(small(), { format });
+    const info = await probe(file);
+    expect(info.formatName).toBe(container);
+    expect(info.video?.codec).toBe(vcodec);
+    expect(info.audio?.codec).toBe(acodec);
+    expect(Math.abs(info.duration - 1)).toBeLessThanOrEqual(format === "mp3" ? 0.06 : 1 / 20 + 0.01);
+    if (vcodec) expect(info.video).toMatchObject({ width: 160, height: 90 });
+  });
+
+  it.each(["jpg", "png"] as const)("%s renders the frame at frameAt", async (format) => {
+    const { file } = await render(small(), { format, frameAt: 0.5, width: 320 });
+    const info = await probe(file);
+    expect(info.video).toMatchObject({ width: 320, height: 180, codec: format === "jpg" ? "mjpeg" : "png" });
+  });
+
+  it("renders a range with the requested duration", async () => {
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 25),
+      tracks: [track("video", [clip({ start: 0, duration: 3, asset: videoAsset("upl_video") })])],
+    };
+    const { file } = await render(composition, { range: { start: 1, duration: 1.2 } });
+    const info = await probe(file, true);
+    expect(info.video?.frames).toBe(30);
+    const first = await frameAt(file, 0, 160, 90);
+    const full = await frameAt(fx.video, 1, 160, 90);
+    expect(first.diff(full)).toBeLessThan(12);
+  });
+});
+
+describe("render: odd inputs", () => {
+  it("normalises VFR, 29.97 fps, rotated, silent, still and mono 44.1 kHz inputs onto a 30 fps canvas", async () => {
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 30),
+      tracks: [
+        track("video", [
+          clip({ start: 0, duration: 0.5, asset: videoAsset("upl_vfr") }),
+          clip({ start: 0.5, duration: 0.5, asset: videoAsset("upl_ntsc") }),
+          clip({ start: 1, duration: 0.5, asset: videoAsset("upl_rot"), fit: "contain" }),
+          clip({ start: 1.5, duration: 0.5, asset: videoAsset("upl_blue") }),
+          clip({ start: 2, duration: 0.5, asset: imageAsset("upl_still"), motion: { type: "zoomIn" } }),
+        ]),
+        track("audio", [clip({ start: 0, duration: 2.5, asset: audioAsset("upl_mono") })]),
+      ],
+    };
+    const { file } = await render(composition);
+    const info = await probe(file, true);
+    expect(info.video).toMatchObject({ fps: 30, frames: 75, width: 160, height: 90 });
+    expect(info.audio).toEqual({ codec: "aac", sampleRate: 48000, channels: 2 });
+    expect(Math.abs(info.duration - 2.5)).toBeLessThan(1 / 30 + 0.03);
+    // The rotated clip is portrait after autorotation: contained, so the sides show the black canvas.
+    const rotated = await frameAt(file, 1.2, 160, 90);
+    expect(Math.max(...rotated.pixel(5, 45))).toBeLessThan(40);
+    expect(Math.max(...rotated.pixel(80, 45))).toBeGreaterThan(40);
+  });
+
+  it("ducks music under a voice track", async () => {
+    const composition: Timeline = {
+      canvas: canvas(64, 36, 25),
+      tracks: [
+        track("video", [clip({ start: 1, duration: 1, asset: videoAsset("upl_video") })], { id: "voice" }),
+        track("audio", [clip({ start: 0, duration: 3, asset: audioAsset("upl_mono") })], {
+          id: "music",
+          ducking: { under: ["voice"], amountDb: 12 },
+        }),
+      ],
+    };
+    const { file } = await render(composition, { format: "wav" });
+    // Music alone before the voice; with the voice on top, the mix must be less than voice + undiminished music.
+    const before = await meanVolume(file, 0.2, 0.6);
+    const after = await meanVolume(file, 2.4, 0.5);
+    expect(before).toBeGreaterThan(-30);
+    expect(Math.abs(after - before)).toBeLessThan(3);
+    const { file: plain } = await render(
+      { ...composition, tracks: composition.tracks.map((t) => ({ ...t, ducking: undefined })) } as Timeline,
+      { format: "wav" },
+    );
+    const duckedDuring = await meanVolume(file, 1.3, 0.5);
+    const plainDuring = await meanVolume(plain, 1.3, 0.5);
+    expect(plainDuring - duckedDuring).toBeGreaterThan(0.5);
+  });
+});

@@ -1,0 +1,120 @@
+import type { UploadType } from "../composition/validate.ts";
+
+/** Output container/format of a render. */
+export type OutputFormat = "mp4" | "webm" | "gif" | "mp3" | "wav" | "jpg" | "png";
+
+/** Encoder effort/size trade-off: draft (fastest), standard, high (slowest, best). */
+export type RenderQuality = "draft" | "standard" | "high";
+
+/**
+ * Output options of `POST /api/render` (COMPOSITION.md). Sizes in pixels, times in seconds.
+ * `range` renders a window of the timeline; `frameAt` picks the still of jpg/png (default 0).
+ */
+export interface RenderOutputOptions {
+  format: OutputFormat;
+  width?: number;
+  height?: number;
+  fps?: number;
+  quality?: RenderQuality;
+  range?: { start: number; duration: number };
+  frameAt?: number;
+}
+
+/** Probed facts of a resolved media file (seconds, pixels). */
+export interface ResolvedMedia {
+  duration: number | null;
+  hasAudio: boolean;
+  hasVideo?: boolean;
+  width?: number | null;
+  height?: number | null;
+  fps?: number | null;
+}
+
+/**
+ * A media source the worker has fetched to local disk: keyed in `BuildRenderPlanInput.assets` by
+ * `uploadId` or by the asset's `src` URL. `path` is absolute or relative to the ffmpeg cwd.
+ * Subtitle uploads carry their decoded `text` (SRT or WebVTT) so that planning stays pure.
+ */
+export interface ResolvedAsset {
+  path: string;
+  type: UploadType;
+  media?: ResolvedMedia | null;
+  text?: string;
+}
+
+/** A font uploaded by the caller (upload type `font`); `family` as read with `readFontFamilyNames`. */
+export interface UploadedFont {
+  family: string;
+  path: string;
+  weight?: number;
+  italic?: boolean;
+  uploadId?: string;
+}
+
+/** A non-fatal problem recorded on the render (`Render.warnings`). */
+export interface RenderWarning {
+  code: string;
+  message: string;
+  clipId?: string;
+}
+
+/** Render error codes (COMPOSITION.md). */
+export type RenderErrorCode =
+  | "INVALID_COMPOSITION"
+  | "ASSET_NOT_FOUND"
+  | "ASSET_FETCH_FAILED"
+  | "ASSET_UNSUPPORTED"
+  | "FONT_NOT_FOUND"
+  | "FFMPEG_FAILED"
+  | "TIMEOUT"
+  | "WORKER_LOST"
+  | "OUTPUT_UPLOAD_FAILED"
+  | "INTERNAL";
+
+const RETRYABLE: ReadonlySet<RenderErrorCode> = new Set([
+  "ASSET_FETCH_FAILED",
+  "WORKER_LOST",
+  "OUTPUT_UPLOAD_FAILED",
+]);
+
+/**
+ * A typed render failure, stored as `Render.error` (`{ code, message, retryable, clipId?, uploadId? }`).
+ * Thrown by plan building (e.g. `FONT_NOT_FOUND`, `ASSET_NOT_FOUND`) and by `runFfmpeg`
+ * (`FFMPEG_FAILED`, `TIMEOUT`).
+ */
+export class RenderError extends Error {
+  readonly code: RenderErrorCode;
+  readonly clipId: string | undefined;
+  readonly uploadId: string | undefined;
+  readonly retryable: boolean;
+
+  constructor(
+    code: RenderErrorCode,
+    message: string,
+    opts: { clipId?: string; uploadId?: string; retryable?: boolean } = {},
+  ) {
+    super(message);
+    this.name = "RenderError";
+    this.code = code;
+    this.clipId = opts.clipId;
+    this.uploadId = opts.uploadId;
+    this.retryable = opts.retryable ?? RETRYABLE.has(code);
+  }
+
+  /** The `Render.error` object. */
+  toJSON(): {
+    code: RenderErrorCode;
+    message: string;
+    retryable: boolean;
+    clipId?: string;
+    uploadId?: string;
+  } {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.clipId ? { clipId: this.clipId } : {}),
+      ...(this.uploadId ? { uploadId: this.uploadId } : {}),
+    };
+  }
+}

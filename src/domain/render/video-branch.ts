@@ -1,0 +1,338 @@
+import type { Clip } from "../composition/schema.ts";
+import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
+import {
+  type FrameRate,
+  frameToSeconds,
+  rateString,
+  type Segment,
+  secondsToFrame,
+  streamEnd,
+  streamStart,
+} from "./timeline.ts";
+import { RenderError, type RenderWarning, type ResolvedAsset } from "./types.ts";
+
+/** Shared state of the branch builders for one render. Sizes in render pixels. */
+export interface BranchContext {
+  graph: FilterGraph;
+  rate: FrameRate;
+  width: number;
+  height: number;
+  /** Render pixels per canvas pixel. */
+  scale: number;
+  assets: ReadonlyMap<string, ResolvedAsset>;
+  warnings: RenderWarning[];
+  /** Inputs already opened, by clip id (a video clip's sound reuses its picture's input). */
+  inputs: Map<string, SourceInput>;
+}
+
+/** An opened input bounded to what one clip needs (`-ss/-t`, or `-loop 1 -t` for stills). */
+export interface SourceInput {
+  index: number;
+  asset: ResolvedAsset;
+  /** Timeline frame at which the input's first frame/sample plays. */
+  firstFrame: number;
+  /** Frames of the stream before the source's first frame (missing head handle: the edge frame is held). */
+  holdHead: number;
+}
+
+const DEFAULT_MOTION = 0.2;
+
+/** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
+export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
+  const asset = clip.asset;
+  if (asset.type !== "video" && asset.type !== "image" && asset.type !== "audio") {
+    throw new RenderError("INTERNAL", `clip ${clip.id} has no media asset`, { clipId: clip.id });
+  }
+  const key = asset.uploadId ?? asset.src ?? "";
+  const resolved = ctx.assets.get(key);
+  if (!resolved) {
+    throw new RenderError("ASSET_NOT_FOUND", `Asset ${key} of clip ${clip.id} was not resolved`, {
+      clipId: clip.id,
+      ...(asset.uploadId ? { uploadId: asset.uploadId } : {}),
+    });
+  }
+  return resolved;
+}
+
+/**
+ * Opens (once per clip) the input a media segment reads, bounded on the input side: `-ss` at the
+ * source time of the segment's first stream frame (handles included), `-t` just past its last;
+ * stills use `-loop 1 -framerate R -t`. Source time of timeline frame f is
+ * `trim + (f - origin) / fps * speed`. A head before the source start is held on the first frame;
+ * source running out before the stream ends holds the last frame (tpad downstream); both are
+ * reported as warnings (`TRANSITION_HANDLE_MISSING` inside a transition handle, else `SOURCE_TOO_SHORT`).
+ */
+export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
+  const clip = seg.clip as Clip;
+  const existing = ctx.inputs.get(clip.id);
+  if (existing) return existing;
+  const asset = resolvedAssetOf(ctx, clip);
+  const speed = clip.speed ?? 1;
+  const trim = clip.trim ?? 0;
+  const from = streamStart(seg);
+  const to = streamEnd(seg);
+  const srcAt = (f: number) => trim + frameToSeconds(f - seg.origin, ctx.rate) * speed;
+  const a = srcAt(from);
+  const b = srcAt(to);
+  const oneFrame = frameToSeconds(1, ctx.rate);
+  let holdHead = 0;
+  if (a < -1e-9) {
+    holdHead = Math.min(to - from, Math.ceil(-a / speed / oneFrame - 1e-6));
+    ctx.warnings.push({
+      code: "TRANSITION_HANDLE_MISSING",
+      message: `source has ${sec(Math.max(0, trim))} s before the in-point; the first frame is held for the transition`,
+      clipId: clip.id,
+    });
+  }
+  const start = Math.max(0, a);
+  const isStill = clip.asset.type === "image";
+  const duration = asset.media?.duration ?? null;
+  if (!isStill && duration !== null && b > duration + oneFrame * speed) {
+    const bodyEnd = srcAt(seg.endFrame);
+    ctx.warnings.push(
+      bodyEnd > duration + oneFrame * speed
+        ? {
+            code: "SOURCE_TOO_SHORT",
+            message: `source ends at ${sec(duration)} s but the clip needs ${sec(bodyEnd)} s; the last frame is held`,
+            clipId: clip.id,
+          }
+        : {
+            code: "TRANSITION_HANDLE_MISSING",
+            message: "source has too little after the out-point for the transition; the last frame is held",
+            clipId: clip.id,
+          },
+    );
+  }
+  const args = isStill
+    ? [
+        "-loop",
+        "1",
+        "-framerate",
+        rateString(ctx.rate),
+        "-t",
+        sec(frameToSeconds(to - from + 2, ctx.rate)),
+        "-i",
+        asset.path,
+      ]
+    : ["-ss", sec(start), "-t", sec(b - start + 2 * oneFrame * speed), "-i", asset.path];
+  const input: SourceInput = {
+    index: ctx.graph.addInput(args),
+    asset,
+    firstFrame: from + holdHead,
+    holdHead,
+  };
+  ctx.inputs.set(clip.id, input);
+  return input;
+}
+
+/** `setpts` that rebuilds regular timestamps `N / fps` in the AV time base. */
+export function regularPts(rate: FrameRate): string {
+  return `settb=AVTB,setpts=N*${rate.den}/(${rate.num}*TB)`;
+}
+
+/** A transparent canvas-size stream of `frames` frames (gaps, text clips). */
+export function buildBlank(ctx: BranchContext, frames: number): string {
+  return ctx.graph.chain(
+    [],
+    [
+      `color=c=black@0:s=${ctx.width}x${ctx.height}:r=${rateString(ctx.rate)}`,
+      "format=yuva420p",
+      `trim=end_frame=${frames}`,
+      "setsar=1",
+      regularPts(ctx.rate),
+    ],
+    "blank",
+  );
+}
+
+/** The clip's box in render pixels: canvas-normalised transform, missing side from the source aspect. */
+export function clipBoxSize(ctx: BranchContext, clip: Clip, asset?: ResolvedAsset): { w: number; h: number } {
+  const t = clip.transform ?? {};
+  const media = asset?.media;
+  const aspect = media?.width && media?.height ? media.width / media.height : undefined;
+  let w = (t.width ?? 1) * ctx.width;
+  let h = (t.height ?? 1) * ctx.height;
+  if (t.width !== undefined && t.height === undefined && aspect) h = w / aspect;
+  if (t.height !== undefined && t.width === undefined && aspect) w = h * aspect;
+  return { w: even(w), h: even(h) };
+}
+
+/**
+ * Builds one canvas-size `yuva420p` stream for a visual clip segment (video, image or color):
+ * input-side bounding, speed, `fps` (normalises VFR), edge-hold padding and an exact frame count
+ * (`trim=end_frame`), crop, filter, fit into the box (cover/contain/fill/none), motion (zoompan),
+ * opacity, rotation, placement on a transparent canvas at the transform position, regular
+ * timestamps, then picture fades (alpha, so lower layers show through). Returns the label.
+ */
+export function buildVisualClip(ctx: BranchContext, seg: Segment): string {
+  const clip = seg.clip as Clip;
+  const frames = streamEnd(seg) - streamStart(seg);
+  const rate = rateString(ctx.rate);
+  const filters: string[] = [];
+  let inputs: string[] = [];
+  let asset: ResolvedAsset | undefined;
+  if (clip.asset.type === "color") {
+    const box = clipBoxSize(ctx, clip);
+    filters.push(
+      `color=c=${ffColor(clip.asset.color)}:s=${box.w}x${box.h}:r=${rate}`,
+      `trim=end_frame=${frames}`,
+    );
+  } else {
+    const input = openSourceInput(ctx, seg);
+    asset = input.asset;
+    inputs = [`${input.index}:v`];
+    const speed = clip.speed ?? 1;
+    filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
+    if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
+    filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`);
+  }
+  const box = clipBoxSize(ctx, clip, asset);
+  const crop = clip.crop;
+  if (crop && clip.asset.type !== "color") {
+    const l = crop.left ?? 0;
+    const r = crop.right ?? 0;
+    const t = crop.top ?? 0;
+    const b = crop.bottom ?? 0;
+    filters.push(
+      `crop=w=${quote(`max(2,trunc(iw*${1 - l - r}/2)*2)`)}:h=${quote(`max(2,trunc(ih*${1 - t - b}/2)*2)`)}:x=${quote(`iw*${l}`)}:y=${quote(`ih*${t}`)}`,
+    );
+  }
+  const filter = pictureFilter(clip, box.h);
+  if (filter) filters.push(filter);
+  if (clip.asset.type !== "color") filters.push(...fitFilters(clip, box, ctx.scale));
+  if (clip.motion) filters.push(motionFilter(clip, box, frames, rate));
+  filters.push("format=yuva420p");
+  const opacity = clip.transform?.opacity ?? 1;
+  if (opacity < 1) filters.push(`lut=a=${quote(`val*${opacity}`)}`);
+  let w = box.w;
+  let h = box.h;
+  const rotate = clip.transform?.rotate ?? 0;
+  if (rotate % 360 !== 0) {
+    const rad = (rotate * Math.PI) / 180;
+    w = even(Math.abs(box.w * Math.cos(rad)) + Math.abs(box.h * Math.sin(rad)));
+    h = even(Math.abs(box.w * Math.sin(rad)) + Math.abs(box.h * Math.cos(rad)));
+    filters.push(`rotate=a=${rad.toFixed(6)}:ow=${w}:oh=${h}:c=black@0`);
+  }
+  filters.push(...placeFilters(ctx, clip, w, h));
+  filters.push("setsar=1", regularPts(ctx.rate));
+  filters.push(...fadeFilters(clip, seg, ctx.rate));
+  return ctx.graph.chain(inputs, filters, "clip");
+}
+
+function pictureFilter(clip: Clip, boxHeight: number): string | undefined {
+  switch (clip.filter) {
+    case undefined:
+      return undefined;
+    case "greyscale":
+      return "hue=s=0";
+    case "blur":
+      return `gblur=sigma=${Math.max(1, Math.round(boxHeight / 60))}`;
+    case "contrast":
+      return "eq=contrast=1.4";
+    case "darken":
+      return "eq=brightness=-0.2";
+    case "lighten":
+      return "eq=brightness=0.2";
+    case "negative":
+      return "negate";
+  }
+}
+
+function fitFilters(clip: Clip, box: { w: number; h: number }, scale: number): string[] {
+  const { w, h } = box;
+  switch (clip.fit ?? "cover") {
+    case "cover":
+      return [`scale=w=${w}:h=${h}:force_original_aspect_ratio=increase`, `crop=${w}:${h}`];
+    case "fill":
+      return [`scale=w=${w}:h=${h}`];
+    case "contain":
+      return [
+        `scale=w=${w}:h=${h}:force_original_aspect_ratio=decrease:force_divisible_by=2`,
+        "format=yuva420p",
+        `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:color=black@0`,
+      ];
+    case "none":
+      return [
+        `scale=w=${quote(`max(2,trunc(iw*${scale}/2)*2)`)}:h=${quote(`max(2,trunc(ih*${scale}/2)*2)`)}`,
+        `crop=w=${quote(`min(iw,${w})`)}:h=${quote(`min(ih,${h})`)}`,
+        "format=yuva420p",
+        `pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:color=black@0`,
+      ];
+  }
+}
+
+/** Ken Burns motion with zoompan (one output frame per input frame, progress over the stream). */
+function motionFilter(clip: Clip, box: { w: number; h: number }, frames: number, rate: string): string {
+  const motion = clip.motion;
+  if (!motion) return "null";
+  const a = motion.amount ?? DEFAULT_MOTION;
+  const p = `(on/${Math.max(1, frames - 1)})`;
+  const centreX = "iw/2-(iw/zoom/2)";
+  const centreY = "ih/2-(ih/zoom/2)";
+  let z = `${1 + a}`;
+  let x = centreX;
+  let y = centreY;
+  switch (motion.type) {
+    case "zoomIn":
+      z = `1+${a}*${p}`;
+      break;
+    case "zoomOut":
+      z = `1+${a}*(1-${p})`;
+      break;
+    case "panLeft":
+      x = `(iw-iw/zoom)*(1-${p})`;
+      break;
+    case "panRight":
+      x = `(iw-iw/zoom)*${p}`;
+      break;
+    case "panUp":
+      y = `(ih-ih/zoom)*(1-${p})`;
+      break;
+    case "panDown":
+      y = `(ih-ih/zoom)*${p}`;
+      break;
+  }
+  return `zoompan=z=${quote(z)}:x=${quote(x)}:y=${quote(y)}:d=1:s=${box.w}x${box.h}:fps=${rate}`;
+}
+
+/** Crops what falls outside the canvas and pads the rest onto a transparent canvas. */
+function placeFilters(ctx: BranchContext, clip: Clip, w: number, h: number): string[] {
+  const t = clip.transform ?? {};
+  const x = Math.round((t.x ?? 0.5) * ctx.width - w / 2);
+  const y = Math.round((t.y ?? 0.5) * ctx.height - h / 2);
+  if (x === 0 && y === 0 && w === ctx.width && h === ctx.height) return [];
+  const vx0 = Math.max(0, x);
+  const vy0 = Math.max(0, y);
+  const vx1 = Math.min(ctx.width, x + w);
+  const vy1 = Math.min(ctx.height, y + h);
+  if (vx1 - vx0 < 2 || vy1 - vy0 < 2) {
+    // Entirely off-canvas: keep the timing, show nothing.
+    return ["lut=a=0", `scale=${ctx.width}:${ctx.height}`];
+  }
+  const filters: string[] = [];
+  if (vx0 !== x || vy0 !== y || vx1 !== x + w || vy1 !== y + h) {
+    filters.push(`crop=${vx1 - vx0}:${vy1 - vy0}:${vx0 - x}:${vy0 - y}:exact=1`);
+  }
+  filters.push(`pad=${ctx.width}:${ctx.height}:${vx0}:${vy0}:color=black@0`);
+  return filters;
+}
+
+/**
+ * Picture fades on the segment stream (time 0 = stream start, handles included). A window cut
+ * (range renders) may start inside a fade: the fade then starts at a negative time, which the
+ * `fade` filter cannot take, so timestamps are shifted around it.
+ */
+function fadeFilters(clip: Clip, seg: Segment, rate: FrameRate): string[] {
+  const out: string[] = [];
+  const origin = streamStart(seg);
+  const fadeIn = clip.fadeIn ?? 0;
+  const fadeOut = clip.fadeOut ?? 0;
+  const clipStart = frameToSeconds(seg.origin - origin, rate);
+  const clipEnd = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - origin, rate);
+  const shift = Math.max(0, -clipStart);
+  if (fadeIn > 0 && clipStart + fadeIn > 0)
+    out.push(`fade=t=in:st=${sec(clipStart + shift)}:d=${sec(fadeIn)}:alpha=1`);
+  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipEnd - fadeOut + shift)}:d=${sec(fadeOut)}:alpha=1`);
+  if (out.length === 0) return out;
+  return shift > 0 ? [`setpts=PTS+${sec(shift)}/TB`, ...out, `setpts=PTS-${sec(shift)}/TB`] : out;
+}

@@ -1,0 +1,130 @@
+import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { type IncomingFile, type IngestedFile, ingestFile, uploadPrefix } from "./ingest.ts";
+
+/** Most files in one upload request (issue 3). */
+export const MAX_FILES_PER_UPLOAD = 20;
+
+/** A file part, shaped like @fastify/multipart's `MultipartFile` (only what we read). */
+export interface UploadFilePart {
+  type: "file";
+  fieldname: string;
+  filename: string;
+  file: IncomingFile;
+}
+
+/** A text field part, shaped like @fastify/multipart's `MultipartValue`. */
+export interface UploadFieldPart {
+  type: "field";
+  fieldname: string;
+  value: unknown;
+}
+
+/** One part of a multipart/form-data upload request. */
+export type UploadPart = UploadFilePart | UploadFieldPart;
+
+/** Options of {@link ingestParts}. */
+export interface IngestPartsOptions {
+  store: BlobStore;
+  /** Most files accepted (default {@link MAX_FILES_PER_UPLOAD}); one more → 400. */
+  maxFiles?: number;
+  /** Largest file, bytes (default 512 MiB). */
+  maxBytes?: number;
+  signal?: AbortSignal;
+  /**
+   * Called for each text field as it arrives (e.g. to check `projectId` before any file is
+   * stored, when the client sends it first). Throwing fails the whole request.
+   */
+  onField?: (name: string, value: string) => void | Promise<void>;
+}
+
+/** Everything one upload request carried. */
+export interface IngestPartsResult {
+  /** The stored files, in request order. */
+  files: IngestedFile[];
+  /** Text fields (first value of each name), e.g. `{ projectId: "prj_…" }`. */
+  fields: Record<string, string>;
+}
+
+/**
+ * Consumes a multipart upload's parts one after the other (files are streamed to storage as
+ * they arrive, see {@link ingestFile}) — all or nothing: if any part fails (415, 413, 400,
+ * client abort, storage error, `onField` throwing) every object already stored for this request
+ * is deleted before the error is rethrown. The caller must do the same with
+ * {@link discardIngested} if what it does afterwards (DB insert) fails.
+ *
+ * @param parts - e.g. `request.parts()` of @fastify/multipart.
+ * @throws AppError 400 `invalid_request` when no file was sent or more than `maxFiles`, or a
+ *   multipart limit (parts, fields) was hit; 413/415/400 from {@link ingestFile};
+ *   anything else (aborted request, storage failure) unchanged.
+ */
+export async function ingestParts(
+  parts: AsyncIterable<UploadPart>,
+  opts: IngestPartsOptions,
+): Promise<IngestPartsResult> {
+  const maxFiles = opts.maxFiles ?? MAX_FILES_PER_UPLOAD;
+  const files: IngestedFile[] = [];
+  const fields: Record<string, string> = {};
+  let current: string | undefined;
+  try {
+    for await (const part of parts) {
+      if (part.type === "field") {
+        const value = typeof part.value === "string" ? part.value : String(part.value);
+        if (!(part.fieldname in fields)) fields[part.fieldname] = value;
+        await opts.onField?.(part.fieldname, value);
+        continue;
+      }
+      current = part.filename;
+      if (files.length >= maxFiles) {
+        part.file.destroy();
+        throw tooManyFiles(maxFiles);
+      }
+      files.push(
+        await ingestFile({
+          store: opts.store,
+          file: part.file,
+          filename: part.filename,
+          ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }),
+      );
+    }
+    if (files.length === 0)
+      throw invalidRequest("The request carries no file (multipart/form-data part with a filename)");
+    return { files, fields };
+  } catch (err) {
+    await discardIngested(opts.store, files);
+    throw mapMultipartError(err, current, maxFiles);
+  }
+}
+
+/**
+ * Deletes every stored object of the given uploads (original and poster). Best effort and
+ * idempotent: failures are swallowed (an orphan costs disk, a thrown cleanup error would hide
+ * the real one).
+ */
+export async function discardIngested(
+  store: BlobStore,
+  files: readonly Pick<IngestedFile, "id">[],
+): Promise<void> {
+  await Promise.allSettled(files.map((f) => store.deletePrefix(uploadPrefix(f.id))));
+}
+
+const tooManyFiles = (max: number) => invalidRequest(`Too many files: at most ${max} per request`);
+
+/** Turns @fastify/multipart / busboy limit errors into our error catalogue; others pass through. */
+function mapMultipartError(err: unknown, filename: string | undefined, maxFiles: number): unknown {
+  switch ((err as { code?: unknown } | null)?.code) {
+    case "FST_REQ_FILE_TOO_LARGE":
+      return payloadTooLarge(`File "${filename ?? "file"}" is larger than the upload limit`);
+    case "FST_FILES_LIMIT":
+      return tooManyFiles(maxFiles);
+    case "FST_PARTS_LIMIT":
+    case "FST_FIELDS_LIMIT":
+      return invalidRequest("Too many form fields");
+    case "FST_INVALID_MULTIPART_CONTENT_TYPE":
+      return unsupportedMediaType("Uploads must be sent as multipart/form-data");
+    default:
+      return err;
+  }
+}

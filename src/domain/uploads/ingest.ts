@@ -1,0 +1,275 @@
+import { pipeline, Readable } from "node:stream";
+import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { makePoster } from "../../media/poster.ts";
+import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { ByteMeter } from "./meter.ts";
+import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
+
+/** Largest accepted file, bytes: 512 MiB (API.md "512 MB"). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 536_870_912;
+
+/** An incoming file stream, e.g. @fastify/multipart's `part.file` (busboy sets `truncated`). */
+export type IncomingFile = Readable & { truncated?: boolean };
+
+/** Options of {@link ingestFile}. */
+export interface IngestFileOptions {
+  store: BlobStore;
+  /** The file's bytes as they arrive; consumed once, destroyed on failure. */
+  file: IncomingFile;
+  /** The client's file name: metadata only (sanitised; never part of a storage key). */
+  filename: string | undefined;
+  /** Largest size, bytes (default {@link DEFAULT_MAX_UPLOAD_BYTES}); one byte more → 413 at once. */
+  maxBytes?: number;
+  /** Aborts storing and media work (e.g. the client went away). */
+  signal?: AbortSignal;
+  /** Upload ID to use (default: a new `upl_…`). */
+  id?: string;
+}
+
+/** A stored, typed and probed upload, ready to become a row. */
+export interface IngestedFile {
+  /** `upl_…`. */
+  id: string;
+  /** Storage key of the original: `uploads/<id>/original`. */
+  key: string;
+  /** Size in bytes. */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes. */
+  sha256: string;
+  type: UploadType;
+  /** MIME type from the content (e.g. `video/mp4`), never the declared one. */
+  mimeType: string;
+  /** Sanitised client file name (≤ 255 characters). */
+  name: string;
+  /** Media facts for video, audio and image (image: width/height only); `null` for subtitles and fonts. */
+  media: MediaInfo | null;
+  /** Storage key of the JPEG poster (`uploads/<id>/poster.jpg`) for video and image, else `null`. */
+  posterKey: string | null;
+}
+
+/** Storage folder of one upload: every object of upload `id` lives under it. */
+export const uploadPrefix = (id: string) => `uploads/${id}/`;
+
+/** Signed URL lifetime used to let ffprobe/ffmpeg read a remote (S3) original, seconds. */
+const PROBE_URL_TTL_SEC = 900;
+
+/**
+ * Ingests one uploaded file while it streams in:
+ * 1. peeks at the first 4,100 bytes and sniffs the type from content (415 before storing anything);
+ * 2. streams the bytes to `uploads/<id>/original`, counting and hashing (SHA-256) on the way,
+ *    failing with 413 the moment the size passes `maxBytes` (the rest is not read);
+ * 3. probes video/audio/image with ffprobe in place (local path, or a short-lived presigned URL
+ *    for S3 — no temp copy) and stores a JPEG poster for video and image beside the original.
+ *
+ * On any failure everything stored for this upload is deleted before the error is thrown.
+ *
+ * @throws AppError `unsupported_media_type` (415) naming the file when its content is not a
+ *   supported type or it is empty; `payload_too_large` (413) naming it when larger than `maxBytes`;
+ *   `invalid_request` (400) naming it when it claims to be media but ffprobe/ffmpeg cannot read it.
+ *   Other errors (storage down, client aborted) pass through unchanged.
+ */
+export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile> {
+  const { store, file, signal } = opts;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const name = sanitizeFilename(opts.filename);
+  const id = opts.id ?? newId("upl");
+  const key = `${uploadPrefix(id)}original`;
+  const tooLarge = () => payloadTooLarge(`File "${name}" is larger than the ${formatBytes(maxBytes)} limit`);
+  const source = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let stored = false;
+
+  try {
+    const head = await readHead(source, SNIFF_BYTES);
+    const sniffed = await sniffType(Buffer.concat(head.chunks).subarray(0, SNIFF_BYTES));
+    if (!sniffed) {
+      throw unsupportedMediaType(
+        head.bytes === 0
+          ? `File "${name}" is empty`
+          : `File "${name}" is not a supported type (video, audio, image, SRT/WebVTT subtitle, TTF/OTF/WOFF font)`,
+      );
+    }
+
+    const meter = new ByteMeter({ maxBytes, tooLarge });
+    const replayed = Readable.from(replay(head.chunks, head.done ? null : source, file), {
+      objectMode: false,
+    });
+    const body = pipeline(replayed, meter, () => {});
+    stored = true;
+    const { size } = await store.put(key, body, {
+      contentType: sniffed.mimeType,
+      ...(signal ? { signal } : {}),
+    });
+    // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
+    if (file.truncated) throw tooLarge();
+
+    const sha256 = meter.sha256();
+    const { type, mimeType, media, poster } = await analyse(store, key, name, sniffed, signal);
+    let posterKey: string | null = null;
+    if (poster) {
+      posterKey = `${uploadPrefix(id)}poster.jpg`;
+      await store.put(posterKey, Readable.from([poster]), {
+        contentType: "image/jpeg",
+        ...(signal ? { signal } : {}),
+      });
+    }
+    return { id, key, size, sha256, type, mimeType, name, media, posterKey };
+  } catch (err) {
+    // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
+    if (!file.destroyed) file.destroy();
+    if (stored) await store.deletePrefix(uploadPrefix(id)).catch(() => {});
+    throw isFileTooLargeError(err) ? tooLarge() : err;
+  }
+}
+
+/** Reads chunks until at least `n` bytes or the end; returns them unconsumed for replay. */
+async function readHead(
+  source: AsyncIterator<Buffer>,
+  n: number,
+): Promise<{ chunks: Buffer[]; bytes: number; done: boolean }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  while (bytes < n) {
+    const next = await source.next();
+    if (next.done) return { chunks, bytes, done: true };
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    chunks.push(chunk);
+    bytes += chunk.length;
+  }
+  return { chunks, bytes, done: false };
+}
+
+/** Yields the peeked chunks, then the rest of `source`; stopped early, it destroys `file`. */
+async function* replay(
+  head: Buffer[],
+  source: AsyncIterator<Buffer> | null,
+  file: IncomingFile,
+): AsyncGenerator<Buffer> {
+  let finished = source === null;
+  try {
+    yield* head;
+    while (source && !finished) {
+      const next = await source.next();
+      if (next.done) finished = true;
+      else yield next.value;
+    }
+  } finally {
+    if (!finished && !file.destroyed) file.destroy();
+  }
+}
+
+interface Analysis {
+  type: UploadType;
+  mimeType: string;
+  media: MediaInfo | null;
+  poster: Buffer | null;
+}
+
+/** Probes media types and renders their poster; subtitles and fonts pass as they are. */
+async function analyse(
+  store: BlobStore,
+  key: string,
+  name: string,
+  sniffed: SniffResult,
+  signal: AbortSignal | undefined,
+): Promise<Analysis> {
+  if (sniffed.type === "subtitle" || sniffed.type === "font") {
+    return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null };
+  }
+  // ffprobe/ffmpeg read the stored object in place: a local path, or (S3) a presigned URL
+  // they fetch with range requests. No temp copy is made.
+  const input =
+    store.localPath(key) ??
+    (await store.signedUrl(key, { expiresInSec: PROBE_URL_TTL_SEC, internal: true })).url;
+  const probeOpts = signal ? { signal } : {};
+  let probe: ProbeResult;
+  try {
+    probe = await probeMedia(input, probeOpts);
+  } catch (err) {
+    throw unreadable(err, name, sniffed.type);
+  }
+
+  let type: UploadType = sniffed.type;
+  let mimeType = sniffed.mimeType;
+  // Containers such as MP4, WebM, Matroska and Ogg hold either: the streams decide.
+  if (type === "video" && !probe.hasVideo) {
+    type = "audio";
+    mimeType = mimeType.replace(/^video\//, "audio/");
+  } else if (type === "audio" && probe.hasVideo && /^audio\/(mp4|x-m4a|webm|ogg)$/.test(mimeType)) {
+    type = "video";
+    mimeType = mimeType === "audio/x-m4a" ? "video/mp4" : mimeType.replace(/^audio\//, "video/");
+  }
+
+  if ((type === "video" || type === "image") && (!probe.hasVideo || !probe.width || !probe.height)) {
+    throw invalidRequest(`File "${name}" could not be read as ${type}: no picture found`);
+  }
+  if (type === "audio" && !probe.hasAudio) {
+    throw invalidRequest(`File "${name}" could not be read as audio: no audio stream found`);
+  }
+
+  const media: MediaInfo =
+    type === "image"
+      ? {
+          duration: null,
+          width: probe.width,
+          height: probe.height,
+          fps: null,
+          videoCodec: null,
+          audioCodec: null,
+          hasAudio: false,
+        }
+      : {
+          duration: probe.duration,
+          width: type === "video" ? probe.width : null,
+          height: type === "video" ? probe.height : null,
+          fps: type === "video" ? probe.fps : null,
+          videoCodec: type === "video" ? probe.videoCodec : null,
+          audioCodec: probe.audioCodec,
+          hasAudio: probe.hasAudio,
+        };
+
+  if (type === "audio") return { type, mimeType, media, poster: null };
+  try {
+    const poster = await makePoster(input, { type, duration: media.duration, ...probeOpts });
+    return { type, mimeType, media, poster };
+  } catch (err) {
+    throw unreadable(err, name, type);
+  }
+}
+
+function unreadable(err: unknown, name: string, type: UploadType): unknown {
+  if (!(err instanceof MediaProbeError)) return err;
+  const reason = err.message.replace(/^ff\w+ failed \(exit \d+\): /, "").replace(/file:\S+: /, "");
+  return invalidRequest(`File "${name}" could not be read as ${type}: ${reason}`.slice(0, 300));
+}
+
+/** @fastify/multipart's / busboy's own size-limit error, should it win the race. */
+function isFileTooLargeError(err: unknown): boolean {
+  return !(err instanceof AppError) && (err as { code?: unknown } | null)?.code === "FST_REQ_FILE_TOO_LARGE";
+}
+
+/**
+ * Makes a client file name safe to keep as metadata: the last path segment, control and
+ * bidi-override characters removed, trimmed, at most 255 characters; `"file"` when nothing is left.
+ */
+export function sanitizeFilename(filename: string | undefined): string {
+  const base = (filename ?? "").split(/[/\\]/).pop() ?? "";
+  const clean = base
+    .replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, "")
+    .trim()
+    .slice(0, 255);
+  return clean === "" || clean === "." || clean === ".." ? "file" : clean;
+}
+
+/** `536870912` → `"512 MB"` (binary units, as API.md counts them). */
+export function formatBytes(bytes: number): string {
+  const units = ["bytes", "KB", "MB", "GB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && value % 1024 === 0 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value} ${units[unit]}`;
+}

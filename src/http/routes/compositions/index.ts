@@ -1,0 +1,194 @@
+import { Type } from "typebox";
+import type { Db } from "../../../db/client.ts";
+import {
+  deleteComposition,
+  findComposition,
+  listCompositionsPage,
+} from "../../../db/repositories/compositions.ts";
+import {
+  createComposition,
+  type EditContext,
+  patchComposition,
+  replaceComposition,
+  toCompositionResource,
+} from "../../../domain/composition/edit-composition.ts";
+import { invalidRequest, notFound } from "../../../errors.ts";
+import { decodeCursor, toPage } from "../../pagination.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import {
+  CompositionParams,
+  CompositionResponse,
+  CompositionWriteBody,
+  JsonPatchOperation,
+} from "../../schemas/composition.ts";
+import { type App, requireAuth } from "../../types.ts";
+import { parseIfMatch } from "./if-match.ts";
+
+const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
+
+/**
+ * Composition routes (COMPOSITION.md "Routes"): list, create, fetch, replace (PUT with
+ * optimistic concurrency), JSON Patch (RFC 6902) and delete. Responses carry `ETag: "<version>"`.
+ */
+export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now(): Date } }): void {
+  const ctx = (userId: string): EditContext => ({ db: deps.db, userId, now: deps.clock.now() });
+
+  app.addContentTypeParser(
+    "application/json-patch+json",
+    { parseAs: "string" },
+    app.getDefaultJsonParser("error", "error"),
+  );
+
+  app.get(
+    "/api/compositions",
+    {
+      schema: {
+        operationId: "listCompositions",
+        summary: "List compositions, newest first",
+        tags: ["Compositions"],
+        querystring: Type.Object({ ...PageQuery, projectId: Type.Optional(Type.String({ maxLength: 64 })) }),
+        response: responses({ 200: Page(CompositionResponse, "CompositionPage") }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await listCompositionsPage(deps.db, {
+        userId: auth.userId,
+        projectId: request.query.projectId,
+        limit: request.query.limit ?? 25,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      return toPage(page, toCompositionResource);
+    },
+  );
+
+  app.post(
+    "/api/compositions",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "createComposition",
+        summary: "Create a composition",
+        description:
+          "Validates structure, ranges, clip overlaps and upload references (each `uploadId` must be the caller's, with a matching type). Track, clip and marker ids are assigned when missing.",
+        tags: ["Compositions"],
+        body: CompositionWriteBody,
+        response: responses({ 201: CompositionResponse }, WRITE_ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const row = await createComposition(ctx(auth.userId), request.body);
+      return reply.code(201).header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+    },
+  );
+
+  app.get(
+    "/api/compositions/:id",
+    {
+      schema: {
+        operationId: "getComposition",
+        summary: "Fetch a composition",
+        tags: ["Compositions"],
+        params: CompositionParams,
+        response: responses({ 200: CompositionResponse }, [...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const row = await findComposition(deps.db, auth.userId, request.params.id);
+      if (!row) throw notFound(`Composition ${request.params.id}`);
+      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+    },
+  );
+
+  app.put(
+    "/api/compositions/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "replaceComposition",
+        summary: "Replace a composition (optimistic concurrency)",
+        description:
+          'Send the version your copy is based on as body `version` or `If-Match: "<version>"`. A stale version is a 409 `version_conflict` carrying `currentVersion`; nothing is overwritten.',
+        tags: ["Compositions"],
+        params: CompositionParams,
+        headers: Type.Object({ "if-match": Type.Optional(Type.String()) }),
+        body: CompositionWriteBody,
+        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const headerVersion = parseIfMatch(request.headers["if-match"]);
+      const bodyVersion = request.body.version;
+      if (headerVersion !== undefined && bodyVersion !== undefined && headerVersion !== bodyVersion) {
+        throw invalidRequest("If-Match and body version disagree", [
+          { path: "/version", message: "differs from If-Match" },
+        ]);
+      }
+      const baseVersion = headerVersion ?? bodyVersion;
+      if (baseVersion === undefined) {
+        throw invalidRequest('Send the version this write is based on: body "version" or If-Match', [
+          { path: "/version", message: "required (or If-Match)" },
+        ]);
+      }
+      const row = await replaceComposition(ctx(auth.userId), {
+        id: request.params.id,
+        baseVersion,
+        body: request.body,
+      });
+      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+    },
+  );
+
+  app.patch(
+    "/api/compositions/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "patchComposition",
+        summary: "Apply a JSON Patch (RFC 6902) atomically",
+        description:
+          "Content-Type `application/json-patch+json`. Paths address the composition resource as GET returns it. The result is validated like a PUT; a failed `test` operation is a 409. `If-Match` is honoured.",
+        tags: ["Compositions"],
+        params: CompositionParams,
+        headers: Type.Object({ "if-match": Type.Optional(Type.String()) }),
+        body: Type.Array(JsonPatchOperation, {
+          maxItems: 1000,
+          examples: [[{ op: "replace", path: "/name", value: "Final cut" }]],
+        }),
+        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const row = await patchComposition(ctx(auth.userId), {
+        id: request.params.id,
+        patch: request.body,
+        ifMatch: parseIfMatch(request.headers["if-match"]),
+      });
+      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+    },
+  );
+
+  app.delete(
+    "/api/compositions/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "deleteComposition",
+        summary: "Delete a composition (idempotent)",
+        description: "Answers 204 whether or not it existed. Renders keep their frozen copy.",
+        tags: ["Compositions"],
+        params: CompositionParams,
+        response: responses({ 204: null }, [...AUTH_ERRORS, 403]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      await deleteComposition(deps.db, auth.userId, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+}

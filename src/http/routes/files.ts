@@ -1,0 +1,22 @@
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { LocalDiskStore } from "../../storage/local-disk.ts";
+import { serveSignedFile } from "../../storage/serve-signed-file.ts";
+import type { App } from "../types.ts";
+
+/**
+ * `GET /files/*` (local storage only): serves signed, expiring file URLs without a key,
+ * with Range support (206), `nosniff` and attachment disposition for anything a browser
+ * could execute. A bad or expired signature is a 403. S3 storage uses presigned URLs instead.
+ */
+export function registerFileRoute(app: App, deps: { store: BlobStore }): void {
+  const store = deps.store;
+  if (!(store instanceof LocalDiskStore)) return;
+  app.get(
+    "/files/*",
+    {
+      config: { public: true },
+      schema: { hide: true },
+    },
+    (request, reply) => serveSignedFile(store, request, reply),
+  );
+}

@@ -1,0 +1,196 @@
+import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
+import type { Db } from "../../../db/client.ts";
+import {
+  findRender,
+  listRendersPage,
+  type RenderRow,
+  requestRenderCancel,
+} from "../../../db/repositories/renders.ts";
+import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
+import { startRender } from "../../../domain/render-jobs/start-render.ts";
+import { AppError, conflict, notFound } from "../../../errors.ts";
+import type { Queue } from "../../../jobs/queue.ts";
+import type { BlobStore } from "../../../storage/blob-store.ts";
+import { decodeCursor, toPage } from "../../pagination.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+/** What the render routes need. */
+export interface RenderRouteDeps {
+  db: Db;
+  clock: Clock;
+  queue: Queue;
+  store: BlobStore;
+  signedUrlTtlSec: number;
+}
+
+/** Render row → Render resource, with freshly signed output/poster URLs. */
+async function presentRender(deps: RenderRouteDeps, r: RenderRow) {
+  let output = null;
+  const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
+  if (stored?.key) {
+    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
+    const filename = `${r.id}.${String(facts.format ?? "bin")}`;
+    const signed = await deps.store.signedUrl(key, { expiresInSec: deps.signedUrlTtlSec, filename });
+    const poster = posterKey
+      ? await deps.store.signedUrl(posterKey, { expiresInSec: deps.signedUrlTtlSec })
+      : null;
+    output = {
+      ...facts,
+      url: signed.url,
+      expiresAt: signed.expiresAt.toISOString(),
+      ...(poster ? { posterUrl: poster.url } : {}),
+    };
+  }
+  return {
+    id: r.id,
+    compositionId: r.compositionId,
+    compositionVersion: r.compositionVersion,
+    status: r.status,
+    progress: r.progress,
+    attempt: r.attempt,
+    output,
+    error: r.error ?? null,
+    warnings: r.warnings ?? [],
+    createdAt: r.createdAt.toISOString(),
+    startedAt: r.startedAt?.toISOString() ?? null,
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Render job routes (COMPOSITION.md "Render job"): start (202, Idempotency-Key), list,
+ * poll one (non-terminal responses carry `Retry-After: 1`), cancel, and the retired
+ * events stream (410).
+ */
+export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
+  app.post(
+    "/api/render",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "startRender",
+        summary: "Start a render job",
+        description:
+          "Freezes the composition's current version (or fails with 409 when `compositionVersion` is stale) and queues the job. With an `Idempotency-Key` header, repeating the same body returns the same render; another body with that key is a 409.",
+        tags: ["Renders"],
+        headers: Type.Object({
+          "idempotency-key": Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        }),
+        body: RenderCreate,
+        response: responses({ 202: Render, 200: Render }, [...AUTH_ERRORS, 403, 404, 409, 413, 415, 503]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const { render, created } = await startRender(
+        { db: deps.db, queue: deps.queue, now: deps.clock.now(), userId: auth.userId },
+        { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
+      );
+      reply.header("Location", `/api/render/${render.id}`);
+      if (!created) reply.header("Idempotent-Replayed", "true");
+      return reply.code(created ? 202 : 200).send(await presentRender(deps, render));
+    },
+  );
+
+  app.get(
+    "/api/render",
+    {
+      schema: {
+        operationId: "listRenders",
+        summary: "List the caller's render jobs, newest first",
+        tags: ["Renders"],
+        querystring: Type.Object({
+          ...PageQuery,
+          status: Type.Optional(Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s)))),
+          compositionId: Type.Optional(Type.String({ maxLength: 64 })),
+        }),
+        response: responses({ 200: Page(Render, "RenderPage") }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await listRendersPage(deps.db, {
+        userId: auth.userId,
+        status: request.query.status,
+        compositionId: request.query.compositionId,
+        limit: request.query.limit ?? 25,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      const data = await Promise.all(page.rows.map((r) => presentRender(deps, r)));
+      return { ...toPage(page, () => null), data };
+    },
+  );
+
+  app.get(
+    "/api/render/:jobId",
+    {
+      schema: {
+        operationId: "getRender",
+        summary: "Poll a render job",
+        description:
+          "Until the job is terminal the response carries `Retry-After: 1`: poll at that interval.",
+        tags: ["Renders"],
+        params: RenderParams,
+        response: responses({ 200: Render }, [...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const r = await findRender(deps.db, auth.userId, request.params.jobId);
+      if (!r) throw notFound(`Render ${request.params.jobId}`);
+      if (!TERMINAL.has(r.status)) reply.header("Retry-After", "1");
+      return presentRender(deps, r);
+    },
+  );
+
+  app.delete(
+    "/api/render/:jobId",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "cancelRender",
+        summary: "Cancel a render job",
+        description:
+          "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. Already cancelled → 200. Succeeded or failed → 409.",
+        tags: ["Renders"],
+        params: RenderParams,
+        response: responses({ 200: Render, 202: Render }, [...AUTH_ERRORS, 403, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const r = await requestRenderCancel(deps.db, auth.userId, request.params.jobId, deps.clock.now());
+      if (!r) throw notFound(`Render ${request.params.jobId}`);
+      if (r.status === "succeeded" || r.status === "failed") {
+        throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });
+      }
+      return reply.code(r.status === "cancelled" ? 200 : 202).send(await presentRender(deps, r));
+    },
+  );
+
+  app.get(
+    "/api/render/:jobId/events",
+    {
+      schema: {
+        operationId: "renderEventsGone",
+        summary: "Retired: the per-job event stream",
+        description: "Always 410 Gone. Poll `GET /api/render/{jobId}` instead.",
+        tags: ["Renders"],
+        params: RenderParams,
+        response: responses({}, [...AUTH_ERRORS, 410]),
+      },
+    },
+    async (request) => {
+      requireAuth(request);
+      throw new AppError(
+        "gone",
+        `The render events stream was retired; poll GET /api/render/${request.params.jobId} (it carries Retry-After)`,
+      );
+    },
+  );
+}

@@ -1,0 +1,207 @@
+import { Type } from "typebox";
+import type { Db } from "../../../db/client.ts";
+import { findProject } from "../../../db/repositories/projects.ts";
+import {
+  deleteUpload,
+  findUpload,
+  insertUploads,
+  listUploadsPage,
+  type UploadRow,
+} from "../../../db/repositories/uploads.ts";
+import { uploadPrefix } from "../../../domain/uploads/ingest.ts";
+import { discardIngested, ingestParts } from "../../../domain/uploads/ingest-parts.ts";
+import { notFound } from "../../../errors.ts";
+import type { BlobStore } from "../../../storage/blob-store.ts";
+import { decodeCursor, toPage } from "../../pagination.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+/** What the upload routes need. */
+export interface UploadRouteDeps {
+  db: Db;
+  store: BlobStore;
+  uploadMaxBytes: number;
+  signedUrlTtlSec: number;
+}
+
+/** Upload row → Upload resource with freshly signed `url` and `posterUrl`. */
+export async function presentUpload(deps: Pick<UploadRouteDeps, "store" | "signedUrlTtlSec">, u: UploadRow) {
+  const signed = await deps.store.signedUrl(u.storageKey, {
+    expiresInSec: deps.signedUrlTtlSec,
+    filename: u.name,
+    contentType: u.mimeType,
+  });
+  const poster = u.posterKey
+    ? await deps.store.signedUrl(u.posterKey, {
+        expiresInSec: deps.signedUrlTtlSec,
+        contentType: "image/jpeg",
+      })
+    : null;
+  return {
+    id: u.id,
+    projectId: u.projectId,
+    url: signed.url,
+    urlExpiresAt: signed.expiresAt.toISOString(),
+    type: u.type,
+    mimeType: u.mimeType,
+    name: u.name,
+    size: u.size,
+    sha256: u.sha256,
+    createdAt: u.createdAt.toISOString(),
+    media: u.media ?? null,
+    posterUrl: poster?.url ?? null,
+  };
+}
+
+/**
+ * Upload routes: multipart upload (streamed to storage, typed by content, probed, all or
+ * nothing), list, fetch (fresh signed URLs) and delete (objects removed).
+ */
+export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
+  app.post(
+    "/api/v1/uploads",
+    {
+      config: { scope: "write" },
+      // The multipart body is parsed by the handler as a stream; the schema documents it only.
+      validatorCompiler: () => () => true,
+      schema: {
+        operationId: "createUploads",
+        summary: "Upload one or more files",
+        description:
+          "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept.",
+        tags: ["Uploads"],
+        consumes: ["multipart/form-data"],
+        body: Type.Object({
+          projectId: Type.Optional(Type.String({ description: "A project of the caller" })),
+          file: Type.Array(Type.String({ format: "binary" }), { description: "One or more file parts" }),
+        }),
+        response: responses({ 201: Type.Object({ data: Type.Array(Upload) }, { title: "UploadList" }) }, [
+          ...AUTH_ERRORS,
+          403,
+          404,
+          413,
+          415,
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const aborted = new AbortController();
+      const onClose = () => {
+        if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
+      };
+      request.raw.once("close", onClose);
+      let projectId: string | null = null;
+      try {
+        const { files, fields } = await ingestParts(request.parts(), {
+          store: deps.store,
+          maxBytes: deps.uploadMaxBytes,
+          signal: aborted.signal,
+          onField: async (name, value) => {
+            if (name !== "projectId") return;
+            if (!(await findProject(deps.db, auth.userId, value))) throw notFound(`Project ${value}`);
+            projectId = value;
+          },
+        });
+        if (fields.projectId && projectId === null) throw notFound(`Project ${fields.projectId}`);
+        let rows: UploadRow[];
+        try {
+          rows = await insertUploads(
+            deps.db,
+            files.map((f) => ({
+              id: f.id,
+              userId: auth.userId,
+              projectId,
+              type: f.type,
+              mimeType: f.mimeType,
+              name: f.name,
+              size: f.size,
+              sha256: f.sha256,
+              storageKey: f.key,
+              posterKey: f.posterKey,
+              media: f.media,
+            })),
+          );
+        } catch (err) {
+          await discardIngested(deps.store, files);
+          throw err;
+        }
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        const data = await Promise.all(files.map((f) => presentUpload(deps, byId.get(f.id) as UploadRow)));
+        return reply.code(201).send({ data });
+      } finally {
+        request.raw.off("close", onClose);
+      }
+    },
+  );
+
+  app.get(
+    "/api/v1/uploads",
+    {
+      schema: {
+        operationId: "listUploads",
+        summary: "List the caller's uploads, newest first",
+        tags: ["Uploads"],
+        querystring: Type.Object({
+          ...PageQuery,
+          projectId: Type.Optional(Type.String({ maxLength: 64 })),
+          type: Type.Optional(Type.Union(UPLOAD_TYPES.map((t) => Type.Literal(t)))),
+        }),
+        response: responses({ 200: Page(Upload, "UploadPage") }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await listUploadsPage(deps.db, {
+        userId: auth.userId,
+        projectId: request.query.projectId,
+        type: request.query.type,
+        limit: request.query.limit ?? 25,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      const data = await Promise.all(page.rows.map((u) => presentUpload(deps, u)));
+      return { ...toPage(page, () => null), data };
+    },
+  );
+
+  app.get(
+    "/api/v1/uploads/:id",
+    {
+      schema: {
+        operationId: "getUpload",
+        summary: "Fetch an upload (with fresh signed URLs)",
+        tags: ["Uploads"],
+        params: UploadParams,
+        response: responses({ 200: Upload }, [...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const u = await findUpload(deps.db, auth.userId, request.params.id);
+      if (!u) throw notFound(`Upload ${request.params.id}`);
+      return presentUpload(deps, u);
+    },
+  );
+
+  app.delete(
+    "/api/v1/uploads/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "deleteUpload",
+        summary: "Delete an upload and its stored files (idempotent)",
+        description: "Answers 204 whether or not it existed; another owner's upload is never touched.",
+        tags: ["Uploads"],
+        params: UploadParams,
+        response: responses({ 204: null }, [...AUTH_ERRORS, 403]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const removed = await deleteUpload(deps.db, auth.userId, request.params.id);
+      if (removed) await deps.store.deletePrefix(uploadPrefix(removed.id));
+      return reply.code(204).send();
+    },
+  );
+}

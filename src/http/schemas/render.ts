@@ -1,0 +1,131 @@
+import { Type } from "typebox";
+import { RENDER_STATUSES } from "../../db/schema/renders.ts";
+import { Timestamp } from "./common.ts";
+
+/** Output options of `POST /api/render` (COMPOSITION.md "Render job"). */
+export const RenderOutputOptions = Type.Object(
+  {
+    format: Type.Union(
+      ["mp4", "webm", "gif", "mp3", "wav", "jpg", "png"].map((f) => Type.Literal(f)),
+      {
+        default: "mp4",
+        description:
+          "mp4 = H.264/AAC; webm = VP9/Opus; gif palette-based; mp3/wav audio only; jpg/png one frame at frameAt",
+      },
+    ),
+    width: Type.Optional(
+      Type.Integer({
+        minimum: 16,
+        maximum: 4096,
+        multipleOf: 2,
+        description: "Pixels; default canvas width",
+      }),
+    ),
+    height: Type.Optional(
+      Type.Integer({
+        minimum: 16,
+        maximum: 4096,
+        multipleOf: 2,
+        description: "Pixels; default canvas height",
+      }),
+    ),
+    fps: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 60, description: "Default canvas fps" })),
+    quality: Type.Optional(
+      Type.Union(
+        ["draft", "standard", "high"].map((q) => Type.Literal(q)),
+        { default: "standard" },
+      ),
+    ),
+    range: Type.Optional(
+      Type.Object(
+        {
+          start: Type.Number({ minimum: 0, description: "Seconds into the timeline" }),
+          duration: Type.Number({ exclusiveMinimum: 0, description: "Seconds" }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    frameAt: Type.Optional(
+      Type.Number({ minimum: 0, description: "Seconds; the frame of a jpg/png output" }),
+    ),
+  },
+  { additionalProperties: false, title: "RenderOutputOptions" },
+);
+
+/** `POST /api/render` body. */
+export const RenderCreate = Type.Object(
+  {
+    compositionId: Type.String({ maxLength: 64 }),
+    compositionVersion: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "Render only if the composition is still at this version (else 409)",
+      }),
+    ),
+    output: Type.Optional(RenderOutputOptions),
+  },
+  {
+    additionalProperties: false,
+    title: "RenderCreate",
+    examples: [
+      { compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", output: { format: "mp4", quality: "standard" } },
+    ],
+  },
+);
+
+/** The Render resource. */
+export const Render = Type.Object(
+  {
+    id: Type.String({ examples: ["rnd_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    compositionId: Type.String(),
+    compositionVersion: Type.Integer(),
+    status: Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s))),
+    progress: Type.Object({
+      ratio: Type.Number({ minimum: 0, maximum: 1, description: "0..1; never goes backwards" }),
+      phase: Type.Union(
+        ["queued", "preparing", "rendering", "finalizing", "done"].map((p) => Type.Literal(p)),
+      ),
+      speed: Type.Optional(Type.Number({ description: "Encoding speed, multiple of real time" })),
+      etaSeconds: Type.Optional(Type.Number()),
+      updatedAt: Timestamp(),
+    }),
+    attempt: Type.Integer({ description: "Worker attempt number (a retried render shows its new attempt)" }),
+    output: Type.Union([
+      Type.Null(),
+      Type.Object({
+        url: Type.String({ description: "Signed, expiring download URL (no key needed)" }),
+        expiresAt: Timestamp(),
+        format: Type.String(),
+        width: Type.Optional(Type.Integer()),
+        height: Type.Optional(Type.Integer()),
+        fps: Type.Optional(Type.Number()),
+        duration: Type.Number({ description: "Seconds" }),
+        size: Type.Integer({ description: "Bytes" }),
+        sha256: Type.String(),
+        posterUrl: Type.Optional(Type.String()),
+      }),
+    ]),
+    error: Type.Union([
+      Type.Null(),
+      Type.Object({
+        code: Type.String(),
+        message: Type.String(),
+        retryable: Type.Boolean(),
+        clipId: Type.Optional(Type.String()),
+        uploadId: Type.Optional(Type.String()),
+      }),
+    ]),
+    warnings: Type.Array(
+      Type.Object({ code: Type.String(), message: Type.String(), clipId: Type.Optional(Type.String()) }),
+    ),
+    createdAt: Timestamp(),
+    startedAt: Type.Union([Type.Null(), Timestamp()]),
+    finishedAt: Type.Union([Type.Null(), Timestamp()]),
+  },
+  { title: "Render" },
+);
+
+/** `:jobId` path parameter. */
+export const RenderParams = Type.Object({
+  jobId: Type.String({ maxLength: 64, examples: ["rnd_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+});

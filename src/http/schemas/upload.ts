@@ -1,0 +1,43 @@
+import { Type } from "typebox";
+import { Timestamp } from "./common.ts";
+
+/** Upload types, detected from the bytes (DESIGN §5). */
+export const UPLOAD_TYPES = ["video", "audio", "image", "subtitle", "font"] as const;
+
+/** The Upload resource (DESIGN §5). */
+export const Upload = Type.Object(
+  {
+    id: Type.String({ examples: ["upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    projectId: Type.Union([Type.Null(), Type.String()]),
+    url: Type.String({
+      description: "Signed, expiring GET URL; works without a key. Re-fetch the upload for a fresh one.",
+    }),
+    urlExpiresAt: Timestamp(),
+    type: Type.Union(UPLOAD_TYPES.map((t) => Type.Literal(t))),
+    mimeType: Type.String({ examples: ["video/mp4"] }),
+    name: Type.String({ description: "The client's filename (metadata only)" }),
+    size: Type.Integer({ description: "Bytes" }),
+    sha256: Type.String(),
+    createdAt: Timestamp(),
+    media: Type.Union([
+      Type.Null(),
+      Type.Object({
+        duration: Type.Union([Type.Null(), Type.Number({ description: "Seconds" })]),
+        width: Type.Union([Type.Null(), Type.Integer({ description: "Display pixels (rotation applied)" })]),
+        height: Type.Union([Type.Null(), Type.Integer()]),
+        fps: Type.Union([Type.Null(), Type.Number()]),
+        videoCodec: Type.Union([Type.Null(), Type.String()]),
+        audioCodec: Type.Union([Type.Null(), Type.String()]),
+        hasAudio: Type.Boolean(),
+      }),
+    ]),
+    posterUrl: Type.Union([
+      Type.Null(),
+      Type.String({ description: "Signed JPEG poster URL (video and image)" }),
+    ]),
+  },
+  { title: "Upload" },
+);
+
+/** `:id` path parameter. */
+export const UploadParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { ConfigError, loadConfig } from "../config.ts";
+import { createLogger } from "../logger.ts";
+import { openRuntime, startWorker } from "../runtime.ts";
+
+/**
+ * Worker process entry point (scale-out role): takes render jobs from the shared queue.
+ * SIGTERM stops taking jobs and lets running ones finish (or be retried elsewhere).
+ */
+async function main(): Promise<void> {
+  if (existsSync(".env")) process.loadEnvFile(".env");
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  const stop = await startWorker(runtime);
+  logger.info(
+    { concurrency: config.workerConcurrency, driver: runtime.database.driver },
+    "cutroom worker ready",
+  );
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker shutting down: finishing running jobs");
+    const force = setTimeout(() => process.exit(1), 60_000);
+    force.unref();
+    await stop();
+    await runtime.close();
+    await runtime.database.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    err instanceof ConfigError
+      ? `${err.message}\n`
+      : `cutroom worker: failed to start: ${(err as Error).stack}\n`,
+  );
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,105 @@
+import type { Logger } from "pino";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/client.ts";
+import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
+import { type Queue, startQueue } from "./jobs/queue.ts";
+import { startRenderWorker } from "./jobs/worker.ts";
+import type { BlobStore } from "./storage/blob-store.ts";
+import { createBlobStore } from "./storage/create-blob-store.ts";
+import { LocalDiskStore } from "./storage/local-disk.ts";
+import { loadOrCreateSecret } from "./storage/signed-url.ts";
+
+/** The shared infrastructure of a process: database, blob store and queue. */
+export interface Runtime {
+  config: Config;
+  database: Database;
+  store: BlobStore;
+  queue: Queue;
+  clock: Clock;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens what every process role needs, in order: the database (migrated), the blob
+ * store (local: URL-signing secret from config or generated into DATA_DIR) and the
+ * pg-boss queue on the same database. The composition root of the API and worker roles.
+ *
+ * @param opts.database - an already open database (tests), else opened from config.
+ */
+export async function openRuntime(
+  config: Config,
+  log: Logger,
+  opts: { database?: Database; clock?: Clock } = {},
+): Promise<Runtime> {
+  const database =
+    opts.database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+    }));
+  if (!opts.database) await database.migrate();
+  const store = await createStore(config);
+  if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
+  const queue = await startQueue(database, { databaseUrl: config.databaseUrl });
+  return {
+    config,
+    database,
+    store,
+    queue,
+    clock: opts.clock ?? systemClock,
+    log,
+    async close() {
+      await queue.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
+      if (!opts.database) await database.close();
+    },
+  };
+}
+
+/** The blob store the configuration names. */
+export async function createStore(config: Config): Promise<BlobStore> {
+  const s = config.storage;
+  if (s.driver === "s3") {
+    return createBlobStore({
+      driver: "s3",
+      bucket: s.bucket,
+      region: s.region,
+      forcePathStyle: s.forcePathStyle,
+      ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+      ...(s.publicEndpoint ? { publicEndpoint: s.publicEndpoint } : {}),
+      ...(s.accessKeyId ? { accessKeyId: s.accessKeyId } : {}),
+      ...(s.secretAccessKey ? { secretAccessKey: s.secretAccessKey } : {}),
+    });
+  }
+  return createBlobStore({
+    driver: "local",
+    dir: s.dir,
+    publicBaseUrl: config.publicUrl,
+    secret: config.urlSigningSecret ?? (await loadOrCreateSecret(config.dataDir)),
+  });
+}
+
+/**
+ * Makes this process a render worker (in-process beside the API, or the `worker` role).
+ * @returns a function that stops taking jobs and waits for running ones.
+ */
+export function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
+  const { config, database, store, queue, clock, log } = runtime;
+  return startRenderWorker({
+    boss: queue,
+    db: database.db,
+    clock,
+    store,
+    log,
+    concurrency: config.workerConcurrency,
+    pipeline: createRenderPipeline({
+      db: database.db,
+      store,
+      workRoot: config.workDir,
+      log,
+      stallTimeoutMs: config.renderStallTimeoutSec * 1000,
+    }),
+  });
+}

@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
   registerAuth(app, {
-    db: database.db,
+    db: database.hotDb,
     clock,
     anonDailyLimit: config.anonDailyLimit,
     planLimits: config.planLimits,
@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
   registerHealth(app, { database });
-  registerMe(app, { db });
+  registerMe(app);
   registerProjectRoutes(app, { db });
   registerFileRoute(app, { store });
   registerUploadRoutes(app, { db, store, uploadMaxBytes: config.uploadMaxBytes, signedUrlTtlSec: ttl });

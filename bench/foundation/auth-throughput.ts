@@ -40,10 +40,22 @@ interface Row {
   non2xx: number;
 }
 
+async function waitForHealth(base: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/v1/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server at ${base} did not become healthy`);
+}
+
 function startProcess(
   args: string[],
   env: Record<string, string>,
-  ready: RegExp,
+  ready: RegExp | null,
 ): Promise<{ child: ChildProcess; out: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
@@ -52,9 +64,10 @@ function startProcess(
       stdio: ["ignore", "pipe", "pipe"],
     });
     const out: string[] = [];
+    if (!ready) resolve({ child, out });
     const onData = (d: Buffer) => {
       out.push(String(d));
-      if (ready.test(out.join(""))) resolve({ child, out });
+      if (ready?.test(out.join(""))) resolve({ child, out });
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
@@ -88,10 +101,10 @@ async function benchDatabase(label: string, env: Record<string, string>, bareRps
   const { child } = await startProcess(
     ["src/main/api.ts"],
     { ...env, PORT: port, LOG_LEVEL: values["log-level"] ?? "warn", QUOTA_UPGRADED_DAILY: "2000000000" },
-    /Server listening|api ready|^\{/m,
+    null,
   );
-  await new Promise((r) => setTimeout(r, 500));
   const base = `http://127.0.0.1:${port}`;
+  await waitForHealth(base);
   const auth = { authorization: `Bearer ${key}` };
   try {
     for (let i = 0; i < 5; i++) {

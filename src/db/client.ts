@@ -22,6 +22,14 @@ export interface SqlExecutor {
 /** An open database: the Drizzle handle plus lifecycle helpers. */
 export interface Database {
   db: Db;
+  /**
+   * Handle for the per-request auth + quota statement. On PostgreSQL it uses its own pool
+   * with `synchronous_commit = off`: every call writes the account's counter row, and
+   * waiting for a WAL flush while holding that row's lock would cap one account at one
+   * fsync per call. A crash can lose the last few hundred milliseconds of counts (in the
+   * caller's favour); locking — and so exact counting — is unchanged.
+   */
+  hotDb: Db;
   driver: "pglite" | "postgres";
   /** Raw parameterised SQL on the same connection(s), for pg-boss's `db` option. */
   sql: SqlExecutor;
@@ -61,12 +69,21 @@ export async function openDatabase(opts: {
       // Fail fast rather than queueing forever when the server is gone.
       connectionTimeoutMillis: 5_000,
     });
-    pool.on("error", () => {
-      // An idle client lost its connection; the pool replaces it on next use.
+    const hotPool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      options: "-c synchronous_commit=off",
     });
+    for (const p of [pool, hotPool]) {
+      p.on("error", () => {
+        // An idle client lost its connection; the pool replaces it on next use.
+      });
+    }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return {
       db,
+      hotDb: drizzlePg(hotPool, { schema }) as unknown as Db,
       driver: "postgres",
       pool,
       sql: {
@@ -86,7 +103,9 @@ export async function openDatabase(opts: {
         }
       },
       ping: () => timed(() => pool.query("select 1")),
-      close: () => pool.end(),
+      close: async () => {
+        await Promise.all([pool.end(), hotPool.end()]);
+      },
     };
   }
 
@@ -99,6 +118,7 @@ export async function openDatabase(opts: {
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   return {
     db,
+    hotDb: db,
     driver: "pglite",
     pglite,
     sql: {

@@ -17,6 +17,7 @@ export type App = FastifyInstance<
 export interface AuthContext {
   userId: string;
   plan: Plan;
+  user: { email: string; name: string; createdAt: Date; imageModel: string | null };
   key: {
     id: string;
     name: string;

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/client.ts";
 import { bearer, fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const clock = fakeClock("2026-11-21T23:59:58.000Z");
@@ -61,6 +62,34 @@ describe("daily quota (DESIGN §4)", () => {
       sql`select count from quota_counters where subject = ${a.userId}`,
     );
     expect(Number((row as unknown as { rows: { count: number }[] }).rows[0]?.count)).toBe(1000);
+  });
+
+  it("stays exact across two app instances with their own connection pools (PostgreSQL)", async (ctx) => {
+    if (!t.testDb.url) return ctx.skip(); // PGlite is one process: nothing to share.
+    clock.set("2026-11-21T12:00:00.000Z");
+    const a = await t.createAccount();
+    const second = await t.addKey(a.userId);
+    await setUsed(a.userId, "2026-11-21", 1000 - 61);
+    const otherDb = await openDatabase({ databaseUrl: t.testDb.url, dataDir: "unused", poolSize: 10 });
+    const other = await startTestApp({
+      clock,
+      testDb: { database: otherDb, url: t.testDb.url, dispose: () => otherDb.close() },
+    });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          (i % 2 ? t.app : other.app).inject({
+            url: "/api/v1/me",
+            headers: bearer(i % 3 ? a.key : second.key),
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(61);
+      expect(results.filter((r) => r.statusCode === 429)).toHaveLength(139);
+    } finally {
+      await other.close();
+      await otherDb.close();
+    }
   });
 
   it("resets at midnight UTC", async () => {

@@ -34,7 +34,7 @@ export async function revokeApiKey(db: Db, keyId: string, now: Date): Promise<Ap
   return existing ?? null;
 }
 
-/** What the hot path learns about a live key in one round trip. */
+/** What the hot path learns about a live key and its owner in one round trip. */
 export interface AuthenticatedKey {
   keyId: string;
   keyName: string;
@@ -44,48 +44,64 @@ export interface AuthenticatedKey {
   lastUsedAt: Date | null;
   userId: string;
   plan: Plan;
-  /** The account's counter after this call; null when refused (over quota) or not counted (unlimited). */
-  used: number | null;
+  user: { email: string; name: string; createdAt: Date; imageModel: string | null };
+  /** The account's counter before this batch; null when not counted (unlimited plan). */
+  usedBefore: number | null;
+  /** The counter after this batch; `usedAfter - usedBefore` calls were granted. */
+  usedAfter: number | null;
 }
 
 /**
- * Looks up a live key by its hash and, in the same statement, counts the call against
- * the owner's daily quota and touches `last_used_at` (at most once a minute).
+ * Looks up a live key by its hash and, in the same statement, counts `calls` calls
+ * against the owner's daily quota and touches `last_used_at` (at most once a minute).
  *
- * The counter is a guarded upsert (`… DO UPDATE SET count = count + 1 WHERE count < limit`),
- * so concurrent calls from any number of processes are counted exactly: PostgreSQL's row
- * lock on the counter serialises them and no call beyond the limit is granted.
+ * The counter is one upsert, `count = greatest(count, least(count + calls, limit))`, that
+ * also records the value it started from, so the caller learns exactly how many of the
+ * calls were granted (`usedAfter - usedBefore`). PostgreSQL's row lock on the counter
+ * serialises concurrent batches from any number of processes, so no call beyond the
+ * limit is ever granted and none below it is refused.
  *
+ * @param calls - calls to count at once (≥ 1; the auth batcher coalesces concurrent requests).
  * @param limits - daily limits of the counted plans (admin is never counted).
  * @returns null for an unknown or revoked key.
  */
 export async function authenticateAndCount(
   db: Db,
-  input: { hash: string; day: string; now: Date; limits: { standard: number; upgraded: number } },
+  input: {
+    hash: string;
+    day: string;
+    now: Date;
+    calls: number;
+    limits: { standard: number; upgraded: number };
+  },
 ): Promise<AuthenticatedKey | null> {
+  const now = input.now.toISOString();
   const result = await db.execute(sql`
     with k as (
-      select k.id, k.name, k.prefix, k.scopes, k.created_at, k.last_used_at, k.user_id, u.plan
+      select k.id, k.name, k.prefix, k.scopes, k.created_at, k.last_used_at, k.user_id, u.plan,
+             u.email, u.name as user_name, u.created_at as user_created_at, u.image_model,
+             case u.plan when 'upgraded' then ${input.limits.upgraded}::int else ${input.limits.standard}::int end as lim
       from api_keys k join users u on u.id = k.user_id
       where k.hash = ${input.hash} and k.revoked_at is null
     ),
     q as (
-      insert into quota_counters (subject, day, count)
-      select user_id, ${input.day}::date, 1 from k where plan <> 'admin'
-      on conflict (subject, day) do update set count = quota_counters.count + 1
-        where quota_counters.count < (case (select plan from k)
-          when 'upgraded' then ${input.limits.upgraded}::int else ${input.limits.standard}::int end)
-      returning count
+      insert into quota_counters (subject, day, count, prev_count)
+      select user_id, ${input.day}::date, least(${input.calls}::int, lim), 0 from k where plan <> 'admin'
+      on conflict (subject, day) do update
+        set prev_count = quota_counters.count,
+            count = greatest(quota_counters.count, least(quota_counters.count + ${input.calls}::int, (select lim from k)))
+      returning prev_count, count
     ),
     touch as (
-      update api_keys set last_used_at = ${input.now.toISOString()}::timestamptz
+      update api_keys set last_used_at = ${now}::timestamptz
       where id = (select id from k)
-        and (last_used_at is null or last_used_at < ${input.now.toISOString()}::timestamptz - interval '60 seconds')
+        and (last_used_at is null or last_used_at < ${now}::timestamptz - interval '60 seconds')
       returning 1
     )
-    select k.*, (select count from q) as used from k`);
+    select k.*, (select prev_count from q) as used_before, (select count from q) as used_after from k`);
   const row = rowsOf(result)[0] as Record<string, unknown> | undefined;
   if (!row) return null;
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     keyId: row.id as string,
     keyName: row.name as string,
@@ -95,7 +111,14 @@ export async function authenticateAndCount(
     lastUsedAt: row.last_used_at ? new Date(row.last_used_at as string) : null,
     userId: row.user_id as string,
     plan: row.plan as Plan,
-    used: row.used === null || row.used === undefined ? null : Number(row.used),
+    user: {
+      email: row.email as string,
+      name: row.user_name as string,
+      createdAt: new Date(row.user_created_at as string),
+      imageModel: (row.image_model as string | null) ?? null,
+    },
+    usedBefore: num(row.used_before),
+    usedAfter: num(row.used_after),
   };
 }
 

@@ -164,7 +164,10 @@ export async function requestRenderCancel(
   return findRender(db, userId, id);
 }
 
-/** Marks a render failed whatever attempt runs it (dead-letter path: its worker is gone). */
+/**
+ * Ends a render whatever attempt runs it (dead-letter path: its worker is gone): `failed` with
+ * `error`, or `cancelled` (no error) when a cancel was pending; progress phase `done`.
+ */
 export async function failRenderUnfenced(
   db: Db,
   input: { id: string; error: Record<string, unknown>; now: Date },
@@ -174,6 +177,7 @@ export async function failRenderUnfenced(
     .set({
       status: sql`case when ${renders.status} = 'cancelling' then 'cancelled' else 'failed' end`,
       error: sql`case when ${renders.status} = 'cancelling' then null else ${JSON.stringify(input.error)}::jsonb end`,
+      progress: sql`jsonb_set(${renders.progress}, '{phase}', '"done"')`,
       finishedAt: input.now,
     })
     .where(

@@ -14,6 +14,7 @@ import {
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
 import type { App } from "../types.ts";
+import { createAuthBatcher } from "./auth-batcher.ts";
 
 const INVALID_KEY = "Invalid or revoked API key";
 
@@ -41,6 +42,10 @@ export function registerAuth(
   deps: { db: Db; clock: Clock; anonDailyLimit: number; planLimits: { standard: number; upgraded: number } },
 ): void {
   app.decorateRequest("auth", null);
+  const checkKey = createAuthBatcher((hash, calls) => {
+    const now = deps.clock.now();
+    return authenticateAndCount(deps.db, { hash, day: quotaDay(now), now, calls, limits: deps.planLimits });
+  });
 
   async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
     const used = await countCall(deps.db, {
@@ -67,28 +72,22 @@ export function registerAuth(
       });
     }
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    const found =
-      token && isWellFormedKey(token)
-        ? await authenticateAndCount(deps.db, {
-            hash: hashKeySecret(token),
-            day: quotaDay(now),
-            now,
-            limits: deps.planLimits,
-          })
-        : null;
-    if (!found) {
+    const check = token && isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
+    const found = check?.found;
+    if (!check || !found) {
       await countAnonymous(request, reply, now, true);
       throw new AppError("unauthorized", INVALID_KEY, {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });
     }
     const limit = planDailyLimit(found.plan, deps.planLimits);
-    const quota = quotaState(limit, found.used, now);
+    const quota = quotaState(limit, check.used, now);
     setQuotaHeaders(reply, quota);
-    if (limit !== null && found.used === null) throw rateLimited(now, "This account's");
+    if (!check.granted) throw rateLimited(now, "This account's");
     request.auth = {
       userId: found.userId,
       plan: found.plan,
+      user: found.user,
       key: {
         id: found.keyId,
         name: found.keyName,

@@ -8,6 +8,8 @@ import {
   requestRenderCancel,
 } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
+import { FORMAT_MIME } from "../../../domain/render/outputs.ts";
+import type { OutputFormat } from "../../../domain/render/types.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
 import type { Queue } from "../../../jobs/queue.ts";
@@ -34,10 +36,20 @@ async function presentRender(deps: RenderRouteDeps, r: RenderRow) {
   const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
   if (stored?.key) {
     const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
-    const filename = `${r.id}.${String(facts.format ?? "bin")}`;
-    const signed = await deps.store.signedUrl(key, { expiresInSec: deps.signedUrlTtlSec, filename });
+    const format = String(facts.format ?? "bin");
+    const filename = `${r.id}.${format}`;
+    // Signed with the content type: local storage serves what the URL says (else octet-stream).
+    const contentType = FORMAT_MIME[format as OutputFormat] ?? "application/octet-stream";
+    const signed = await deps.store.signedUrl(key, {
+      expiresInSec: deps.signedUrlTtlSec,
+      filename,
+      contentType,
+    });
     const poster = posterKey
-      ? await deps.store.signedUrl(posterKey, { expiresInSec: deps.signedUrlTtlSec })
+      ? await deps.store.signedUrl(posterKey, {
+          expiresInSec: deps.signedUrlTtlSec,
+          contentType: "image/jpeg",
+        })
       : null;
     output = {
       ...facts,

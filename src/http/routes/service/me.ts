@@ -1,12 +1,9 @@
-import type { Db } from "../../../db/client.ts";
-import { findUser } from "../../../db/repositories/users.ts";
-import { presentUser } from "../../presenters.ts";
 import { Me } from "../../schemas/account.ts";
 import { responses } from "../../schemas/common.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 /** `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state. */
-export function registerMe(app: App, deps: { db: Db }): void {
+export function registerMe(app: App): void {
   app.get(
     "/api/v1/me",
     {
@@ -19,10 +16,16 @@ export function registerMe(app: App, deps: { db: Db }): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const user = await findUser(deps.db, auth.userId);
-      if (!user) throw new Error("authenticated user vanished");
+      // The auth statement already read the owner: no second round trip.
       return {
-        user: presentUser(user),
+        user: {
+          id: auth.userId,
+          email: auth.user.email,
+          name: auth.user.name,
+          plan: auth.plan,
+          createdAt: auth.user.createdAt.toISOString(),
+          settings: { imageModel: auth.user.imageModel },
+        },
         apiKey: {
           id: auth.key.id,
           name: auth.key.name,

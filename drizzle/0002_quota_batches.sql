@@ -1,0 +1,1 @@
+ALTER TABLE "quota_counters" ADD COLUMN "prev_count" integer DEFAULT 0 NOT NULL;

@@ -43,7 +43,7 @@ export async function openRuntime(
   if (!opts.database) await database.migrate();
   const store = await createStore(config);
   if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
-  const queue = await startQueue(database, { databaseUrl: config.databaseUrl });
+  const queue = await startQueue(database);
   return {
     config,
     database,

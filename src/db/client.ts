@@ -42,6 +42,8 @@ export interface Database {
   pglite?: PGlite;
   /** The node-postgres pool when `driver` is "postgres". */
   pool?: pg.Pool;
+  /** The server's connection string when `driver` is "postgres" (pg-boss opens its own pool). */
+  connectionString?: string;
 }
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../drizzle");
@@ -86,6 +88,7 @@ export async function openDatabase(opts: {
       hotDb: drizzlePg(hotPool, { schema }) as unknown as Db,
       driver: "postgres",
       pool,
+      connectionString: opts.databaseUrl,
       sql: {
         executeSql: async (text, values) => {
           const r = await pool.query(text, values as unknown[]);

@@ -10,16 +10,27 @@ export type Queue = PgBoss;
  * PostgreSQL server, or the shared PGlite instance through pg-boss's PGlite adapter.
  * Creates the queues of the catalog (idempotent).
  *
- * @param opts.databaseUrl - the server's connection string (PostgreSQL), else PGlite is used.
  */
-export async function startQueue(
-  database: Database,
-  opts: { databaseUrl: string | undefined },
-): Promise<Queue> {
-  const boss =
-    database.driver === "postgres" && opts.databaseUrl
-      ? new PgBoss({ connectionString: opts.databaseUrl, max: 4, application_name: "cutroom-queue" })
-      : new PgBoss({ db: fromPglite(database.pglite as never) });
+export async function startQueue(database: Database): Promise<Queue> {
+  // pg-boss fails jobs whose worker stopped heartbeating (and expired ones) in its monitor
+  // pass, which by default runs every 60 s: a render whose worker died would show `rendering`
+  // for up to ~70 s before its retry. Every 5 s bounds that to heartbeat (10 s) + 5 s + the
+  // retry delay; the pass is a few indexed statements plus a stats aggregate of the small
+  // job table, and one instance at a time runs it (pg-boss's own per-queue gate).
+  const supervision = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 };
+  let boss: PgBoss;
+  if (database.driver === "postgres" && database.connectionString) {
+    boss = new PgBoss({
+      connectionString: database.connectionString,
+      max: 4,
+      application_name: "cutroom-queue",
+      ...supervision,
+    });
+  } else if (database.pglite) {
+    boss = new PgBoss({ db: fromPglite(database.pglite as never), ...supervision });
+  } else {
+    throw new Error("startQueue: the database has neither a connection string nor a PGlite instance");
+  }
   boss.on("error", (err: unknown) => {
     // pg-boss reports maintenance/poll errors here; they are retried by pg-boss itself.
     process.stderr.write(`pg-boss: ${(err as Error).message}\n`);

@@ -10,6 +10,7 @@ import { handleError } from "./http/plugins/error-handler.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, { database });
   registerMe(app);
   registerProjectRoutes(app, { db });
+  registerAnalysisRoutes(app);
   registerFileRoute(app, { store });
   registerUploadRoutes(app, { db, store, uploadMaxBytes: config.uploadMaxBytes, signedUrlTtlSec: ttl });
   registerCompositionRoutes(app, { db, clock });

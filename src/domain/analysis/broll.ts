@@ -1,0 +1,489 @@
+/**
+ * B-roll suggestions: where a cut-away would help a talking-head edit. Stretches of speech
+ * are scored for concrete, filmable nouns and names, numbers and lists, and long runs
+ * without a visual change; inserts of `windowSec` are placed by weighted interval
+ * scheduling at least `minGapSec` apart.
+ *
+ * Two passes keep it fast on long inputs: a tokenizer-only parse scores every candidate
+ * window and picks a compatible pool; only the words inside pooled windows are POS-tagged
+ * and rescored.
+ */
+import { invalidRequest } from "../../errors.ts";
+import {
+  aggregatePhrases,
+  findPhraseOccurrences,
+  GENERIC_NOUNS,
+  type PhraseOccurrence,
+  selectDistinct,
+} from "./key-phrases.ts";
+import { FILLERS, isContentToken, type Lexeme, type ParsedText, parseText, scanLexemes } from "./nlp.ts";
+import { indexTerms } from "./terms.ts";
+import { lastEnd, readNumberOption, type Segment, toTimedText, validateSegments } from "./transcript.ts";
+
+/** Request of `POST /api/v1/broll/suggest`. */
+export interface SuggestBrollInput {
+  /** Timed subtitle segments (seconds). */
+  subtitles: Segment[];
+  /** Least time in seconds between the end of one insert and the start of the next (default 10). */
+  minGapSec?: number;
+  /** Length of each insert in seconds (default 4, at most 60). */
+  windowSec?: number;
+}
+
+/** One suggested insert. */
+export interface BrollSuggestion {
+  /** Seconds; `end - start` equals `windowSec`; within the subtitles' span. */
+  start: number;
+  end: number;
+  /** What is said during the insert (the overlapping subtitles). */
+  text: string;
+  /** Visual key terms said there, most useful first. */
+  keywords: string[];
+  /** A stock-footage search query. */
+  query: string;
+  /** How much a cut-away would help, 0..1. */
+  score: number;
+  /** One sentence saying why. */
+  reason: string;
+}
+
+/** Response of `POST /api/v1/broll/suggest`. */
+export interface SuggestBrollOutput {
+  /** Sorted by start; never overlapping; gaps ≥ `minGapSec`. */
+  suggestions: BrollSuggestion[];
+}
+
+/** Scoring constants, chosen on the hand-checked fixtures in test/fixtures/analysis. */
+export const BROLL_TUNING = {
+  /** Least final score to suggest an insert. */
+  minScore: 0.45,
+  /** First-pass score above which a window adds weight to the pool schedule. */
+  poolScore: 0.2,
+  /** Least first-pass score for a pooled window to be POS-tagged and rescored. */
+  tagScore: 0.3,
+  /** Seconds of talking without a visual change at which the run factor saturates. */
+  runSaturationSec: 45,
+  /** A pause this long (seconds) counts as a visual change. */
+  changePauseSec: 2,
+};
+
+const DEFAULT_GAP = 10;
+const DEFAULT_WINDOW = 4;
+
+/** Abstract-noun endings (and gerunds): such nouns rarely have a picture. */
+const ABSTRACT_SUFFIX =
+  /(?:tion|sion|ness|ity|ment|ism|ance|ence|ancy|ency|ship|hood|dom|ology|acy|ude|ing)$/u;
+/** Common abstract nouns without a telling suffix. */
+const ABSTRACT_NOUNS: ReadonlySet<string> = new Set(
+  (
+    "mind mindset thought truth success failure fear love hope goal dream belief value effort change skill " +
+    "talent process shift opinion advice knowledge memory context concept theory strategy purpose future past " +
+    "chance luck trust habit discipline progress feel anything reality risk rule plan fact detail topic " +
+    "subject reason aspect focus kind"
+  ).split(" "),
+);
+
+/** True for a noun lemma with a likely picture. */
+function isConcreteNoun(lemma: string): boolean {
+  return !GENERIC_NOUNS.has(lemma) && !ABSTRACT_NOUNS.has(lemma) && !ABSTRACT_SUFFIX.test(lemma);
+}
+const NUMBER_WORDS: ReadonlySet<string> = new Set(
+  (
+    "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred " +
+    "thousand million billion percent dozen half"
+  ).split(" "),
+);
+const LIST_WORDS: ReadonlySet<string> = new Set(
+  "first second third fourth fifth finally next lastly step steps tip tips number".split(" "),
+);
+const TITLE_OR_ACRONYM = /^(?:\p{Lu}[\p{Ll}\p{M}'’-]+|[\p{Lu}\d]{2,6})$/u;
+
+/** Per-segment counts (first pass without POS, second with). */
+interface Features {
+  words: number;
+  /** Concrete nouns (second pass) or content words × ½ (first pass). */
+  concrete: number;
+  names: number;
+  numbers: number;
+  lists: number;
+}
+
+const zero = (): Features => ({ words: 0, concrete: 0, names: 0, numbers: 0, lists: 0 });
+
+interface Piece {
+  start: number;
+  end: number;
+  text: string;
+  speaker: string | undefined;
+  charStart: number;
+  charEnd: number;
+}
+
+/** Assigns each token of `parsed` to the piece whose character range holds it. */
+function tokensByPiece(
+  parsed: ParsedText,
+  pieces: Array<{ charStart: number; charEnd: number }>,
+): number[][] {
+  const out: number[][] = pieces.map(() => []);
+  let p = 0;
+  for (let i = 0; i < parsed.size; i++) {
+    const at = parsed.start[i] as number;
+    while (p + 1 < pieces.length && at >= (pieces[p + 1] as { charStart: number }).charStart) p++;
+    (out[p] as number[]).push(i);
+  }
+  return out;
+}
+
+/**
+ * First-pass features of every piece from the tokenizer-only scan of the pieces joined by
+ * line breaks; `undefined` when the line breaks do not line up with the pieces.
+ */
+function firstPassFeatures(pieces: Piece[]): Features[] | undefined {
+  const scan = scanLexemes(pieces.map((p) => p.text).join("\n"));
+  // Per distinct lexeme: bit 1 number, 2 list word, 4 comma, 8 word, 16 content, 32 name-like, 64 sentence end.
+  const flags = scan.lexemes.map((lx) => {
+    let b = 0;
+    if (lx.kind === "number" || NUMBER_WORDS.has(lx.normal)) b |= 1;
+    if (lx.kind === "word" && LIST_WORDS.has(lx.normal)) b |= 2;
+    if (lx.normal === ",") b |= 4;
+    if (lx.kind === "word") b |= 8;
+    if (lx.content) b |= 16;
+    if (TITLE_OR_ACRONYM.test(lx.value)) b |= 32;
+    if (lx.value === "." || lx.value === "!" || lx.value === "?") b |= 64;
+    return b;
+  });
+  const out: Features[] = [zero()];
+  let f = out[0] as Features;
+  let sentenceInitial = true;
+  for (let i = 0; i < scan.size; i++) {
+    const k = scan.lexeme[i] as number;
+    if ((scan.lexemes[k] as Lexeme).newline) {
+      f = zero();
+      out.push(f);
+      sentenceInitial = true;
+      continue;
+    }
+    const b = flags[k] as number;
+    if (b & 1) f.numbers++;
+    if (b & 8) {
+      f.words++;
+      if (b & 2) f.lists++;
+      if (b & 16) {
+        if (!sentenceInitial && b & 32) f.names++;
+        else f.concrete += 0.5;
+      }
+    } else if (b & 4) f.lists += 0.5;
+    sentenceInitial = (b & 64) !== 0;
+  }
+  return out.length === pieces.length ? out : undefined;
+}
+
+/** Fallback first pass: full POS parse with character offsets. */
+function fullPassFeatures(text: string, pieces: Piece[]): Features[] {
+  const parsed = parseText(text, { pos: true, sentences: false });
+  return tokensByPiece(parsed, pieces).map((tokens) => secondPassFeatures(parsed, tokens));
+}
+
+function secondPassFeatures(parsed: ParsedText, tokens: number[]): Features {
+  const f = zero();
+  for (const i of tokens) {
+    const kind = parsed.kind[i];
+    const norm = parsed.normal[i] as string;
+    const pos = parsed.pos[i];
+    if (kind === "number" || pos === "NUM" || NUMBER_WORDS.has(norm)) f.numbers++;
+    if (kind !== "word") {
+      if (norm === ",") f.lists += 0.5;
+      continue;
+    }
+    f.words++;
+    if (LIST_WORDS.has(norm)) f.lists++;
+    if (!isContentToken(parsed, i) || GENERIC_NOUNS.has(parsed.lemma[i] as string)) continue;
+    if (pos === "PROPN") f.names++;
+    else if (pos === "NOUN" && isConcreteNoun(parsed.lemma[i] as string)) f.concrete++;
+    else if (pos === "X") f.concrete += 0.3; // unknown language: some content, little certainty
+  }
+  return f;
+}
+
+interface Window {
+  start: number;
+  end: number;
+  /** Pieces overlapping the window with the overlapping share of each. */
+  pieces: Array<{ index: number; share: number }>;
+  runSec: number;
+}
+
+/**
+ * The words said inside the window: each overlapping piece's text cut at the characters
+ * matching the window's start and end (speech assumed even within a piece), widened to
+ * whole words.
+ */
+function spokenWithin(w: Window, pieces: Piece[]): string {
+  const out: string[] = [];
+  for (const { index } of w.pieces) {
+    const p = pieces[index] as Piece;
+    const len = p.end - p.start;
+    if (len <= 0) {
+      out.push(p.text);
+      continue;
+    }
+    const n = p.text.length;
+    let a = Math.max(0, Math.floor(((w.start - p.start) / len) * n));
+    let b = Math.min(n, Math.ceil(((w.end - p.start) / len) * n));
+    while (a > 0 && p.text[a - 1] !== " ") a--;
+    while (b < n && p.text[b] !== " ") b++;
+    out.push(p.text.slice(a, b));
+  }
+  return out.join(" ").trim();
+}
+
+function windowFeatures(w: Window, perPiece: Features[]): Features {
+  const f = zero();
+  for (const { index, share } of w.pieces) {
+    const p = perPiece[index] as Features;
+    f.words += share * p.words;
+    f.concrete += share * p.concrete;
+    f.names += share * p.names;
+    f.numbers += share * p.numbers;
+    f.lists += share * p.lists;
+  }
+  return f;
+}
+
+interface Score {
+  total: number;
+  visual: number;
+  info: number;
+  run: number;
+}
+
+function scoreWindow(f: Features, runSec: number, windowSec: number): Score {
+  const visual = 1 - Math.exp(-(f.concrete + 1.5 * f.names) / 2.5);
+  const info = 1 - Math.exp(-(f.numbers + 0.7 * f.lists) / 2);
+  const run = Math.min(1, runSec / BROLL_TUNING.runSaturationSec);
+  // Speech density: an insert over silence or one word helps little.
+  const talk = Math.min(1, f.words / Math.max(1, 1.5 * windowSec));
+  const total = Math.min(1, Math.max(0, talk * (0.6 * visual + 0.2 * info + 0.2 * run)));
+  return { total, visual, info, run };
+}
+
+/**
+ * Weighted interval scheduling (Kleinberg & Tardos 2005, §6.1) of equal-length windows
+ * sorted by start: the most total weight with start(next) ≥ end(prev) + gap.
+ */
+function schedule(windows: Window[], weight: (i: number) => number, gap: number): number[] {
+  const n = windows.length;
+  const best = new Float64Array(n + 1);
+  const take = new Uint8Array(n + 1);
+  const prevOf = new Int32Array(n + 1);
+  for (let j = 1; j <= n; j++) {
+    const w = windows[j - 1] as Window;
+    // Last window i (1-based) with end + gap ≤ start of w.
+    let lo = 0;
+    let hi = j - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((windows[mid - 1] as Window).end + gap <= w.start + 1e-9) lo = mid;
+      else hi = mid - 1;
+    }
+    prevOf[j] = lo;
+    const withJ = weight(j - 1) + (best[lo] as number);
+    if (weight(j - 1) > 0 && withJ > (best[j - 1] as number)) {
+      best[j] = withJ;
+      take[j] = 1;
+    } else {
+      best[j] = best[j - 1] as number;
+    }
+  }
+  const chosen: number[] = [];
+  for (let j = n; j > 0; ) {
+    if (take[j] === 1) {
+      chosen.push(j - 1);
+      j = prevOf[j] as number;
+    } else j--;
+  }
+  return chosen.reverse();
+}
+
+/** Builds candidate windows: one starting at each segment start, clamped into the span. */
+function candidateWindows(pieces: Piece[], windowSec: number): Window[] {
+  let spanStart = Number.POSITIVE_INFINITY;
+  let spanEnd = Number.NEGATIVE_INFINITY;
+  let maxLen = 0;
+  for (const p of pieces) {
+    spanStart = Math.min(spanStart, p.start);
+    spanEnd = Math.max(spanEnd, p.end);
+    maxLen = Math.max(maxLen, p.end - p.start);
+  }
+  if (spanEnd - spanStart < windowSec) return [];
+  // Visual changes: speaker changes and long pauses (by start order).
+  const changes: number[] = [spanStart];
+  let maxEnd = (pieces[0] as Piece).end;
+  for (let i = 1; i < pieces.length; i++) {
+    const p = pieces[i] as Piece;
+    const q = pieces[i - 1] as Piece;
+    const speakerChange = p.speaker !== undefined && q.speaker !== undefined && p.speaker !== q.speaker;
+    if (speakerChange || p.start - maxEnd >= BROLL_TUNING.changePauseSec) changes.push(p.start);
+    maxEnd = Math.max(maxEnd, p.end);
+  }
+  // Millisecond starts, clamped so that start + windowSec stays inside the span.
+  const lastStart = Math.floor((spanEnd - windowSec) * 1000) / 1000;
+  const firstStart = Math.ceil(spanStart * 1000) / 1000;
+  const starts = [
+    ...new Set(
+      pieces.map((p) => Math.min(lastStart, Math.max(firstStart, Math.round(p.start * 1000) / 1000))),
+    ),
+  ]
+    .filter((s) => s >= spanStart)
+    .sort((a, b) => a - b);
+  let c = 0;
+  let lo = 0;
+  return starts.map((start) => {
+    const end = start + windowSec;
+    while (c + 1 < changes.length && (changes[c + 1] as number) <= start) c++;
+    while (lo < pieces.length && (pieces[lo] as Piece).start < start - maxLen) lo++;
+    const overlapping: Array<{ index: number; share: number }> = [];
+    for (let i = lo; i < pieces.length && (pieces[i] as Piece).start < end; i++) {
+      const p = pieces[i] as Piece;
+      const overlap = Math.min(end, p.end) - Math.max(start, p.start);
+      const len = p.end - p.start;
+      if (overlap > 0 || (len === 0 && p.start >= start)) {
+        overlapping.push({ index: i, share: len > 0 ? overlap / len : 1 });
+      }
+    }
+    return { start, end, pieces: overlapping, runSec: start - (changes[c] as number) };
+  });
+}
+
+function describe(score: Score, keywords: string[], runSec: number): string {
+  const list = keywords.slice(0, 2).join(" and ");
+  const run = runSec >= 20 ? ` after ${Math.round(runSec)} s of talking without a visual change` : "";
+  if (score.visual >= score.info && list !== "") {
+    return `Mentions ${list}, which footage can show${run}.`;
+  }
+  if (score.info > 0.3) {
+    return `Gives numbers or a list${list ? ` about ${list}` : ""} that a cut-away or graphic can support${run}.`;
+  }
+  return `A long stretch of talking${run || " without a visual change"} that a cut-away would break up.`;
+}
+
+/**
+ * Suggests where B-roll (cut-away footage) would help, for a talking-head edit.
+ *
+ * Every segment start is a candidate insert of `windowSec`. A window's score (0..1) grows
+ * with the concrete, picturable nouns (POS-tagged NOUN without abstract suffixes or generic
+ * meaning), proper nouns, numbers and list cues said during it, and with the talking time
+ * since the last visual change (speaker change or pause ≥ 2 s); it shrinks over silence.
+ * Inserts are chosen by weighted interval scheduling (maximum total score) so that any two
+ * are ≥ `minGapSec` apart, then those under the score threshold are dropped.
+ *
+ * @returns suggestions sorted by start, each exactly `windowSec` long, within
+ *   [first segment start, last segment end], never overlapping, ≥ `minGapSec` apart, with
+ *   the spoken text, keywords, a stock-footage query, a score in 0..1 and a one-sentence
+ *   reason. Deterministic; empty when the span is shorter than `windowSec`.
+ * @throws AppError 400 `invalid_request` (`/subtitles`, `/subtitles/3/end`, `/minGapSec`,
+ *   `/windowSec`) for blank or bad subtitles or options; 413 beyond 50,000 segments.
+ */
+export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
+  if (typeof input !== "object" || input === null) {
+    throw invalidRequest("body must be an object", [{ path: "", message: "must be an object" }]);
+  }
+  const subtitles = validateSegments(input.subtitles, "/subtitles");
+  const minGapSec = readNumberOption(input.minGapSec, {
+    path: "/minGapSec",
+    fallback: DEFAULT_GAP,
+    min: 0,
+    max: 86_400,
+  });
+  const windowSec = readNumberOption(input.windowSec, {
+    path: "/windowSec",
+    fallback: DEFAULT_WINDOW,
+    min: 0,
+    minExclusive: true,
+    max: 60,
+  });
+  const timed = toTimedText(subtitles, lastEnd(subtitles));
+  const pieces: Piece[] = timed.pieces.map((p) => ({
+    ...p,
+    text: timed.text.slice(p.charStart, p.charEnd),
+  }));
+  if (pieces.length === 0) return { suggestions: [] };
+  const windows = candidateWindows(pieces, windowSec);
+  if (windows.length === 0) return { suggestions: [] };
+
+  // Pass 1: tokenizer only, over everything (full parse only if the line mapping fails).
+  const first = firstPassFeatures(pieces) ?? fullPassFeatures(timed.text, pieces);
+  const score1 = windows.map((w) => scoreWindow(windowFeatures(w, first), w.runSec, windowSec).total);
+  const pool = schedule(windows, (i) => (score1[i] as number) - BROLL_TUNING.poolScore, minGapSec).filter(
+    (i) => (score1[i] as number) >= BROLL_TUNING.tagScore,
+  );
+  if (pool.length === 0) return { suggestions: [] };
+
+  // Pass 2: POS-tag only what is said inside the pooled windows, one line per window.
+  const parts: string[] = [];
+  const ranges: Array<{ charStart: number; charEnd: number }> = [];
+  let offset = 0;
+  for (const wi of pool) {
+    const text = spokenWithin(windows[wi] as Window, pieces);
+    ranges.push({ charStart: offset, charEnd: offset + text.length });
+    parts.push(text);
+    offset += text.length + 1;
+  }
+  const parsed2 = parseText(parts.join("\n"), { pos: true, sentences: false });
+  const terms2 = indexTerms(parsed2);
+  const byWindow = tokensByPiece(parsed2, ranges);
+  const occurrences = findPhraseOccurrences(parsed2, terms2);
+  const occurrencesByWindow: PhraseOccurrence[][] = pool.map(() => []);
+  let r = 0;
+  for (const o of occurrences) {
+    while (
+      r + 1 < ranges.length &&
+      (parsed2.start[o.token] as number) >= (ranges[r + 1] as { charStart: number }).charStart
+    )
+      r++;
+    (occurrencesByWindow[r] as PhraseOccurrence[]).push(o);
+  }
+
+  const suggestions: BrollSuggestion[] = [];
+  pool.forEach((wi, k) => {
+    const w = windows[wi] as Window;
+    const s = scoreWindow(secondPassFeatures(parsed2, byWindow[k] as number[]), w.runSec, windowSec);
+    if (s.total < BROLL_TUNING.minScore) return;
+    const phrases = aggregatePhrases(occurrencesByWindow[k] as PhraseOccurrence[])
+      .filter((p) => {
+        const head = p.firstToken + p.words - 1;
+        const pos = parsed2.pos[head];
+        if (p.terms.some((t) => FILLERS.has(terms2.vocabulary[t] as string))) return false;
+        return (
+          pos === "PROPN" || pos === "X" || (pos === "NOUN" && isConcreteNoun(parsed2.lemma[head] as string))
+        );
+      })
+      .sort((a, b) => {
+        const pa = parsed2.pos[a.firstToken] === "PROPN" ? 1 : 0;
+        const pb = parsed2.pos[b.firstToken] === "PROPN" ? 1 : 0;
+        return pb - pa || b.words - a.words || b.count - a.count || a.firstToken - b.firstToken;
+      });
+    const keywords = selectDistinct(phrases, 5).map((p) => p.display);
+    if (keywords.length === 0) return;
+    let query = "";
+    for (const kw of keywords) {
+      const next = query === "" ? kw : `${query} ${kw}`;
+      if (next.split(" ").length > 5) break;
+      query = next;
+    }
+    suggestions.push({
+      start: w.start,
+      // toFixed drops float noise (4.1 + 4 = 8.100000000000001) without moving the end.
+      end: Number(w.end.toFixed(6)),
+      text: w.pieces
+        .map((p) => (pieces[p.index] as Piece).text)
+        .join(" ")
+        .trim(),
+      keywords,
+      query: query || (keywords[0] as string),
+      score: Math.round(s.total * 1000) / 1000,
+      reason: describe(s, keywords, w.runSec),
+    });
+  });
+  return { suggestions };
+}

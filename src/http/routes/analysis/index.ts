@@ -1,0 +1,70 @@
+import { detectChapters, suggestBroll, summarizeClip } from "../../../domain/analysis/index.ts";
+import {
+  BrollRequest,
+  BrollResponse,
+  ChaptersRequest,
+  ChaptersResponse,
+  SummaryRequest,
+  SummaryResponse,
+} from "../../schemas/analysis.ts";
+import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
+import type { App } from "../../types.ts";
+
+/** Bodies larger than this are a 413 (a 3-hour transcript is about 0.5 MB). */
+const ANALYSIS_BODY_LIMIT = 2 * 1024 * 1024;
+const ERRORS = [...AUTH_ERRORS, 413, 415];
+
+/**
+ * The analysis helpers (API.md §4; DESIGN §5): thin routes over the pure, deterministic
+ * functions of `src/domain/analysis` — no vendor or network call, read scope is enough.
+ */
+export function registerAnalysisRoutes(app: App): void {
+  app.post(
+    "/api/v1/chapters/detect",
+    {
+      bodyLimit: ANALYSIS_BODY_LIMIT,
+      schema: {
+        operationId: "detectChapters",
+        summary: "Detect chapters in a transcript",
+        description:
+          "Topic segmentation by lexical cohesion with timing evidence (pauses, speaker changes). Chapters are contiguous, start at 0 and end at `duration`; titles are distinctive key phrases.",
+        tags: ["Analysis"],
+        body: ChaptersRequest,
+        response: responses({ 200: ChaptersResponse }, ERRORS),
+      },
+    },
+    async (request) => detectChapters(request.body),
+  );
+
+  app.post(
+    "/api/v1/clips/summarize",
+    {
+      bodyLimit: ANALYSIS_BODY_LIMIT,
+      schema: {
+        operationId: "summarizeClip",
+        summary: "Summarize a clip in one line with keywords",
+        tags: ["Analysis"],
+        body: SummaryRequest,
+        response: responses({ 200: SummaryResponse }, ERRORS),
+      },
+    },
+    async (request) => summarizeClip(request.body),
+  );
+
+  app.post(
+    "/api/v1/broll/suggest",
+    {
+      bodyLimit: ANALYSIS_BODY_LIMIT,
+      schema: {
+        operationId: "suggestBroll",
+        summary: "Suggest where B-roll would help",
+        description:
+          "Scores stretches of talking for visual concreteness (nouns, named entities, numbers, lists, long runs without a change) and places inserts of `windowSec` at least `minGapSec` apart, never overlapping, within the subtitles' span.",
+        tags: ["Analysis"],
+        body: BrollRequest,
+        response: responses({ 200: BrollResponse }, ERRORS),
+      },
+    },
+    async (request) => suggestBroll(request.body),
+  );
+}

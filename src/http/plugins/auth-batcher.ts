@@ -37,12 +37,14 @@ export function createAuthBatcher(run: (hash: string, calls: number) => Promise<
       try {
         const found = await run(hash, batch.length);
         batch.forEach((w, i) => {
-          if (!found) return w.resolve({ found: null, granted: false, used: null });
-          if (found.usedAfter === null || found.usedBefore === null) {
-            return w.resolve({ found, granted: true, used: null });
+          if (!found) {
+            w.resolve({ found: null, granted: false, used: null });
+          } else if (found.usedAfter === null || found.usedBefore === null) {
+            w.resolve({ found, granted: true, used: null });
+          } else {
+            const granted = found.usedAfter - found.usedBefore;
+            w.resolve({ found, granted: i < granted, used: i < granted ? found.usedBefore + i + 1 : null });
           }
-          const granted = found.usedAfter - found.usedBefore;
-          w.resolve({ found, granted: i < granted, used: i < granted ? found.usedBefore + i + 1 : null });
         });
       } catch (err) {
         for (const w of batch) w.reject(err);

@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError } from "./http/plugins/error-handler.ts";
+import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
+  registerLingeringClose(app, { lingerMs: 5000 });
   registerAuth(app, {
     db: database.hotDb,
     clock,

@@ -8,6 +8,7 @@ import type { Database } from "./db/client.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
+import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
   registerLingeringClose(app, { lingerMs: 5000 });
+  if (config.metricsEnabled) registerMetrics(app);
   registerAuth(app, {
     db: database.hotDb,
     clock,

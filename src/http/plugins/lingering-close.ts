@@ -12,8 +12,9 @@ import type { App } from "../types.ts";
 export function registerLingeringClose(app: App, opts: { lingerMs: number }): void {
   app.addHook("onResponse", async (request) => {
     const raw = request.raw;
-    if (raw.complete || raw.destroyed) return;
-    const timer = setTimeout(() => raw.socket?.destroy(), opts.lingerMs);
+    const socket = raw.socket as { destroy?: () => void } | null;
+    if (raw.complete || raw.destroyed || typeof socket?.destroy !== "function") return;
+    const timer = setTimeout(() => socket.destroy?.(), opts.lingerMs);
     timer.unref();
     raw.once("end", () => clearTimeout(timer));
     raw.once("close", () => clearTimeout(timer));

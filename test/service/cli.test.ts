@@ -1,0 +1,119 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** Runs the CLI with JSON output against the given environment. */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<Record<string, unknown>[]> {
+  const { stdout } = await run(process.execPath, ["src/main/cli.ts", "--json", ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "silent", ...env },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>[];
+}
+
+describe("cutroom CLI on a PGlite data directory", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "cutroom-cli-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("creates and lists users, sets plans, creates, lists and revokes keys, creates and lists projects", async () => {
+    const env = { DATA_DIR: dataDir };
+    const [user] = await cli(
+      env,
+      "users",
+      "create",
+      "--email",
+      "ana@example.test",
+      "--name",
+      "Ana",
+      "--plan",
+      "upgraded",
+    );
+    expect(user).toMatchObject({ email: "ana@example.test", plan: "upgraded" });
+    expect(String(user?.id)).toMatch(/^usr_/);
+    expect(await cli(env, "users", "set-plan", "ana@example.test", "admin")).toMatchObject([
+      { plan: "admin" },
+    ]);
+    const [key] = await cli(
+      env,
+      "keys",
+      "create",
+      "--user",
+      "ana@example.test",
+      "--name",
+      "laptop",
+      "--scopes",
+      "read",
+    );
+    expect(String(key?.secret)).toMatch(/^crk_[0-9A-Za-z]{40}$/);
+    expect(key?.scopes).toBe("read");
+    const listed = await cli(env, "keys", "list", "--user", "ana@example.test");
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(String(key?.secret));
+    const [revoked] = await cli(env, "keys", "revoke", String(key?.id));
+    expect(revoked?.revokedAt).toBeTruthy();
+    await cli(env, "projects", "create", "--user", "ana@example.test", "--name", "Launch");
+    expect(await cli(env, "projects", "list", "--user", "ana@example.test")).toMatchObject([
+      { name: "Launch" },
+    ]);
+    await expect(cli(env, "users", "create", "--email", "x@example.test", "--plan", "gold")).rejects.toThrow(
+      /plan/,
+    );
+    await expect(cli(env, "keys", "create", "--user", "nobody@example.test")).rejects.toThrow(/No user/);
+  }, 240_000); // every CLI run opens PGlite afresh (a few seconds each on a busy machine)
+});
+
+describe("revocation through the CLI, seen by a second server process (PostgreSQL)", () => {
+  let t: TestApp;
+  let server: ChildProcess | undefined;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    server?.kill("SIGTERM");
+    await t.close();
+  });
+
+  it("takes effect on the next request in this process and in another API process", async (ctx) => {
+    if (!t.testDb.url) return ctx.skip(); // PGlite cannot be shared between processes.
+    const env = { DATABASE_URL: t.testDb.url, DATA_DIR: t.config.dataDir, WORKER_IN_PROCESS: "false" };
+    const acct = await t.createAccount();
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    server = spawn(process.execPath, ["src/main/api.ts"], {
+      cwd: root,
+      env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn" },
+      stdio: "ignore",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200; i++) {
+      if (
+        await fetch(`${base}/api/v1/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await fetch(`${base}/api/v1/me`, { headers: bearer(acct.key) })).status).toBe(200);
+    expect((await t.app.inject({ url: "/api/v1/me", headers: bearer(acct.key) })).statusCode).toBe(200);
+
+    await cli(env, "keys", "revoke", acct.keyId);
+
+    const other = await fetch(`${base}/api/v1/me`, { headers: bearer(acct.key) });
+    expect(other.status).toBe(401);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toBe(
+      "Invalid or revoked API key",
+    );
+    expect((await t.app.inject({ url: "/api/v1/me", headers: bearer(acct.key) })).statusCode).toBe(401);
+  });
+});

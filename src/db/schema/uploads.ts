@@ -1,17 +1,10 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { MediaInfo } from "../../media/probe.ts";
 import { projects } from "./projects.ts";
 import { users } from "./users.ts";
 
 /** Probed media facts of an upload (DESIGN §5); null for subtitles and fonts. */
-export interface UploadMedia {
-  duration: number | null;
-  width: number | null;
-  height: number | null;
-  fps: number | null;
-  videoCodec: string | null;
-  audioCodec: string | null;
-  hasAudio: boolean;
-}
+export type UploadMedia = MediaInfo;
 
 /** Stored files. `storage_key` is server-generated (never derived from the client's filename). */
 export const uploads = pgTable(

@@ -8,8 +8,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_PIN="24"
 
-node_major() { "$1" -p 'process.versions.node.split(".").map(Number).reduce((a,b,i)=>i===0?a*1e6+b*1e3:i===1?a+b:a)' 2>/dev/null || echo 0; }
-node_ok() { local v; v=$(node_major "$1"); [ "$v" -ge 22012000 ]; }
+# major*1000 + minor, e.g. 24021 for v24.21.0 (0 when the binary does not run).
+node_version() { "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); console.log(a * 1000 + b)' 2>/dev/null || echo 0; }
+node_ok() { local v; v=$(node_version "$1"); [ "$v" -ge 22012 ]; }
 
 if [ -x "$ROOT/.tools/node_modules/.bin/node" ] && node_ok "$ROOT/.tools/node_modules/.bin/node"; then
   export PATH="$ROOT/.tools/node_modules/.bin:$PATH"

@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await stopWorker?.();
+      // Closes the queue and the database it opened (closing the pool twice throws).
       await runtime.close();
-      await database.close();
     } finally {
       process.exit(0);
     }

@@ -25,8 +25,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 60_000);
     force.unref();
     await stop();
+    // Closes the queue and the database it opened (closing the pool twice throws).
     await runtime.close();
-    await runtime.database.close();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -54,7 +54,13 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), "cutroom-test-"));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "info", ...opts.env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    // On PostgreSQL the queue (pg-boss) opens its own pool on the same test database.
+    ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
+    ...opts.env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

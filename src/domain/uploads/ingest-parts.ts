@@ -1,6 +1,6 @@
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { type IncomingFile, type IngestedFile, ingestFile, uploadPrefix } from "./ingest.ts";
+import { type IncomingFile, type IngestedFile, ingestFile, isParseError, uploadPrefix } from "./ingest.ts";
 
 /** Most files in one upload request (issue 3). */
 export const MAX_FILES_PER_UPLOAD = 20;
@@ -54,8 +54,9 @@ export interface IngestPartsResult {
  * {@link discardIngested} if what it does afterwards (DB insert) fails.
  *
  * @param parts - e.g. `request.parts()` of @fastify/multipart.
- * @throws AppError 400 `invalid_request` when no file was sent or more than `maxFiles`, or a
- *   multipart limit (parts, fields) was hit; 413/415/400 from {@link ingestFile};
+ * @throws AppError 400 `invalid_request` when no file was sent or more than `maxFiles`, a
+ *   multipart limit (parts, fields) was hit or the body is malformed multipart (a parse error
+ *   without a `code`); 413/415/400 from {@link ingestFile};
  *   anything else (aborted request, storage failure) unchanged.
  */
 export async function ingestParts(
@@ -67,7 +68,7 @@ export async function ingestParts(
   const fields: Record<string, string> = {};
   let current: string | undefined;
   try {
-    for await (const part of parts) {
+    for await (const part of clientParts(parts)) {
       if (part.type === "field") {
         const value = typeof part.value === "string" ? part.value : String(part.value);
         if (!(part.fieldname in fields)) fields[part.fieldname] = value;
@@ -108,6 +109,36 @@ export async function discardIngested(
   files: readonly Pick<IngestedFile, "id">[],
 ): Promise<void> {
   await Promise.allSettled(files.map((f) => store.deletePrefix(uploadPrefix(f.id))));
+}
+
+/**
+ * Iterates the request's parts, turning the parser's own errors for a malformed or truncated
+ * body (busboy's carry no `code`, e.g. "Unexpected end of multipart data", "Boundary not found")
+ * into 400s instead of letting them become 500s. Coded errors (limits, aborts) pass through.
+ */
+async function* clientParts(parts: AsyncIterable<UploadPart>): AsyncGenerator<UploadPart> {
+  const it = parts[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    while (true) {
+      let next: IteratorResult<UploadPart>;
+      try {
+        next = await it.next();
+      } catch (err) {
+        done = true;
+        throw isParseError(err)
+          ? invalidRequest(`The multipart/form-data body is malformed: ${(err as Error).message}`)
+          : err;
+      }
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) await it.return?.();
+  }
 }
 
 const tooManyFiles = (max: number) => invalidRequest(`Too many files: at most ${max} per request`);

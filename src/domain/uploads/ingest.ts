@@ -67,7 +67,8 @@ const PROBE_URL_TTL_SEC = 900;
  *
  * @throws AppError `unsupported_media_type` (415) naming the file when its content is not a
  *   supported type or it is empty; `payload_too_large` (413) naming it when larger than `maxBytes`;
- *   `invalid_request` (400) naming it when it claims to be media but ffprobe/ffmpeg cannot read it.
+ *   `invalid_request` (400) naming it when it claims to be media but ffprobe/ffmpeg cannot read it,
+ *   or when the file's stream fails with a multipart parse error (the body ends inside the file).
  *   Other errors (storage down, client aborted) pass through unchanged.
  */
 export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile> {
@@ -77,7 +78,17 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
   const id = opts.id ?? newId("upl");
   const key = `${uploadPrefix(id)}original`;
   const tooLarge = () => payloadTooLarge(`File "${name}" is larger than the ${formatBytes(maxBytes)} limit`);
-  const source = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  // The part stream's own error (e.g. the multipart body ended inside this file), told apart
+  // from storage and media errors by where it was thrown.
+  let streamError: unknown;
+  const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const source: AsyncIterator<Buffer> = {
+    next: () =>
+      chunks.next().catch((err: unknown) => {
+        streamError ??= err;
+        throw err;
+      }),
+  };
   let stored = false;
 
   try {
@@ -119,7 +130,11 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
     if (!file.destroyed) file.destroy();
     if (stored) await store.deletePrefix(uploadPrefix(id)).catch(() => {});
-    throw isFileTooLargeError(err) ? tooLarge() : err;
+    if (isFileTooLargeError(err)) throw tooLarge();
+    if (err === streamError && isParseError(err)) {
+      throw invalidRequest(`File "${name}" could not be read from the request: ${(err as Error).message}`);
+    }
+    throw err;
   }
 }
 
@@ -242,6 +257,15 @@ function unreadable(err: unknown, name: string, type: UploadType): unknown {
   if (!(err instanceof MediaProbeError)) return err;
   const reason = err.message.replace(/^ff\w+ failed \(exit \d+\): /, "").replace(/file:\S+: /, "");
   return invalidRequest(`File "${name}" could not be read as ${type}: ${reason}`.slice(0, 300));
+}
+
+/**
+ * `true` for a multipart parser error about the client's bytes (busboy's "Unexpected end of
+ * multipart data", "Boundary not found"…): a plain Error without a `code`. Limit errors, aborts
+ * (`ECONNRESET`) and our own AppErrors carry a code or a class and are not parse errors.
+ */
+export function isParseError(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof AppError) && (err as { code?: unknown }).code === undefined;
 }
 
 /** @fastify/multipart's / busboy's own size-limit error, should it win the race. */

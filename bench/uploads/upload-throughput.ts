@@ -1,0 +1,240 @@
+/**
+ * Issue 3 benchmark: one 512 MB upload over loopback against copying the same bytes with `cp`.
+ *
+ *   node bench/uploads/upload-throughput.ts [--rounds 3] [--bytes 536870912] [--client curl|node]
+ *
+ * Starts the API (`node src/main/api.ts`) as a child process on a temp DATA_DIR (PGlite, local
+ * disk storage, LOG_LEVEL=warn, no in-process worker) and a free port, takes the owner key it
+ * prints on first start, writes one MP4 of `--bytes` (see make-large-file.ts) beside the data
+ * directory (same file system), then per round:
+ *   - uploads it as multipart/form-data, streamed from disk (curl -F, or a Node streaming client),
+ *     while sampling the server's VmRSS from /proc/<pid>/status every 50 ms;
+ *   - copies it with `cp` and fsyncs the copy (`sync <file>`: the server fsyncs what it keeps);
+ *   - deletes both.
+ * Prints the median throughput of each (MB = 2^20 bytes), their ratio (target ≥ 0.6) and the
+ * server's peak RSS growth during an upload over its RSS just before (target < 100 MB).
+ * The upload time is end to end: streaming, SHA-256, disk write + fsync, ffprobe, poster, DB row.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createReadStream, readFileSync } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { makeLargeMp4 } from "./make-large-file.ts";
+
+const run = promisify(execFile);
+const MiB = 1024 * 1024;
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    bytes: { type: "string", default: String(512 * MiB) },
+    client: { type: "string", default: "curl" },
+  },
+});
+const rounds = Number(values.rounds);
+const bytes = Number(values.bytes);
+const client = values.client === "node" ? "node" : "curl";
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** A free TCP port on loopback (closed again before the server takes it). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the API; resolves with the owner key once it is healthy. */
+async function startApi(dataDir: string, port: number): Promise<{ child: ChildProcess; key: string }> {
+  const child = spawn(process.execPath, ["src/main/api.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      WORKER_IN_PROCESS: "false",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => process.stderr.write(d));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`API exited with ${child.exitCode}: ${out}`);
+    const key = /crk_[A-Za-z0-9]{40}/.exec(out)?.[0];
+    const healthy = await fetch(`${base}/api/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (key && healthy) return { child, key };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("API did not start in 60 s");
+}
+
+/** Resident set size of `pid` in bytes (Linux). */
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+interface UploadResult {
+  status: number;
+  body: string;
+}
+
+/** curl -F streams the file from disk (it never loads it whole). */
+async function uploadWithCurl(base: string, key: string, file: string): Promise<UploadResult> {
+  const { stdout } = await run(
+    "curl",
+    [
+      ...["-sS", "-w", "\n%{http_code}", "-H", `Authorization: Bearer ${key}`],
+      ...["-F", `file=@${file};filename=big.mp4`, `${base}/api/v1/uploads`],
+    ],
+    { maxBuffer: 16 * MiB },
+  );
+  const i = stdout.lastIndexOf("\n");
+  return { status: Number(stdout.slice(i + 1)), body: stdout.slice(0, i) };
+}
+
+/** A minimal streaming multipart client: part header, the file piped from disk, closing boundary. */
+async function uploadWithNode(base: string, key: string, file: string): Promise<UploadResult> {
+  const boundary = `----bench${Date.now()}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const size = (await stat(file)).size;
+  const url = new URL("/api/v1/uploads", base);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(head.length + size + tail.length),
+      },
+    });
+    req.on("error", reject);
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        body += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.write(head);
+    const src = createReadStream(file, { highWaterMark: 256 * 1024 });
+    src.on("error", reject);
+    src.on("end", () => req.end(tail));
+    src.pipe(req, { end: false });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const mbps = (ms: number) => bytes / MiB / (ms / 1000);
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(path.join(tmpdir(), "cutroom-upload-bench-"));
+  const dataDir = path.join(work, "data");
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let api: ChildProcess | undefined;
+  try {
+    const started = await startApi(dataDir, port);
+    api = started.child;
+    const { key } = started;
+    const pid = api.pid as number;
+    const file = path.join(work, "big.mp4");
+    const genMs = await makeLargeMp4(file, bytes);
+    console.log(`generated ${bytes} bytes in ${Math.round(genMs)} ms; client ${client}; ${rounds} round(s)`);
+    const upload = client === "curl" ? uploadWithCurl : uploadWithNode;
+
+    // Warm-up: the first upload loads code paths (multipart, probing, posters) once.
+    const clip = path.join(work, "clip.mp4");
+    await makeLargeMp4(clip, 2 * MiB);
+    const warm = await upload(base, key, clip);
+    if (warm.status !== 201) throw new Error(`warm-up upload failed: ${warm.status} ${warm.body}`);
+
+    const uploadMs: number[] = [];
+    const cpMs: number[] = [];
+    const cpNoSyncMs: number[] = [];
+    const rssGrowth: number[] = [];
+    let baselineRss = 0;
+    for (let r = 0; r < rounds; r++) {
+      baselineRss = rssBytes(pid);
+      let peak = baselineRss;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, rssBytes(pid));
+      }, 50);
+      const t0 = performance.now();
+      const res = await upload(base, key, file);
+      const ms = performance.now() - t0;
+      clearInterval(sampler);
+      peak = Math.max(peak, rssBytes(pid));
+      if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.body}`);
+      const up = (JSON.parse(res.body) as { data: { id: string; size: number }[] }).data[0];
+      if (up?.size !== bytes) throw new Error(`uploaded size ${up?.size} != ${bytes}`);
+      uploadMs.push(ms);
+      rssGrowth.push(peak - baselineRss);
+      await fetch(`${base}/api/v1/uploads/${up.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` },
+      });
+
+      const copy = path.join(work, "copy.mp4");
+      const c0 = performance.now();
+      await run("cp", [file, copy]);
+      const c1 = performance.now();
+      await run("sync", [copy]);
+      const c2 = performance.now();
+      cpNoSyncMs.push(c1 - c0);
+      cpMs.push(c2 - c0);
+      await rm(copy, { force: true });
+      console.log(
+        `round ${r + 1}: upload ${Math.round(ms)} ms (${mbps(ms).toFixed(0)} MB/s, RSS +${((peak - baselineRss) / MiB).toFixed(1)} MB); ` +
+          `cp+fsync ${Math.round(c2 - c0)} ms (${mbps(c2 - c0).toFixed(0)} MB/s; cp alone ${mbps(c1 - c0).toFixed(0)} MB/s)`,
+      );
+    }
+
+    const up = mbps(median(uploadMs));
+    const cp = mbps(median(cpMs));
+    const cpAlone = mbps(median(cpNoSyncMs));
+    const growth = Math.max(...rssGrowth) / MiB;
+    const line = (label: string, value: string) => console.log(`${label.padEnd(44)} ${value}`);
+    console.log("");
+    line(`upload, streamed over loopback (${client})`, `${up.toFixed(0)} MB/s (median of ${rounds})`);
+    line("cp + fsync of the copy", `${cp.toFixed(0)} MB/s (cp alone ${cpAlone.toFixed(0)} MB/s)`);
+    line(
+      "ratio upload / (cp + fsync)",
+      `${(up / cp).toFixed(2)} (target ≥ 0.6: ${up / cp >= 0.6 ? "met" : "NOT met"}; vs cp alone ${(up / cpAlone).toFixed(2)})`,
+    );
+    line(
+      "server peak RSS growth during an upload",
+      `${growth.toFixed(1)} MB (largest of ${rounds}; baseline ${(baselineRss / MiB).toFixed(0)} MB; target < 100 MB: ${growth < 100 ? "met" : "NOT met"})`,
+    );
+  } finally {
+    if (api && api.exitCode === null) {
+      const exited = new Promise((r) => api?.once("exit", r));
+      api.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (api.exitCode === null) api.kill("SIGKILL");
+    }
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -74,6 +74,31 @@ const twoClipsWithFade = (): Timeline => ({
 });
 
 describe("buildRenderPlan: video graph", () => {
+  it("limits decoding threads of video inputs when asked (not of stills or audio)", () => {
+    const composition: Timeline = {
+      canvas: canvas(320, 180, 25),
+      tracks: [
+        track("video", [clip({ start: 0, duration: 2, asset: videoAsset("upl_a") })]),
+        track("video", [
+          clip({ start: 0, duration: 1, asset: imageAsset("upl_logo"), transform: { width: 0.2 } }),
+        ]),
+        track("audio", [clip({ start: 0, duration: 2, asset: audioAsset("upl_music") })]),
+      ],
+    };
+    const args = buildRenderPlan({
+      composition,
+      assets,
+      output: { format: "mp4" },
+      outputPath: "out.mp4",
+      decoderThreads: 1,
+    }).args;
+    const argsBefore = (file: string) => args.slice(args.indexOf(file) - 7, args.indexOf(file)).join(" ");
+    expect(argsBefore("/media/a.mp4")).toMatch(/-threads 1 -ss \S+ -t \S+ -i$/);
+    expect(argsBefore("/media/logo.png")).not.toContain("-threads");
+    expect(argsBefore("/media/music.wav")).not.toContain("-threads");
+    expect(plan(composition).args).not.toContain("-threads");
+  });
+
   it("builds one ffmpeg invocation with one filter graph and progress on stdout", () => {
     const p = plan(twoClipsWithFade());
     expect(p.args.filter((a) => a === "-filter_complex")).toHaveLength(1);
@@ -104,8 +129,15 @@ describe("buildRenderPlan: video graph", () => {
 
   it("centres the xfade on the cut without changing the timeline length", () => {
     const g = graphOf(plan(twoClipsWithFade()).args);
-    // Transition window = frames [45, 55): offset is frame 45 minus half a frame = 1.78 s, duration 10 frames.
-    expect(g).toMatch(/xfade=transition=dissolve:duration=0\.4:offset=1\.78/);
+    // Transition window = frames [45, 55): only A's last 10 frames and B's first 10 go through
+    // xfade, offset minus half a frame (progress (k + ½) / 10), duration 10 frames; the rest is concatenated.
+    expect(g).toContain("trim=start_frame=0:end_frame=45");
+    expect(g).toContain("trim=start_frame=45:end_frame=55");
+    expect(g).toContain("trim=start_frame=0:end_frame=10");
+    expect(g).toContain("trim=start_frame=10:end_frame=55");
+    expect(g).toMatch(
+      /xfade=transition=dissolve:duration=0\.4:offset=-0\.02\[xf\d+\];\n\[cut\d+\]\[xf\d+\]\[cut\d+\]concat=n=3/,
+    );
     // Each branch has an exact frame count: A = 50 + 5 tail, B = 5 lead + 50.
     expect(g).toContain("trim=end_frame=55");
     expect(g.match(/trim=end_frame=55/g)).toHaveLength(2);
@@ -138,6 +170,9 @@ describe("buildRenderPlan: video graph", () => {
     const overlays = chains.filter((c) => c.includes("overlay="));
     expect(overlays).toHaveLength(2);
     expect(overlays[0]).toMatch(/^\[bg\d+\]\[clip\d+\]overlay/);
+    // A track without transitions overlays each clip's own picture at its place (the rotated
+    // 172x106 box at x 154, y -8, cropped to the canvas) while it plays (from frame 30).
+    expect(overlays[1]).toMatch(/^\[ov\d+\]\[clip\d+\]overlay=x=154:y=0:eof_action=pass/);
     const logo = chains.find((c) => c.startsWith("[1:v]")) ?? "";
     for (const part of [
       "fps=30",
@@ -148,15 +183,22 @@ describe("buildRenderPlan: video graph", () => {
       "format=yuva420p",
       "lut=a=val*0.5",
       "rotate=a=0.174533",
-      "pad=320:180:",
+      "crop=166:98:0:8:exact=1",
       "setsar=1",
       "settb=AVTB",
       "fade=t=in:st=0:d=0.5:alpha=1",
+      "setpts=(N+30)*1/(30*TB)",
     ]) {
       expect(logo).toContain(part);
     }
-    expect(inputWindows(p.args)[1]).toEqual({ t: "1.066667", file: "/media/logo.png" });
-    expect(p.args).toContain("-loop");
+    // A still is read once (one frame), fitted once, then repeated for the clip's 30 frames.
+    const logoInput = p.args.indexOf("/media/logo.png");
+    expect(p.args[logoInput - 1]).toBe("-i");
+    expect(p.args).not.toContain("-loop");
+    expect(logo).toMatch(/^\[1:v\]trim=end_frame=1,/);
+    expect(logo).toMatch(
+      /force_original_aspect_ratio=decrease.*loop=loop=-1:size=1:start=0,trim=end_frame=30,.*zoompan=/,
+    );
     // Box: width 0.5 of 320 = 160, height from the image aspect (2:1) = 80.
     expect(logo).toContain("scale=w=160:h=80");
   });
@@ -202,7 +244,7 @@ describe("buildRenderPlan: video graph", () => {
     };
     const g = graphOf(plan(composition).args);
     expect(g).toMatch(/color=c=black@0:s=160x90:r=25,format=yuva420p,trim=end_frame=30/);
-    expect(g).toMatch(/xfade=transition=wipeup:duration=0\.4:offset=0\.78/);
+    expect(g).toMatch(/xfade=transition=wipeup:duration=0\.4:offset=-0\.02/);
   });
 });
 

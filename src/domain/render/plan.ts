@@ -24,7 +24,14 @@ import {
   type ResolvedAsset,
   type UploadedFont,
 } from "./types.ts";
-import { type BranchContext, buildBlank, buildVisualClip, regularPts } from "./video-branch.ts";
+import {
+  type BranchContext,
+  buildBlank,
+  buildPlacedClip,
+  buildVisualClip,
+  isOpaqueFullFrame,
+  regularPts,
+} from "./video-branch.ts";
 
 /** Inputs of `buildRenderPlan`. */
 export interface BuildRenderPlanInput {
@@ -39,6 +46,12 @@ export interface BuildRenderPlanInput {
   uploadedFonts?: readonly UploadedFont[];
   /** File names the plan refers to, relative to the cwd (defaults: `render.ass`, `fonts`, `graph.txt`). */
   names?: { assFile?: string; fontsDir?: string; graphFile?: string };
+  /**
+   * Decoding threads per video input (`-threads N` before its `-i`); default: ffmpeg's choice
+   * (about one per core, for every input). Every input is open for the whole render, so on
+   * small machines a low number bounds memory (each frame-threaded decoder holds frames per thread).
+   */
+  decoderThreads?: number;
 }
 
 /** A file the worker writes into the cwd before running the plan. */
@@ -91,9 +104,13 @@ const MAX_ASS_SECONDS = 35_000;
 /**
  * Builds the single ffmpeg invocation that renders a composition (COMPOSITION.md "Engine"):
  * one process, one `-filter_complex` graph (decode → filter → encode). Video: a background
- * colour, then each enabled video track bottom → top as one canvas-size stream (segments of
- * clips and transparent blanks joined by `concat`/`xfade`) overlaid in order, each track's text
- * drawn by libass right after it (its ASS band). Audio: `buildAudioMix`. Timing is snapped to
+ * colour, then each enabled video track bottom → top, each track's text drawn by libass right
+ * after it (its ASS band). A track with transitions is one canvas-size stream (clips and
+ * transparent blanks joined by `concat`, only transition frames through `xfade`) overlaid on
+ * what is below; a track without transitions overlays each clip's own picture at its place
+ * while it plays. The topmost track that covers the canvas opaquely for the whole window
+ * (`isOpaqueFullFrame` clips, no gaps) is the base instead: no background, no alpha, no
+ * overlay, and nothing under it is drawn. Audio: `buildAudioMix`. Timing is snapped to
  * the output frame rate; `range`/`frameAt` render a window (widened so no transition is cut,
  * then trimmed exactly). Output size defaults to the canvas; a width/height override renders
  * natively at that size (keeping the canvas aspect; a different aspect is letterboxed).
@@ -145,6 +162,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     assets: input.assets,
     warnings,
     inputs: new Map(),
+    ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
   };
   const maps: string[] = [];
   let assFile: PlanFile | undefined;
@@ -165,45 +183,78 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       });
     }
     const frames = window.end - window.start;
-    let video = graph.chain(
-      [],
-      [
-        `color=c=${ffColor(canvas.background)}:s=${ctx.width}x${ctx.height}:r=${rateString(rate)}`,
-        `trim=end_frame=${frames}`,
-        "format=yuv420p",
-        "setsar=1",
-        regularPts(rate),
-      ],
-      "bg",
+    // The background is made only when something shows through to it.
+    const background = () =>
+      graph.chain(
+        [],
+        [
+          `color=c=${ffColor(canvas.background)}:s=${ctx.width}x${ctx.height}:r=${rateString(rate)}`,
+          `trim=end_frame=${frames}`,
+          "format=yuv420p",
+          "setsar=1",
+          regularPts(rate),
+        ],
+        "bg",
+      );
+    // The topmost track that covers the whole canvas with opaque pixels for the whole window
+    // hides everything below it: it becomes the base (no background, no alpha, no overlay) and
+    // the tracks under it are not drawn at all.
+    const base = windowed.findLastIndex(
+      (laid) =>
+        laid.track.kind === "video" &&
+        laid.segments.length > 0 &&
+        laid.segments.every((s) => s.kind === "clip" && s.clip && isOpaqueFullFrame(ctx, s.clip)),
     );
+    let video: string | undefined;
     windowed.forEach((laid, t) => {
-      if (laid.track.kind !== "video") return;
-      if (laid.segments.some((s) => s.kind === "clip")) {
-        const built: BuiltSegment[] = laid.segments.map((segment) => ({
+      if (laid.track.kind !== "video" || t < base) return;
+      if (t === base) {
+        const built = laid.segments.map((segment) => ({
           segment,
-          label:
-            segment.kind === "clip"
-              ? buildVisualClip(ctx, segment)
-              : buildBlank(ctx, segment.endFrame + segment.tail - (segment.startFrame - segment.lead)),
+          label: buildVisualClip(ctx, segment, { opaque: true }),
         }));
-        const track = joinSegments(graph, built, rate);
-        video = graph.chain(
-          [video, track],
-          ["overlay=x=0:y=0:eof_action=pass:format=yuv420:repeatlast=0"],
-          "ov",
-        );
+        video = joinSegments(graph, built, rate);
+      } else if (laid.segments.some((s) => s.kind === "clip")) {
+        if (!laid.segments.some((s) => s.transition)) {
+          // No transitions: overlay each clip's own picture where and while it shows.
+          for (const segment of laid.segments) {
+            if (segment.kind !== "clip") continue;
+            const placed = buildPlacedClip(ctx, segment, window.start);
+            if (!placed) continue;
+            video = graph.chain(
+              [video ?? background(), placed.label],
+              [`overlay=x=${placed.x}:y=${placed.y}:eof_action=pass:format=yuv420:repeatlast=0`],
+              "ov",
+            );
+          }
+        } else {
+          const built: BuiltSegment[] = laid.segments.map((segment) => ({
+            segment,
+            label:
+              segment.kind === "clip"
+                ? buildVisualClip(ctx, segment)
+                : buildBlank(ctx, segment.endFrame + segment.tail - (segment.startFrame - segment.lead)),
+          }));
+          const track = joinSegments(graph, built, rate);
+          video = graph.chain(
+            [video ?? background(), track],
+            ["overlay=x=0:y=0:eof_action=pass:format=yuv420:repeatlast=0"],
+            "ov",
+          );
+        }
       }
       const band = text?.bandOfTrack.get(t);
       if (band !== undefined && text) {
         const shift = band * text.bandSeconds;
         const draw = `subtitles=filename=${names.assFile}:fontsdir=${names.fontsDir}`;
         video = graph.chain(
-          [video],
+          [video ?? background()],
           shift > 0 ? [`setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
           "txt",
         );
       }
     });
+    if (video === undefined) video = background();
     const tail: string[] = [];
     if (needsTrim) tail.push(`trim=start_frame=${trimStart}:end_frame=${trimEnd}`, "setpts=PTS-STARTPTS");
     if (size.padded) {

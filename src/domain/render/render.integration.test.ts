@@ -334,3 +334,87 @@ describe("render: odd inputs", () => {
     expect(plainDuring - duckedDuring).toBeGreaterThan(0.5);
   });
 });
+
+describe("render: the opaque base track shortcut", () => {
+  // The same composition rendered twice: once with the bottom track's videos known to be
+  // alpha-less H.264 (the base shortcut: no background, no alpha, no overlay, lower tracks
+  // skipped), once without that knowledge (the general path). The pictures must match.
+  const composition = (): Timeline => ({
+    canvas: canvas(160, 90, 25),
+    tracks: [
+      // Entirely hidden under the base track.
+      track("video", [clip({ start: 0, duration: 3, asset: colorAsset("#00ff00") })]),
+      track("video", [
+        clip({ start: 0, duration: 1.5, asset: videoAsset("upl_video") }),
+        clip({
+          start: 1.5,
+          duration: 1.5,
+          asset: videoAsset("upl_red"),
+          transition: { type: "wipeleft", duration: 0.6 },
+        }),
+      ]),
+      track("video", [
+        clip({
+          start: 0.5,
+          duration: 2,
+          asset: imageAsset("upl_still"),
+          transform: { x: 0.8, y: 0.2, width: 0.3 },
+          fadeIn: 0.4,
+        }),
+      ]),
+    ],
+  });
+
+  it("renders the same frames as the general path", async () => {
+    const opaque = new Map(assets);
+    for (const id of ["upl_video", "upl_red"]) {
+      const a = assets.get(id) as ResolvedAsset;
+      opaque.set(id, {
+        ...a,
+        media: { ...(a.media as NonNullable<ResolvedAsset["media"]>), videoCodec: "h264" },
+      });
+    }
+    const general = buildRenderPlan({
+      composition: composition(),
+      assets,
+      output: { format: "mp4" },
+      outputPath: "x.mp4",
+    });
+    const shortcut = buildRenderPlan({
+      composition: composition(),
+      assets: opaque,
+      output: { format: "mp4" },
+      outputPath: "x.mp4",
+    });
+    const graph = (p: RenderPlan) => p.args[p.args.indexOf("-filter_complex") + 1] ?? "";
+    // General: the green track is the base (a solid colour is opaque), the videos overlay it.
+    expect(graph(general)).toContain("0x00ff00");
+    expect(graph(general).match(/overlay=/g)).toHaveLength(2);
+    // Shortcut: the video track is the base; the green track under it is never drawn.
+    expect(graph(shortcut)).not.toContain("0x00ff00");
+    expect(graph(shortcut)).not.toContain("color=c=0x000000");
+    expect(graph(shortcut).match(/overlay=/g)).toHaveLength(1);
+
+    const a = await allFrames((await renderWith(composition(), assets)).file, 160, 90);
+    const b = await allFrames((await renderWith(composition(), opaque)).file, 160, 90);
+    expect(b).toHaveLength(75);
+    expect(a).toHaveLength(75);
+    const worst = Math.max(...a.map((f, i) => f.diff(b[i] as Frame)));
+    expect(worst).toBeLessThan(2);
+  });
+});
+
+/** Renders at `high` quality (close to lossless, so the comparison sees the graph, not the encoder). */
+async function renderWith(composition: Timeline, with_: Map<string, ResolvedAsset>) {
+  renders += 1;
+  const work = join(dir, `r${renders}`);
+  const plan = buildRenderPlan({
+    composition,
+    assets: with_,
+    output: { format: "mp4", quality: "high" },
+    outputPath: "out.mp4",
+  });
+  await writePlanFiles(plan, work);
+  await runFfmpeg({ args: plan.args, cwd: work, durationSec: plan.durationSec, stallTimeoutMs: 30_000 });
+  return { file: join(work, "out.mp4"), plan };
+}

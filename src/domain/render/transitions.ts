@@ -1,7 +1,8 @@
 import type { TransitionType } from "../composition/schema.ts";
 import type { FilterGraph } from "./graph.ts";
 import { sec } from "./graph.ts";
-import { type FrameRate, frameToSeconds, type Segment, streamStart } from "./timeline.ts";
+import { type FrameRate, frameToSeconds, type Segment, streamEnd, streamStart } from "./timeline.ts";
+import { regularPts } from "./video-branch.ts";
 
 /** Our transition names → ffmpeg xfade `transition=` values (identical today; kept as the one mapping point). */
 export const XFADE_NAMES: Record<TransitionType, string> = {
@@ -30,15 +31,88 @@ export interface BuiltSegment {
 }
 
 /**
- * Joins a track's segment streams (already normalised: same size, fps, `yuva420p`, AV time
+ * Joins a track's segment streams (already normalised: same size, fps, pixel format, AV time
  * base) into one stream covering the window. Runs without transitions go through one
- * `concat`; a transition becomes `xfade` whose offset is the transition's first frame relative
- * to the joined stream's start, minus half a frame so that frame k of the transition samples
- * progress (k + ½) / frames — symmetric about the cut. The first input ends exactly at the
- * transition's last frame, so the output length is offset + length of the second input, and
- * the timeline length is unchanged. Returns the label.
+ * `concat`. With transitions, only the frames a transition blends go through `xfade`
+ * ({@link joinWindowed}): each stream is split into its incoming-transition head, its body and
+ * its outgoing-transition tail, each tail is crossfaded with the next head, and everything is
+ * concatenated. (ffmpeg's `xfade` costs about as much per passed-through frame as per blended
+ * one: chaining whole streams through it made a 60 s 1080p render spend most of its time
+ * there.) Frame k of a transition samples progress (k + ½) / frames — symmetric about the cut —
+ * and the timeline length is unchanged. Overlapping transitions (a clip shorter than its two
+ * transitions' halves) fall back to chaining whole streams through `xfade`. Returns the label.
  */
 export function joinSegments(graph: FilterGraph, built: readonly BuiltSegment[], rate: FrameRate): string {
+  return joinWindowed(graph, built, rate) ?? joinChained(graph, built, rate);
+}
+
+/**
+ * The windowed join (see {@link joinSegments}), or `undefined` when the streams do not tile as
+ * expected (a stream's tail must be exactly the next transition's frames and overlap the next
+ * stream's head, and no stream may be shorter than its head plus tail).
+ */
+function joinWindowed(
+  graph: FilterGraph,
+  built: readonly BuiltSegment[],
+  rate: FrameRate,
+): string | undefined {
+  if (built.length < 2 || !built.some((b, i) => i > 0 && b.segment.transition)) return undefined;
+  const n = built.length;
+  const len = built.map((b) => streamEnd(b.segment) - streamStart(b.segment));
+  const head = built.map((b, i) => (i > 0 && b.segment.transition ? b.segment.transition.frames : 0));
+  const tail = built.map((_, i) => (i < n - 1 ? (head[i + 1] as number) : 0));
+  for (let i = 0; i < n; i += 1) {
+    const seg = built[i]?.segment as Segment;
+    if ((len[i] as number) - (head[i] as number) - (tail[i] as number) < 0) return undefined;
+    if (i > 0) {
+      const prev = built[i - 1]?.segment as Segment;
+      if (streamStart(seg) !== streamEnd(prev) - (tail[i - 1] as number)) return undefined;
+    }
+  }
+  const parts = built.map((b, i) => {
+    const h = head[i] as number;
+    const t = tail[i] as number;
+    const l = len[i] as number;
+    const ranges: [number, number][] = [];
+    if (h > 0) ranges.push([0, h]);
+    if (l - h - t > 0) ranges.push([h, l - t]);
+    if (t > 0) ranges.push([l - t, l]);
+    if (ranges.length === 1 && h === 0 && t === 0) return { body: b.label };
+    const outs = ranges.map(() => graph.label("part"));
+    graph.chains.push(`[${b.label}]split=${ranges.length}${outs.map((o) => `[${o}]`).join("")}`);
+    const cut = ranges.map(([from, to], k) =>
+      graph.chain([outs[k] as string], [`trim=start_frame=${from}:end_frame=${to}`, regularPts(rate)], "cut"),
+    );
+    let k = 0;
+    return {
+      ...(h > 0 ? { head: cut[k++] } : {}),
+      ...(l - h - t > 0 ? { body: cut[k++] } : {}),
+      ...(t > 0 ? { tail: cut[k++] } : {}),
+    };
+  });
+  const pieces: string[] = [];
+  built.forEach((b, i) => {
+    const part = parts[i] as { head?: string; body?: string; tail?: string };
+    const t = b.segment.transition;
+    if (i > 0 && t && part.head) {
+      const from = (parts[i - 1] as { tail?: string }).tail as string;
+      pieces.push(
+        graph.chain(
+          [from, part.head],
+          [
+            `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(frameToSeconds(-0.5, rate))}`,
+          ],
+          "xf",
+        ),
+      );
+    }
+    if (part.body) pieces.push(part.body);
+  });
+  return graph.chain(pieces, [`concat=n=${pieces.length}:v=1:a=0`, regularPts(rate)], "cat");
+}
+
+/** Chains whole streams through `xfade` (the general case, also for overlapping transitions). */
+function joinChained(graph: FilterGraph, built: readonly BuiltSegment[], rate: FrameRate): string {
   const first = built[0];
   if (!first) throw new Error("joinSegments needs at least one segment");
   const origin = streamStart(first.segment);

@@ -25,6 +25,8 @@ export interface ResolvedMedia {
   duration: number | null;
   hasAudio: boolean;
   hasVideo?: boolean;
+  /** ffmpeg codec name of the video stream (`h264`, `prores`…): lets the plan know it has no alpha. */
+  videoCodec?: string | null;
   width?: number | null;
   height?: number | null;
   fps?: number | null;

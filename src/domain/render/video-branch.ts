@@ -23,9 +23,11 @@ export interface BranchContext {
   warnings: RenderWarning[];
   /** Inputs already opened, by clip id (a video clip's sound reuses its picture's input). */
   inputs: Map<string, SourceInput>;
+  /** `-threads` of each video input's decoder, when set. */
+  decoderThreads?: number;
 }
 
-/** An opened input bounded to what one clip needs (`-ss/-t`, or `-loop 1 -t` for stills). */
+/** An opened input bounded to what one clip needs (`-ss/-t`; a still is one frame). */
 export interface SourceInput {
   index: number;
   asset: ResolvedAsset;
@@ -57,7 +59,7 @@ export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
 /**
  * Opens (once per clip) the input a media segment reads, bounded on the input side: `-ss` at the
  * source time of the segment's first stream frame (handles included), `-t` just past its last;
- * stills use `-loop 1 -framerate R -t`. Source time of timeline frame f is
+ * a still is opened as is (one frame, repeated inside the graph by `buildVisualClip`). Source time of timeline frame f is
  * `trim + (f - origin) / fps * speed`. A head before the source start is held on the first frame;
  * source running out before the stream ends holds the last frame (tpad downstream); both are
  * reported as warnings (`TRANSITION_HANDLE_MISSING` inside a transition handle, else `SOURCE_TOO_SHORT`).
@@ -103,18 +105,20 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           },
     );
   }
+  // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
-    ? [
-        "-loop",
-        "1",
-        "-framerate",
-        rateString(ctx.rate),
+    ? ["-i", asset.path]
+    : [
+        ...(ctx.decoderThreads && clip.asset.type === "video"
+          ? ["-threads", String(ctx.decoderThreads)]
+          : []),
+        "-ss",
+        sec(start),
         "-t",
-        sec(frameToSeconds(to - from + 2, ctx.rate)),
+        sec(b - start + 2 * oneFrame * speed),
         "-i",
         asset.path,
-      ]
-    : ["-ss", sec(start), "-t", sec(b - start + 2 * oneFrame * speed), "-i", asset.path];
+      ];
   const input: SourceInput = {
     index: ctx.graph.addInput(args),
     asset,
@@ -158,13 +162,83 @@ export function clipBoxSize(ctx: BranchContext, clip: Clip, asset?: ResolvedAsse
 }
 
 /**
- * Builds one canvas-size `yuva420p` stream for a visual clip segment (video, image or color):
- * input-side bounding, speed, `fps` (normalises VFR), edge-hold padding and an exact frame count
- * (`trim=end_frame`), crop, filter, fit into the box (cover/contain/fill/none), motion (zoompan),
- * opacity, rotation, placement on a transparent canvas at the transform position, regular
- * timestamps, then picture fades (alpha, so lower layers show through). Returns the label.
+ * Builds one canvas-size stream for a visual clip segment (video, image or color): input-side
+ * bounding, speed, `fps` (normalises VFR), edge-hold padding and an exact frame count
+ * (`trim=end_frame`), crop, filter, fit into the box (cover crops to the box aspect before
+ * scaling; contain/fill/none), for a still: its one frame is fitted once then repeated (`loop`),
+ * motion (zoompan), opacity, rotation, placement on a transparent canvas at the transform
+ * position, regular timestamps, then picture fades (alpha, so lower layers show through).
+ * `yuva420p`, or `yuv420p` with `opaque` (the caller checked {@link isOpaqueFullFrame}: nothing
+ * transparent to keep). Returns the label.
  */
-export function buildVisualClip(ctx: BranchContext, seg: Segment): string {
+export function buildVisualClip(ctx: BranchContext, seg: Segment, opts: { opaque?: boolean } = {}): string {
+  const clip = seg.clip as Clip;
+  const picture = clipPicture(ctx, seg, opts.opaque ? "yuv420p" : "yuva420p");
+  const filters = [...picture.filters, ...placeFilters(ctx, clip, picture.w, picture.h)];
+  filters.push("setsar=1", regularPts(ctx.rate));
+  filters.push(...fadeFilters(clip, seg, ctx.rate));
+  return ctx.graph.chain(picture.inputs, filters, "clip");
+}
+
+/** A clip's picture at its own size, ready to overlay at `x`,`y` of the canvas (render pixels). */
+export interface PlacedClip {
+  label: string;
+  x: number;
+  y: number;
+}
+
+/**
+ * Like {@link buildVisualClip} but without the transparent canvas around it: the clip's box
+ * (cropped to what lies on the canvas) with timestamps already on the window's timeline
+ * (`windowStart` = the window's first frame), to `overlay` at `x`,`y` with `eof_action=pass`.
+ * Lets a track of small or sparse clips (logos, picture-in-picture) blend only the pixels it
+ * covers, and only while its clips play. `null` when the clip lies entirely off the canvas.
+ */
+export function buildPlacedClip(ctx: BranchContext, seg: Segment, windowStart: number): PlacedClip | null {
+  const clip = seg.clip as Clip;
+  const t = clip.transform ?? {};
+  const box = clipBoxSize(ctx, clip, clip.asset.type === "color" ? undefined : resolvedAssetOf(ctx, clip));
+  const { w, h } = rotatedSize(box, clip.transform?.rotate ?? 0);
+  const x = Math.round((t.x ?? 0.5) * ctx.width - w / 2);
+  const y = Math.round((t.y ?? 0.5) * ctx.height - h / 2);
+  const vx0 = Math.max(0, x);
+  const vy0 = Math.max(0, y);
+  const vx1 = Math.min(ctx.width, x + w);
+  const vy1 = Math.min(ctx.height, y + h);
+  if (vx1 - vx0 < 2 || vy1 - vy0 < 2) return null;
+  const picture = clipPicture(ctx, seg, "yuva420p");
+  const filters = [...picture.filters];
+  if (vx0 !== x || vy0 !== y || vx1 !== x + w || vy1 !== y + h) {
+    filters.push(`crop=${vx1 - vx0}:${vy1 - vy0}:${vx0 - x}:${vy0 - y}:exact=1`);
+  }
+  filters.push("setsar=1", regularPts(ctx.rate));
+  filters.push(...fadeFilters(clip, seg, ctx.rate));
+  // Onto the window's timeline with the same rounding as every other stream (`N` counts this
+  // stream's frames), so that overlay pairs each frame with exactly one canvas frame.
+  filters.push(`setpts=(N+${streamStart(seg) - windowStart})*${ctx.rate.den}/(${ctx.rate.num}*TB)`);
+  return { label: ctx.graph.chain(picture.inputs, filters, "clip"), x: vx0, y: vy0 };
+}
+
+/** Size (even pixels) of a box rotated by `degrees`: its bounding box. */
+function rotatedSize(box: { w: number; h: number }, degrees: number): { w: number; h: number } {
+  if (degrees % 360 === 0) return box;
+  const rad = (degrees * Math.PI) / 180;
+  return {
+    w: even(Math.abs(box.w * Math.cos(rad)) + Math.abs(box.h * Math.sin(rad))),
+    h: even(Math.abs(box.w * Math.sin(rad)) + Math.abs(box.h * Math.cos(rad))),
+  };
+}
+
+/**
+ * The clip's picture up to (not including) its placement on the canvas: source bounding, speed,
+ * fps, hold, exact length, crop, filter, fit, motion, pixel format, opacity, rotation.
+ * Returns the chain's inputs and filters and the picture's size.
+ */
+function clipPicture(
+  ctx: BranchContext,
+  seg: Segment,
+  pixelFormat: "yuva420p" | "yuv420p",
+): { inputs: string[]; filters: string[]; w: number; h: number } {
   const clip = seg.clip as Clip;
   const frames = streamEnd(seg) - streamStart(seg);
   const rate = rateString(ctx.rate);
@@ -181,10 +255,15 @@ export function buildVisualClip(ctx: BranchContext, seg: Segment): string {
     const input = openSourceInput(ctx, seg);
     asset = input.asset;
     inputs = [`${input.index}:v`];
-    const speed = clip.speed ?? 1;
-    filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
-    if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
-    filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`);
+    if (clip.asset.type === "image") {
+      // One decoded frame, made into the picture once, then repeated (cheap references).
+      filters.push("trim=end_frame=1");
+    } else {
+      const speed = clip.speed ?? 1;
+      filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
+      if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
+      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`);
+    }
   }
   const box = clipBoxSize(ctx, clip, asset);
   const crop = clip.crop;
@@ -200,23 +279,67 @@ export function buildVisualClip(ctx: BranchContext, seg: Segment): string {
   const filter = pictureFilter(clip, box.h);
   if (filter) filters.push(filter);
   if (clip.asset.type !== "color") filters.push(...fitFilters(clip, box, ctx.scale));
+  if (clip.asset.type === "image") {
+    filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
+  }
   if (clip.motion) filters.push(motionFilter(clip, box, frames, rate));
-  filters.push("format=yuva420p");
+  filters.push(`format=${pixelFormat}`);
   const opacity = clip.transform?.opacity ?? 1;
   if (opacity < 1) filters.push(`lut=a=${quote(`val*${opacity}`)}`);
-  let w = box.w;
-  let h = box.h;
   const rotate = clip.transform?.rotate ?? 0;
+  const { w, h } = rotatedSize(box, rotate);
   if (rotate % 360 !== 0) {
-    const rad = (rotate * Math.PI) / 180;
-    w = even(Math.abs(box.w * Math.cos(rad)) + Math.abs(box.h * Math.sin(rad)));
-    h = even(Math.abs(box.w * Math.sin(rad)) + Math.abs(box.h * Math.cos(rad)));
-    filters.push(`rotate=a=${rad.toFixed(6)}:ow=${w}:oh=${h}:c=black@0`);
+    filters.push(`rotate=a=${((rotate * Math.PI) / 180).toFixed(6)}:ow=${w}:oh=${h}:c=black@0`);
   }
-  filters.push(...placeFilters(ctx, clip, w, h));
-  filters.push("setsar=1", regularPts(ctx.rate));
-  filters.push(...fadeFilters(clip, seg, ctx.rate));
-  return ctx.graph.chain(inputs, filters, "clip");
+  return { inputs, filters, w, h };
+}
+
+/** Video codecs whose pictures never carry alpha as ffmpeg decodes them (native VP8/VP9 decoders drop it). */
+const OPAQUE_CODECS = new Set([
+  "h264",
+  "hevc",
+  "av1",
+  "vp8",
+  "vp9",
+  "mpeg4",
+  "mpeg2video",
+  "mpeg1video",
+  "mjpeg",
+  "theora",
+  "h263",
+  "wmv1",
+  "wmv2",
+  "wmv3",
+  "vc1",
+  "dvvideo",
+  "dnxhd",
+]);
+
+/**
+ * Whether a clip's stream fills the whole canvas with opaque pixels for its whole length: a
+ * solid colour or a video in a known alpha-less codec, fitted `cover`/`fill` into the full
+ * canvas (no transform other than the identity, full opacity, no rotation), without picture
+ * fades. Images are never assumed opaque (PNG/WebP may carry alpha).
+ */
+export function isOpaqueFullFrame(ctx: BranchContext, clip: Clip): boolean {
+  const t = clip.transform ?? {};
+  const identity =
+    (t.x ?? 0.5) === 0.5 &&
+    (t.y ?? 0.5) === 0.5 &&
+    (t.width ?? 1) === 1 &&
+    (t.height ?? 1) === 1 &&
+    (t.rotate ?? 0) % 360 === 0 &&
+    (t.opacity ?? 1) >= 1;
+  if (!identity || (clip.fadeIn ?? 0) > 0 || (clip.fadeOut ?? 0) > 0) return false;
+  if (clip.asset.type === "color") {
+    const hex = clip.asset.color;
+    return hex.length < 9 || hex.slice(7, 9).toLowerCase() === "ff";
+  }
+  if (clip.asset.type !== "video") return false;
+  if ((clip.fit ?? "cover") !== "cover" && clip.fit !== "fill") return false;
+  const key = clip.asset.uploadId ?? clip.asset.src ?? "";
+  const codec = ctx.assets.get(key)?.media?.videoCodec;
+  return typeof codec === "string" && OPAQUE_CODECS.has(codec);
 }
 
 function pictureFilter(clip: Clip, boxHeight: number): string | undefined {
@@ -242,7 +365,12 @@ function fitFilters(clip: Clip, box: { w: number; h: number }, scale: number): s
   const { w, h } = box;
   switch (clip.fit ?? "cover") {
     case "cover":
-      return [`scale=w=${w}:h=${h}:force_original_aspect_ratio=increase`, `crop=${w}:${h}`];
+      // Crop the source to the box's aspect first, then scale only what is kept (a portrait
+      // 1080x1920 source for a 1920x1080 box is scaled from 1080x608, not up to 1920x3413).
+      return [
+        `crop=w=${quote(`min(iw,ih*${w}/${h})`)}:h=${quote(`min(ih,iw*${h}/${w})`)}`,
+        `scale=w=${w}:h=${h}`,
+      ];
     case "fill":
       return [`scale=w=${w}:h=${h}`];
     case "contain":

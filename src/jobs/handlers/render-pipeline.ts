@@ -1,38 +1,44 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createReadStream, existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import { findUploadsByIds, listUploadsPage, type UploadRow } from "../../db/repositories/uploads.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
-import { buildRenderPlan, readFontFamilyNames, writePlanFiles } from "../../domain/render/index.ts";
+import { buildRenderPlan, writePlanFiles } from "../../domain/render/index.ts";
 import { FORMAT_MIME } from "../../domain/render/outputs.ts";
-import {
-  RenderError,
-  type RenderOutputOptions,
-  type ResolvedAsset,
-  type UploadedFont,
-} from "../../domain/render/types.ts";
+import { RenderError, type RenderOutputOptions } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { blameInput, type RemoteAssetLimits, redactPaths, resolveRenderAssets } from "./render-assets.ts";
 import type { PipelineHooks, RenderOutput, RenderPipeline } from "./render-job.ts";
 
-/** Where uploads are referenced from a composition: `{ uploadId, clipId }` pairs. */
-function referencedUploads(doc: Timeline): { uploadId: string; clipId: string }[] {
-  const refs: { uploadId: string; clipId: string }[] = [];
-  for (const track of doc.tracks) {
-    for (const clip of track.clips) {
-      const asset = clip.asset as { uploadId?: string; source?: { uploadId?: string } };
-      if (asset.uploadId) refs.push({ uploadId: asset.uploadId, clipId: clip.id });
-      if (asset.source?.uploadId) refs.push({ uploadId: asset.source.uploadId, clipId: clip.id });
-    }
-  }
-  return refs;
+/**
+ * Decoding threads per video input: half the cores (at least 1). Every input of a render is
+ * open for its whole length, and a frame-threaded decoder holds frames per thread, so ffmpeg's
+ * default (a thread per core for each input) makes memory grow with both; x264 uses the cores.
+ */
+const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
+
+/** util-linux `setpriv`, when this is Linux and it is installed. */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find(
+  (p) => process.platform === "linux" && existsSync(p),
+);
+
+/**
+ * How ffmpeg is launched: on Linux through `setpriv --pdeathsig SIGKILL` (same process, it
+ * execs ffmpeg), so that ffmpeg dies with a worker that is killed (OOM, SIGKILL, crash) instead
+ * of encoding on as an orphan while another worker retries the render. Plain ffmpeg elsewhere.
+ */
+export function ffmpegLaunch(args: readonly string[]): { ffmpegPath: string; args: string[] } {
+  return SETPRIV
+    ? { ffmpegPath: SETPRIV, args: ["--pdeathsig", "SIGKILL", "--", "ffmpeg", ...args] }
+    : { ffmpegPath: "ffmpeg", args: [...args] };
 }
 
 async function sha256File(file: string): Promise<string> {
@@ -41,24 +47,19 @@ async function sha256File(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** A local path for a stored object: in place on local disk, else downloaded into `dir`. */
-async function localCopy(store: BlobStore, key: string, dir: string, name: string): Promise<string> {
-  const inPlace = store.localPath(key);
-  if (inPlace) return inPlace;
-  const target = path.join(dir, name);
-  await store.downloadTo(key, target);
-  return target;
-}
-
 /**
- * The render pipeline of one attempt: resolve the composition's uploads and the caller's
- * fonts to local files, build the ffmpeg plan, run ffmpeg (one process, one filtergraph)
+ * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
+ * and the caller's fonts to local files (`resolveRenderAssets`), build the ffmpeg plan, run ffmpeg (one process, one filtergraph)
  * with progress, then probe the output, make a poster, hash it and store it under
  * `renders/<renderId>/`. The working directory and any stored object are removed when the
  * attempt fails or is cancelled.
  *
  * @param opts.workRoot - directory for per-attempt working directories.
  * @param opts.stallTimeoutMs - ffmpeg without progress this long fails with `TIMEOUT`.
+ * @param opts.remote - size (bytes) and time (ms) limits of remote asset downloads
+ *   (default 512 MiB, 5 minutes).
+ * When ffmpeg fails, the source it failed on is named (`clipId`, `uploadId`): `ASSET_UNSUPPORTED`
+ * when that file no longer reads as media, else `FFMPEG_FAILED`; messages never carry local paths.
  */
 export function createRenderPipeline(opts: {
   db: Db;
@@ -66,8 +67,10 @@ export function createRenderPipeline(opts: {
   workRoot: string;
   log: Logger;
   stallTimeoutMs: number;
+  remote?: RemoteAssetLimits;
 }): RenderPipeline {
   const { db, store } = opts;
+  const remote = opts.remote ?? { maxBytes: 512 * 1024 * 1024, timeoutMs: 5 * 60_000 };
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, `${render.id}-a${hooks.attempt}-`));
@@ -78,34 +81,19 @@ export function createRenderPipeline(opts: {
       const options = render.options as unknown as RenderOutputOptions;
 
       // Preparing: resolve assets.
-      const refs = referencedUploads(doc);
-      const rows = await findUploadsByIds(db, render.userId, [...new Set(refs.map((r) => r.uploadId))]);
-      const byId = new Map<string, UploadRow>(rows.map((u) => [u.id, u]));
-      const assets = new Map<string, ResolvedAsset>();
-      for (const ref of refs) {
-        if (assets.has(ref.uploadId)) continue;
-        const upload = byId.get(ref.uploadId);
-        if (!upload) {
-          throw new RenderError("ASSET_NOT_FOUND", `Upload ${ref.uploadId} no longer exists`, {
-            clipId: ref.clipId,
-            uploadId: ref.uploadId,
-          });
-        }
-        const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
-        const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
-        if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
-        assets.set(upload.id, resolved);
-      }
-      const fontRows = (
-        await listUploadsPage(db, { userId: render.userId, type: "font", limit: 100, afterId: undefined })
-      ).rows;
-      const uploadedFonts: UploadedFont[] = [];
-      for (const f of fontRows) {
-        const file = await localCopy(store, f.storageKey, workDir, `font-${f.id}`);
-        for (const family of readFontFamilyNames(await readFile(file))) {
-          uploadedFonts.push({ family, path: file, uploadId: f.id });
-        }
-      }
+      const {
+        assets,
+        fonts: uploadedFonts,
+        refsByPath,
+      } = await resolveRenderAssets({
+        db,
+        store,
+        userId: render.userId,
+        doc,
+        workDir,
+        remote,
+        signal: hooks.signal,
+      });
       hooks.signal.throwIfAborted();
 
       const outputFile = `output.${options.format}`;
@@ -115,6 +103,7 @@ export function createRenderPipeline(opts: {
         output: options,
         outputPath: outputFile,
         uploadedFonts,
+        decoderThreads: DECODER_THREADS,
       });
       for (const w of plan.warnings) hooks.warn(w);
       await writePlanFiles(plan, workDir);
@@ -124,11 +113,14 @@ export function createRenderPipeline(opts: {
       await hooks.phase("rendering");
       try {
         await runFfmpeg({
-          args: plan.args,
+          ...ffmpegLaunch(plan.args),
           cwd: workDir,
           durationSec: plan.durationSec,
           signal: hooks.signal,
           stallTimeoutMs: opts.stallTimeoutMs,
+          // The partial output is thrown away: no time for ffmpeg to finalise it (with
+          // +faststart that would rewrite the whole file) before it is killed.
+          killGraceMs: 200,
           onProgress: (p) =>
             hooks.progress({
               ratio: p.ratio,
@@ -139,10 +131,14 @@ export function createRenderPipeline(opts: {
       } catch (err) {
         if (err instanceof FfmpegError && err.code !== "ABORTED") {
           const tail = err.stderrTail.trim().split("\n").slice(-3).join(" | ");
-          throw new RenderError(
-            err.code === "TIMEOUT" ? "TIMEOUT" : "FFMPEG_FAILED",
-            `${err.message}${tail ? `: ${tail}` : ""}`,
+          const message = redactPaths(
+            err.code === "TIMEOUT" ? `${err.message}${tail ? `: ${tail}` : ""}` : err.message,
+            refsByPath,
+            workDir,
           );
+          if (err.code === "TIMEOUT") throw new RenderError("TIMEOUT", message);
+          const blamed = await blameInput(err.stderrTail, refsByPath, message);
+          throw blamed ?? new RenderError("FFMPEG_FAILED", message);
         }
         throw err;
       }

@@ -1,0 +1,544 @@
+/**
+ * Reference render benchmark, end to end through the API with the worker as its own process:
+ *
+ *   node bench/render/reference-render.ts [--quick] [--no-scaling] [--keep]
+ *
+ * A 60 s, 1920x1080, 30 fps composition: four video clips of different sizes and frame rates
+ * (testsrc2, mandelbrot, a portrait 60 fps clip, a 29.97 fps cellular automaton; all with tone
+ * audio) joined by three crossfades, a PNG overlay with motion, a title, burned captions, and a
+ * voice over music ducked under it. Measured in one run:
+ * - the render through the API at `standard` (queue → succeeded, from the render's own
+ *   createdAt/finishedAt) and at `draft`;
+ * - the encode-only floor: ffmpeg encoding 60 s of 1080p30 testsrc2 (+ a sine) with exactly the
+ *   `standard` encoder arguments (`encoderArgs("mp4", "standard")`), and the ratio to it;
+ * - the peak RSS of the worker process tree (Node + ffmpeg/ffprobe children), sampled every 100 ms;
+ * - two renders at once with one worker process, then with two (throughput scaling).
+ *
+ * Needs PostgreSQL (API and worker are separate processes): BENCH_DATABASE_URL or
+ * TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a fresh database is
+ * created and dropped. `--quick` renders 12 s instead of 60 s (a smoke run).
+ * BENCH_WORKER_NODE_OPTIONS is passed to the worker processes as NODE_OPTIONS (e.g.
+ * `--max-semi-space-size=4`, which roughly halves the worker's own RSS on Node 24).
+ * Prints a JSON summary; RESULTS.md in this directory records the figures.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import pg from "pg";
+import { encoderArgs } from "../../src/domain/render/outputs.ts";
+import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has("--quick");
+const SCALING = !args.has("--no-scaling");
+const SECONDS = QUICK ? 12 : 60;
+const ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/postgres";
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+// ---------------------------------------------------------------- inputs
+
+async function makeInputs(dir: string): Promise<Record<string, string>> {
+  const len = SECONDS / 4 + 2; // each clip is used for SECONDS/4 plus handles
+  const f = (name: string) => path.join(dir, name);
+  const enc = ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-pix_fmt", "yuv420p"];
+  const aac = ["-c:a", "aac", "-b:a", "128k", "-shortest"];
+  const tone = (hz: number) => ["-f", "lavfi", "-i", `sine=f=${hz}:r=48000:d=${len},volume=0.3`];
+  const voice =
+    "0.5*sin(2*PI*(150+30*sin(2*PI*2.5*t))*t + 0.8*sin(2*PI*300*t))" +
+    "*(0.55+0.45*sin(2*PI*4.3*t))*gt(mod(t,3.2),0.7)*lt(mod(t,3.2),2.9)";
+  const music = "0.09*(sin(2*PI*220*t)+sin(2*PI*277.18*t)+sin(2*PI*329.63*t)+0.5*sin(2*PI*110*t))";
+  // Sequential: generating 4 clips in parallel on 2 cores gains nothing.
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=s=1920x1080:r=30:d=${len}`,
+    ...tone(440),
+    ...enc,
+    ...aac,
+    f("a-1080p30.mp4"),
+  ]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    "mandelbrot=s=1280x720:r=25",
+    "-t",
+    String(len),
+    ...tone(494),
+    ...enc,
+    ...aac,
+    f("b-720p25.mp4"),
+  ]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc=s=1080x1920:r=60:d=${len}`,
+    ...tone(523),
+    ...enc,
+    ...aac,
+    f("c-portrait-1080x1920p60.mp4"),
+  ]);
+  await ffmpeg([
+    ...[
+      "-f",
+      "lavfi",
+      "-i",
+      "cellauto=s=480x270:rule=110:r=30000/1001:random_fill_ratio=0.5",
+      "-t",
+      String(len),
+    ],
+    ...tone(587),
+    "-vf",
+    "scale=960:540:flags=neighbor",
+    ...enc,
+    ...aac,
+    f("d-540p2997.mp4"),
+  ]);
+  // A logo with real transparency: an orange square (90 % opaque) with a white centre on nothing.
+  const inner = "between(X,200,399)*between(Y,200,399)";
+  await ffmpeg([
+    ...["-f", "lavfi", "-i", "color=c=black@0.0:s=600x600,format=rgba"],
+    "-vf",
+    `geq=r='255':g='if(${inner},255,170)':b='if(${inner},255,0)':a='if(between(X,100,499)*between(Y,100,499),230,0)'`,
+    ...["-frames:v", "1", f("logo.png")],
+  ]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc='${voice}':s=48000:d=${SECONDS - 10}`,
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    "128k",
+    f("voice.mp3"),
+  ]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc='${music}':s=48000:d=${SECONDS}`,
+    "-c:a",
+    "pcm_s16le",
+    f("music.wav"),
+  ]);
+  return {
+    a: f("a-1080p30.mp4"),
+    b: f("b-720p25.mp4"),
+    c: f("c-portrait-1080x1920p60.mp4"),
+    d: f("d-540p2997.mp4"),
+    logo: f("logo.png"),
+    voice: f("voice.mp3"),
+    music: f("music.wav"),
+  };
+}
+
+function composition(ids: Record<string, string>) {
+  const q = SECONDS / 4;
+  const clip = (n: number, key: string, transition?: string) => ({
+    id: `clip-${key}`,
+    start: n * q,
+    duration: q,
+    trim: 0.5,
+    asset: { type: "video", uploadId: ids[key] },
+    volume: 0.5,
+    ...(transition ? { transition: { type: transition, duration: 1 } } : {}),
+  });
+  const cues = Array.from({ length: Math.floor((SECONDS - 4) / 3) }, (_, i) => ({
+    start: i * 3,
+    end: i * 3 + 2.6,
+    text: `Caption line number ${i + 1} of the reference render`,
+  }));
+  return {
+    name: "reference render",
+    canvas: { width: 1920, height: 1080, fps: 30, background: "#000000" },
+    tracks: [
+      {
+        id: "main",
+        kind: "video",
+        clips: [clip(0, "a"), clip(1, "b", "fade"), clip(2, "c", "wipeleft"), clip(3, "d", "dissolve")],
+      },
+      {
+        id: "overlay",
+        kind: "video",
+        clips: [
+          {
+            id: "logo",
+            start: 2,
+            duration: SECONDS - 4,
+            asset: { type: "image", uploadId: ids.logo },
+            transform: { x: 0.88, y: 0.16, width: 0.14 },
+            motion: { type: "zoomIn", amount: 0.2 },
+            fadeIn: 0.5,
+            fadeOut: 0.5,
+          },
+        ],
+      },
+      {
+        id: "text",
+        kind: "video",
+        clips: [
+          {
+            id: "title",
+            start: 0,
+            duration: 4,
+            fadeIn: 0.5,
+            fadeOut: 0.5,
+            asset: {
+              type: "text",
+              text: "Reference render",
+              style: { family: "DejaVu Sans", size: 96, weight: 700 },
+            },
+          },
+          {
+            id: "captions",
+            start: 4,
+            duration: SECONDS - 4,
+            asset: {
+              type: "caption",
+              style: {
+                family: "DejaVu Sans",
+                size: 44,
+                valign: "bottom",
+                stroke: { color: "#000000", width: 3 },
+              },
+              source: { cues },
+            },
+          },
+        ],
+      },
+      {
+        id: "voice",
+        kind: "audio",
+        clips: [
+          { id: "vo", start: 5, duration: SECONDS - 10, asset: { type: "audio", uploadId: ids.voice } },
+        ],
+      },
+      {
+        id: "music",
+        kind: "audio",
+        volume: 0.8,
+        ducking: { under: ["voice"], amountDb: 12 },
+        clips: [
+          {
+            id: "mu",
+            start: 0,
+            duration: SECONDS,
+            fadeOut: 2,
+            asset: { type: "audio", uploadId: ids.music },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------- processes
+
+interface Proc {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<void>;
+}
+
+function startProcess(script: string, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
+  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return { child, output, exited };
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stopProcess(p: Proc): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill("SIGTERM");
+  const timer = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/** RSS (bytes) of a process and all its descendants, from /proc. */
+async function treeRss(pid: number): Promise<number> {
+  let total = 0;
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop() as number;
+    const status = await readFile(`/proc/${p}/status`, "utf8").catch(() => "");
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    if (m) total += Number(m[1]) * 1024;
+    const tasks = await readdir(`/proc/${p}/task`).catch(() => [] as string[]);
+    for (const t of tasks) {
+      const kids = await readFile(`/proc/${p}/task/${t}/children`, "utf8").catch(() => "");
+      for (const k of kids.trim().split(/\s+/).filter(Boolean)) stack.push(Number(k));
+    }
+  }
+  return total;
+}
+
+/** RSS (bytes) of one process. */
+async function ownRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/**
+ * Samples every 100 ms until stopped: the peak RSS of the given process trees (summed, Node +
+ * ffmpeg/ffprobe children) and, separately, the peak of the Node processes alone.
+ */
+function rssSampler(pids: () => number[]) {
+  let peak = 0;
+  let peakNode = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const sizes = await Promise.all(pids().map(treeRss));
+      peak = Math.max(
+        peak,
+        sizes.reduce((a, b) => a + b, 0),
+      );
+      const own = await Promise.all(pids().map(ownRss));
+      peakNode = Math.max(
+        peakNode,
+        own.reduce((a, b) => a + b, 0),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { peak, peakNode };
+    },
+  };
+}
+
+// ---------------------------------------------------------------- API
+
+function apiClient(base: string, key: string) {
+  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${key}` } };
+    if (body instanceof FormData) init.body = body;
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    const res = await fetch(`${base}${url}`, init);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return call;
+}
+
+interface RenderBody {
+  id: string;
+  status: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  output: { url: string; duration: number; size: number } | null;
+  error: unknown;
+  warnings: unknown[];
+}
+
+async function renderOnce(
+  call: ReturnType<typeof apiClient>,
+  compositionId: string,
+  quality: string,
+): Promise<{ queueToDoneSec: number; startToDoneSec: number; render: RenderBody }> {
+  const r = await call<RenderBody>("POST", "/api/render", {
+    compositionId,
+    output: { format: "mp4", quality },
+  });
+  let got = r;
+  while (!["succeeded", "failed", "cancelled"].includes(got.status)) {
+    await new Promise((res) => setTimeout(res, 250));
+    got = await call<RenderBody>("GET", `/api/render/${r.id}`);
+  }
+  if (got.status !== "succeeded") throw new Error(`render ${got.status}: ${JSON.stringify(got.error)}`);
+  const t = (s: string | null) => new Date(s ?? 0).getTime();
+  return {
+    queueToDoneSec: (t(got.finishedAt) - t(got.createdAt)) / 1000,
+    startToDoneSec: (t(got.finishedAt) - t(got.startedAt)) / 1000,
+    render: got,
+  };
+}
+
+// ---------------------------------------------------------------- main
+
+async function floorEncode(dir: string): Promise<number> {
+  const started = Date.now();
+  await run(
+    "ffmpeg",
+    [
+      ...["-hide_banner", "-loglevel", "error", "-y"],
+      ...["-f", "lavfi", "-i", `testsrc2=s=1920x1080:r=30:d=${SECONDS}`],
+      ...["-f", "lavfi", "-i", `sine=f=440:r=48000:d=${SECONDS}`],
+      ...encoderArgs("mp4", "standard"),
+      ...["-r", "30"],
+      path.join(dir, "floor.mp4"),
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return (Date.now() - started) / 1000;
+}
+
+async function main(): Promise<void> {
+  const { dir, cleanup } = await tempDir("cutroom-reference-");
+  const dbName = `cutroom_bench_${process.pid}_${randomBytes(3).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const dbUrl = new URL(ADMIN_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const procs: Proc[] = [];
+  try {
+    log(`generating inputs (${SECONDS} s composition)…`);
+    const inputs = await makeInputs(dir);
+
+    const port = 39_000 + Math.floor(Math.random() * 1000);
+    const env = {
+      DATABASE_URL: dbUrl.toString(),
+      DATA_DIR: path.join(dir, "data"),
+      URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
+      PORT: String(port),
+      WORKER_CONCURRENCY: "1",
+    };
+    const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
+    procs.push(apiProc);
+    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(apiProc.output.join("")), 60_000, "the API's owner key");
+    const key = (/crk_[A-Za-z0-9]+/.exec(apiProc.output.join("")) as RegExpExecArray)[0];
+    const base = `http://127.0.0.1:${port}`;
+    await waitUntil(
+      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
+      30_000,
+      "the API",
+    );
+    const call = apiClient(base, key);
+
+    const ids: Record<string, string> = {};
+    for (const [k, file] of Object.entries(inputs)) {
+      const started = Date.now();
+      const form = new FormData();
+      const bytes = await readFile(file);
+      form.append("file", new Blob([bytes]), path.basename(file));
+      ids[k] = (await call<{ data: { id: string }[] }>("POST", "/api/v1/uploads", form)).data[0]?.id ?? "";
+      log(
+        `uploaded ${path.basename(file)} (${(bytes.length / 2 ** 20).toFixed(1)} MiB) in ${Date.now() - started} ms`,
+      );
+    }
+    const comp = await call<{ id: string }>("POST", "/api/compositions", composition(ids));
+
+    // BENCH_WORKER_NODE_OPTIONS (e.g. --max-semi-space-size=4) is passed to the worker processes as NODE_OPTIONS.
+    const workerEnv = {
+      ...env,
+      LOG_LEVEL: "info",
+      ...(process.env.BENCH_WORKER_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
+        : {}),
+    };
+    const worker1 = startProcess("src/main/worker.ts", workerEnv);
+    procs.push(worker1);
+    await waitUntil(() => worker1.output.join("").includes("worker ready"), 60_000, "worker 1");
+
+    log("floor: encoding testsrc2 with the standard encoder settings…");
+    const floorSec = await floorEncode(dir);
+    log(`floor ${floorSec.toFixed(1)} s`);
+
+    log("standard render through the API…");
+    const sampler = rssSampler(() => [worker1.child.pid as number]);
+    const standard = await renderOnce(call, comp.id, "standard");
+    const { peak: peakRss, peakNode } = await sampler.stop();
+    log(
+      `standard ${standard.queueToDoneSec.toFixed(1)} s (peak worker RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB, Node alone ${(peakNode / 2 ** 20).toFixed(0)} MiB)`,
+    );
+
+    const outFile = path.join(dir, "standard.mp4");
+    const signed = new URL(standard.render.output?.url ?? "");
+    const dl = await fetch(`${base}${signed.pathname}${signed.search}`);
+    await writeFile(outFile, Buffer.from(await dl.arrayBuffer()));
+    const outProbe = await probe(outFile, true);
+    if (args.has("--keep")) {
+      const kept = path.join(ROOT, "tmp", "reference-render.mp4");
+      await mkdir(path.dirname(kept), { recursive: true });
+      await copyFile(outFile, kept);
+      log(`kept the output at ${kept}`);
+    }
+
+    log("draft render through the API…");
+    const draft = await renderOnce(call, comp.id, "draft");
+    log(`draft ${draft.queueToDoneSec.toFixed(1)} s`);
+
+    let scaling: Record<string, number> | undefined;
+    if (SCALING) {
+      log("two standard renders at once, one worker process…");
+      let started = Date.now();
+      await Promise.all([renderOnce(call, comp.id, "standard"), renderOnce(call, comp.id, "standard")]);
+      const oneWorker = (Date.now() - started) / 1000;
+      const worker2 = startProcess("src/main/worker.ts", workerEnv);
+      procs.push(worker2);
+      await waitUntil(() => worker2.output.join("").includes("worker ready"), 60_000, "worker 2");
+      log("two standard renders at once, two worker processes…");
+      const sampler2 = rssSampler(() => [worker1.child.pid as number, worker2.child.pid as number]);
+      started = Date.now();
+      await Promise.all([renderOnce(call, comp.id, "standard"), renderOnce(call, comp.id, "standard")]);
+      const twoWorkers = (Date.now() - started) / 1000;
+      const peakTwo = (await sampler2.stop()).peak;
+      scaling = {
+        twoRendersOneWorkerSec: oneWorker,
+        twoRendersTwoWorkersSec: twoWorkers,
+        speedup: oneWorker / twoWorkers,
+        peakRssTwoWorkersMiB: peakTwo / 2 ** 20,
+      };
+      log(`scaling: one worker ${oneWorker.toFixed(1)} s, two workers ${twoWorkers.toFixed(1)} s`);
+    }
+
+    const summary = {
+      composition: { seconds: SECONDS, width: 1920, height: 1080, fps: 30 },
+      workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS ?? null,
+      cpus: availableParallelism(),
+      floorEncodeSec: floorSec,
+      standard: { queueToDoneSec: standard.queueToDoneSec, startToDoneSec: standard.startToDoneSec },
+      ratioToFloor: standard.queueToDoneSec / floorSec,
+      draft: { queueToDoneSec: draft.queueToDoneSec },
+      peakWorkerRssMiB: peakRss / 2 ** 20,
+      peakWorkerNodeRssMiB: peakNode / 2 ** 20,
+      output: { probe: outProbe, size: standard.render.output?.size, warnings: standard.render.warnings },
+      scaling,
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } finally {
+    await Promise.all(procs.map(stopProcess));
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+    await cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,264 @@
+import { open, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Db } from "../../db/client.ts";
+import { findUploadsByIds, listUploadsPage, type UploadRow } from "../../db/repositories/uploads.ts";
+import type { Timeline } from "../../domain/composition/schema.ts";
+import { readFontFamilyNames } from "../../domain/render/index.ts";
+import { RenderError, type ResolvedAsset, type UploadedFont } from "../../domain/render/types.ts";
+import { SNIFF_BYTES, sniffType } from "../../domain/uploads/sniff.ts";
+import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-asset.ts";
+import { MediaProbeError, probeMedia } from "../../media/probe.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+
+/** Where a composition refers to a media or subtitle source: one entry per clip. */
+export interface AssetRef {
+  clipId: string;
+  /** The key of the source in the plan's asset map: an upload id or an https URL. */
+  key: string;
+  uploadId?: string;
+  src?: string;
+  /** The clip's asset type (`video`, `image`, `audio`, `caption`). */
+  assetType: string;
+}
+
+/** Every upload and URL the composition reads, in track/clip order. */
+export function assetRefs(doc: Timeline): AssetRef[] {
+  const refs: AssetRef[] = [];
+  for (const track of doc.tracks) {
+    for (const clip of track.clips) {
+      const asset = clip.asset as {
+        type: string;
+        uploadId?: string;
+        src?: string;
+        source?: { uploadId?: string };
+      };
+      if (asset.uploadId) {
+        refs.push({ clipId: clip.id, key: asset.uploadId, uploadId: asset.uploadId, assetType: asset.type });
+      } else if (asset.src) {
+        refs.push({ clipId: clip.id, key: asset.src, src: asset.src, assetType: asset.type });
+      }
+      if (asset.source?.uploadId) {
+        const id = asset.source.uploadId;
+        refs.push({ clipId: clip.id, key: id, uploadId: id, assetType: asset.type });
+      }
+    }
+  }
+  return refs;
+}
+
+/** Limits of remote (`src`) asset downloads. */
+export interface RemoteAssetLimits {
+  /** Largest file, bytes. */
+  maxBytes: number;
+  /** Time limit of one download, milliseconds. */
+  timeoutMs: number;
+}
+
+/** A local path for a stored object: in place on local disk, else downloaded into `dir`. */
+async function localCopy(store: BlobStore, key: string, dir: string, name: string): Promise<string> {
+  const inPlace = store.localPath(key);
+  if (inPlace) return inPlace;
+  const target = path.join(dir, name);
+  await store.downloadTo(key, target);
+  return target;
+}
+
+/**
+ * Resolves every source a render reads to a local file: uploads (in place on local disk, else
+ * downloaded into `workDir`), remote `src` assets (downloaded with SSRF protection, then sniffed
+ * and probed like an upload) and the caller's fonts.
+ *
+ * @returns the plan's asset map (keyed by upload id or URL), the caller's fonts, and which
+ *   clip reads which local file (to name the clip when ffmpeg fails on an input).
+ * @throws RenderError `ASSET_NOT_FOUND` (upload gone), `ASSET_FETCH_FAILED` (download refused or
+ *   failed; retryable only for network errors and timeouts), `ASSET_UNSUPPORTED` (the remote file
+ *   is not media of the clip's type), each with the clip id.
+ */
+export async function resolveRenderAssets(input: {
+  db: Db;
+  store: BlobStore;
+  userId: string;
+  doc: Timeline;
+  workDir: string;
+  remote: RemoteAssetLimits;
+  signal: AbortSignal;
+}): Promise<{
+  assets: Map<string, ResolvedAsset>;
+  fonts: UploadedFont[];
+  refsByPath: Map<string, AssetRef>;
+}> {
+  const { db, store, workDir } = input;
+  const refs = assetRefs(input.doc);
+  const uploadIds = [...new Set(refs.flatMap((r) => (r.uploadId ? [r.uploadId] : [])))];
+  const rows = await findUploadsByIds(db, input.userId, uploadIds);
+  const byId = new Map<string, UploadRow>(rows.map((u) => [u.id, u]));
+  const assets = new Map<string, ResolvedAsset>();
+  const refsByPath = new Map<string, AssetRef>();
+  let remoteCount = 0;
+  for (const ref of refs) {
+    if (assets.has(ref.key)) continue;
+    input.signal.throwIfAborted();
+    if (ref.uploadId) {
+      const upload = byId.get(ref.uploadId);
+      if (!upload) {
+        throw new RenderError("ASSET_NOT_FOUND", `Upload ${ref.uploadId} no longer exists`, {
+          clipId: ref.clipId,
+          uploadId: ref.uploadId,
+        });
+      }
+      const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
+      const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
+      if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
+      assets.set(ref.key, resolved);
+      refsByPath.set(file, ref);
+    } else if (ref.src) {
+      remoteCount += 1;
+      const file = path.join(workDir, `remote-${remoteCount}`);
+      assets.set(ref.key, await fetchRemote(ref, file, input.remote, input.signal));
+      refsByPath.set(file, ref);
+    }
+  }
+
+  const fontRows = (
+    await listUploadsPage(db, { userId: input.userId, type: "font", limit: 100, afterId: undefined })
+  ).rows;
+  const fonts: UploadedFont[] = [];
+  for (const f of fontRows) {
+    const file = await localCopy(store, f.storageKey, workDir, `font-${f.id}`);
+    for (const family of readFontFamilyNames(await readFile(file))) {
+      fonts.push({ family, path: file, uploadId: f.id });
+    }
+  }
+  return { assets, fonts, refsByPath };
+}
+
+/** Downloads, sniffs and probes one remote asset. */
+async function fetchRemote(
+  ref: AssetRef,
+  file: string,
+  limits: RemoteAssetLimits,
+  signal: AbortSignal,
+): Promise<ResolvedAsset> {
+  const host = safeHost(ref.src ?? "");
+  try {
+    await fetchRemoteAsset(ref.src ?? "", file, { ...limits, signal });
+  } catch (err) {
+    if (err instanceof RemoteAssetError) {
+      throw new RenderError(
+        "ASSET_FETCH_FAILED",
+        `Fetching the asset of clip ${ref.clipId} from ${host} failed: ${err.message}`,
+        {
+          clipId: ref.clipId,
+          retryable: err.retryable,
+        },
+      );
+    }
+    throw err;
+  }
+  const unsupported = (why: string) =>
+    new RenderError("ASSET_UNSUPPORTED", `The asset of clip ${ref.clipId} from ${host} ${why}`, {
+      clipId: ref.clipId,
+    });
+  const handle = await open(file, "r");
+  const head = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0).finally(() => handle.close());
+  const sniffed = await sniffType(head.subarray(0, bytesRead));
+  // Only media containers reach ffmpeg: a playlist or anything else that could make it open
+  // other URLs or files is refused here.
+  if (!sniffed || (sniffed.type !== "video" && sniffed.type !== "audio" && sniffed.type !== "image")) {
+    throw unsupported("is not a video, audio or image file");
+  }
+  let probe: Awaited<ReturnType<typeof probeMedia>>;
+  try {
+    probe = await probeMedia(file, { timeoutMs: 30_000, signal });
+  } catch (err) {
+    if (err instanceof MediaProbeError) throw unsupported(`cannot be read as media: ${err.message}`);
+    throw err;
+  }
+  const wanted = ref.assetType;
+  const ok =
+    wanted === "image"
+      ? sniffed.type === "image" && probe.hasVideo
+      : wanted === "video"
+        ? sniffed.type === "video" && probe.hasVideo
+        : probe.hasAudio;
+  if (!ok) throw unsupported(`is ${sniffed.mimeType} without the ${wanted} the clip needs`);
+  return {
+    path: file,
+    type: wanted as ResolvedAsset["type"],
+    media: {
+      duration: wanted === "image" ? null : probe.duration,
+      hasAudio: wanted !== "image" && probe.hasAudio,
+      hasVideo: probe.hasVideo,
+      width: probe.width,
+      height: probe.height,
+      fps: probe.fps,
+      videoCodec: probe.videoCodec,
+    },
+  };
+}
+
+function safeHost(src: string): string {
+  try {
+    return new URL(src).host;
+  } catch {
+    return "an invalid URL";
+  }
+}
+
+/**
+ * Names the source behind an ffmpeg failure: the input whose path ffmpeg's error mentions, or
+ * the first input that no longer probes as media (damaged or truncated footage).
+ *
+ * @returns a typed error with the clip (and upload) id: `ASSET_UNSUPPORTED` when the source
+ *   cannot be read, `FFMPEG_FAILED` naming the clip whose input ffmpeg complained about; `null`
+ *   when no source is to blame.
+ */
+export async function blameInput(
+  stderr: string,
+  refsByPath: ReadonlyMap<string, AssetRef>,
+  message: string,
+): Promise<RenderError | null> {
+  const mentioned = [...refsByPath.entries()].filter(([file]) => stderr.includes(file));
+  const suspects = mentioned.length > 0 ? mentioned : [...refsByPath.entries()];
+  for (const [file, ref] of suspects) {
+    if (ref.assetType === "caption") continue;
+    const unreadable = await probeMedia(file, { timeoutMs: 10_000 }).then(
+      () => false,
+      (err: unknown) => err instanceof MediaProbeError,
+    );
+    if (unreadable) {
+      return new RenderError(
+        "ASSET_UNSUPPORTED",
+        `The source of clip ${ref.clipId} cannot be read: the file is damaged, truncated or not supported`,
+        idsOf(ref),
+      );
+    }
+  }
+  const first = mentioned[0];
+  if (!first) return null;
+  return new RenderError(
+    "FFMPEG_FAILED",
+    `${message} (reading the source of clip ${first[1].clipId})`,
+    idsOf(first[1]),
+  );
+}
+
+const idsOf = (ref: AssetRef) => ({
+  clipId: ref.clipId,
+  ...(ref.uploadId ? { uploadId: ref.uploadId } : {}),
+});
+
+/**
+ * Replaces local file paths in an ffmpeg message with what they are to the caller (`<source of
+ * clip clp_…>`, `<work>`), so that error messages never show the server's directories.
+ */
+export function redactPaths(
+  text: string,
+  refsByPath: ReadonlyMap<string, AssetRef>,
+  workDir: string,
+): string {
+  let out = text;
+  for (const [file, ref] of refsByPath) out = out.split(file).join(`<source of clip ${ref.clipId}>`);
+  return out.split(workDir).join("<work>");
+}

@@ -1,0 +1,190 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probe } from "../fixtures/render/media.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { client, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+interface WorkerProcess {
+  name: string;
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+/** Starts `node src/main/worker.ts` in its own process group (so a kill takes its ffmpeg too). */
+async function startWorkerProcess(name: string, env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ["src/main/worker.ts"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const output: string[] = [];
+  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
+  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  await waitFor(async () => output.join("").includes("cutroom worker ready"), 30_000);
+  return { name, child, output, exited };
+}
+
+/** PIDs of ffmpeg processes started by `pid`. */
+async function ffmpegChildren(pid: number): Promise<number[]> {
+  const { stdout } = await run("ps", ["-o", "pid=,comm=", "--ppid", String(pid)]).catch(() => ({
+    stdout: "",
+  }));
+  return stdout
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, comm]) => comm === "ffmpeg")
+    .map(([p]) => Number(p));
+}
+
+/** Whether a process exists and is not a zombie. */
+async function isAlive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat !== "" && !/^\d+ \(.*\) Z/.test(stat);
+}
+
+describe.skipIf(!onPostgres)(
+  "crash-retry (PostgreSQL only: two worker processes cannot share an embedded PGlite; set TEST_DATABASE_URL)",
+  () => {
+    let t: TestApp;
+    let base: string;
+    let dir: string;
+    const workers: WorkerProcess[] = [];
+
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), "cutroom-crash-"));
+      const secret = randomBytes(32).toString("hex");
+      t = await startTestApp({ worker: false, env: { URL_SIGNING_SECRET: secret } });
+      base = await t.listen();
+      const env = {
+        DATABASE_URL: t.testDb.url ?? "",
+        DATA_DIR: t.config.dataDir,
+        URL_SIGNING_SECRET: secret,
+        LOG_LEVEL: "info",
+        WORKER_CONCURRENCY: "1",
+      };
+      workers.push(...(await Promise.all([startWorkerProcess("A", env), startWorkerProcess("B", env)])));
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const w of workers) {
+        if (w.child.exitCode === null && w.child.signalCode === null) {
+          try {
+            process.kill(-(w.child.pid as number), "SIGKILL");
+          } catch {}
+        }
+      }
+      await Promise.all(workers.map((w) => w.exited));
+      await t?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("a worker SIGKILLed mid-render: another worker process takes it over and it succeeds", async () => {
+      const api = client(base, (await t.createAccount()).key);
+      const comp = await api.createComposition({
+        name: "crash",
+        canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+        tracks: [
+          {
+            kind: "video",
+            clips: [
+              { start: 0, duration: 60, asset: { type: "color", color: "#204080" } },
+              {
+                start: 60,
+                duration: 60,
+                asset: { type: "color", color: "#802040" },
+                transition: { type: "wipeleft", duration: 1 },
+              },
+            ],
+          },
+          {
+            kind: "video",
+            clips: [
+              {
+                start: 0,
+                duration: 120,
+                asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
+              },
+            ],
+          },
+        ],
+      });
+      const r = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
+
+      // Wait until one worker's ffmpeg is encoding, then SIGKILL that worker (only the Node process).
+      const { victim, running, encoders } = await waitFor(
+        async () => {
+          const got = (await api.getRender(r.id)).body as RenderBody;
+          if (got.status !== "rendering" || got.progress.ratio < 0.1) return null;
+          for (const w of workers) {
+            const pids = await ffmpegChildren(w.child.pid as number);
+            if (pids.length > 0) return { victim: w, running: got, encoders: pids };
+          }
+          return null;
+        },
+        60_000,
+        100,
+      );
+      expect(running.attempt).toBe(1);
+      process.kill(victim.child.pid as number, "SIGKILL");
+      await victim.exited;
+      const killedAt = Date.now();
+      // Its ffmpeg dies with it (parent-death signal) instead of encoding on as an orphan.
+      await waitFor(
+        async () => (await Promise.all(encoders.map(isAlive))).every((alive) => !alive),
+        2_000,
+        50,
+      );
+
+      const history: RenderBody[] = [];
+      let takenOverInMs = 0;
+      const end = (
+        await api.pollUntilTerminal(r.id, {
+          timeoutMs: 120_000,
+          onPoll: (b) => {
+            history.push(b);
+            if (b.attempt === 2 && !takenOverInMs) takenOverInMs = Date.now() - killedAt;
+          },
+        })
+      ).at(-1);
+      const recoveredInMs = Date.now() - killedAt;
+      // Heartbeat timeout (10 s) + pg-boss monitor interval (5 s) + retry delay (2 s) + polling.
+      expect(takenOverInMs).toBeGreaterThan(0);
+      expect(takenOverInMs).toBeLessThan(25_000);
+      expect(end?.status, JSON.stringify(end?.error)).toBe("succeeded");
+      expect(end?.attempt).toBe(2);
+      expect(end?.error).toBeNull();
+      // Progress never went backwards across the two attempts; statuses only moved forward within one.
+      let ratio = 0;
+      for (const h of history) {
+        expect(h.progress.ratio).toBeGreaterThanOrEqual(ratio);
+        ratio = h.progress.ratio;
+        expect(["rendering", "preparing", "finalizing", "succeeded"]).toContain(h.status);
+      }
+      expect(history.some((h) => h.attempt === 2)).toBe(true);
+      const survivor = workers.find((w) => w !== victim);
+      expect(survivor?.output.join("")).toContain('"outcome":"succeeded"');
+
+      const file = path.join(dir, "out.mp4");
+      const got = await download(onServer(base, end?.output?.url ?? ""), file);
+      expect(got.sha256).toBe(end?.output?.sha256);
+      const p = await probe(file);
+      expect(Math.abs(p.duration - 120)).toBeLessThanOrEqual(0.05);
+      process.stdout.write(
+        `crash-retry: attempt 2 started ${takenOverInMs} ms and finished ${recoveredInMs} ms after the kill\n`,
+      );
+    }, 180_000);
+  },
+);

@@ -1,0 +1,64 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findUpload } from "../../src/db/repositories/uploads.ts";
+import { type MediaFixtures, makeMediaFixtures } from "../fixtures/render/media.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { client, tinyCanvas } from "./helpers.ts";
+
+const run = promisify(execFile);
+
+let t: TestApp;
+let base: string;
+let dir: string;
+let fx: MediaFixtures;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "cutroom-render-stall-"));
+  [fx, t] = await Promise.all([
+    makeMediaFixtures(dir),
+    startTestApp({ worker: true, env: { RENDER_STALL_TIMEOUT_SEC: "1" } }),
+  ]);
+  base = await t.listen();
+});
+afterAll(async () => {
+  await t?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("stall timeout through the pipeline", () => {
+  it("a source that never delivers a byte ends the render as failed TIMEOUT, not a hang", async () => {
+    const account = await t.createAccount();
+    const api = client(base, account.key);
+    const [up] = await api.upload([fx.video]);
+    // The stored file becomes a FIFO nobody writes to: like a hung network mount, ffmpeg blocks
+    // opening it and never reports progress.
+    const row = await findUpload(t.database.db, account.userId, up?.id ?? "");
+    const stored = t.runtime.store.localPath(row?.storageKey ?? "") ?? "";
+    await rm(stored);
+    await run("mkfifo", [stored]);
+
+    const comp = await api.createComposition({
+      name: "stalls",
+      canvas: tinyCanvas(25),
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "video", uploadId: up?.id } }] },
+      ],
+    });
+    const started = Date.now();
+    const r = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
+    const history = await api.pollUntilTerminal(r.id, { timeoutMs: 20_000 });
+    const end = history.at(-1);
+    expect(end?.status).toBe("failed");
+    expect(end?.error).toMatchObject({ code: "TIMEOUT", retryable: false });
+    expect(end?.error?.message).toMatch(/no progress/);
+    expect(end?.attempt).toBe(1);
+    expect(end?.output).toBeNull();
+    expect(history.some((h) => h.status === "rendering")).toBe(true);
+    // Stall limit 1 s + SIGTERM/SIGKILL grace 1 s + polling: well under 10 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});

@@ -31,3 +31,12 @@ export function toPage<R extends { id: string }, T>(
   const last = page.rows[page.rows.length - 1];
   return { data: page.rows.map(present), nextCursor: page.hasMore && last ? encodeCursor(last.id) : null };
 }
+
+/** {@link toPage} for presenters that are async (e.g. they sign URLs); rows are presented concurrently. */
+export async function toPageAsync<R extends { id: string }, T>(
+  page: { rows: R[]; hasMore: boolean },
+  present: (row: R) => Promise<T>,
+): Promise<{ data: T[]; nextCursor: string | null }> {
+  const { nextCursor } = toPage(page, () => null);
+  return { data: await Promise.all(page.rows.map(present)), nextCursor };
+}

@@ -14,7 +14,7 @@ import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
 import type { Queue } from "../../../jobs/queue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -133,8 +133,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         limit: request.query.limit ?? 25,
         afterId: decodeCursor(request.query.cursor),
       });
-      const data = await Promise.all(page.rows.map((r) => presentRender(deps, r)));
-      return { ...toPage(page, () => null), data };
+      return toPageAsync(page, (r) => presentRender(deps, r));
     },
   );
 

@@ -12,7 +12,7 @@ import { uploadPrefix } from "../../../domain/uploads/ingest.ts";
 import { discardIngested, ingestParts } from "../../../domain/uploads/ingest-parts.ts";
 import { notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -160,8 +160,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         limit: request.query.limit ?? 25,
         afterId: decodeCursor(request.query.cursor),
       });
-      const data = await Promise.all(page.rows.map((u) => presentUpload(deps, u)));
-      return { ...toPage(page, () => null), data };
+      return toPageAsync(page, (u) => presentUpload(deps, u));
     },
   );
 

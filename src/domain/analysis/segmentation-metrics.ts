@@ -29,8 +29,30 @@ export function defaultWindow(n: number, reference: number[]): number {
 }
 
 /**
- * Pk: the share of unit pairs (i, i+k) on which reference and hypothesis disagree about
- * being in the same segment. `k` defaults to {@link defaultWindow}.
+ * Share of the windows (i, i+k), i = 0..n-k-1, on which `disagree` holds for the segment
+ * labels of the reference (r0, r1) and the hypothesis (h0, h1) at the window's ends.
+ */
+function windowErrorRate(
+  n: number,
+  reference: number[],
+  hypothesis: number[],
+  k: number,
+  disagree: (r0: number, r1: number, h0: number, h1: number) => boolean,
+): number {
+  if (n - k <= 0) return 0;
+  const r = labels(n, reference);
+  const h = labels(n, hypothesis);
+  let miss = 0;
+  for (let i = 0; i + k < n; i++) {
+    if (disagree(r[i] as number, r[i + k] as number, h[i] as number, h[i + k] as number)) miss++;
+  }
+  return miss / (n - k);
+}
+
+/**
+ * Pk (Beeferman, Berger & Lafferty 1999): the share of unit pairs (i, i+k) on which
+ * reference and hypothesis disagree about being in the same segment. `k` defaults to
+ * {@link defaultWindow}. Returns 0..1, lower is better.
  */
 export function pk(
   n: number,
@@ -38,21 +60,12 @@ export function pk(
   hypothesis: number[],
   k = defaultWindow(n, reference),
 ): number {
-  if (n - k <= 0) return 0;
-  const r = labels(n, reference);
-  const h = labels(n, hypothesis);
-  let miss = 0;
-  for (let i = 0; i + k < n; i++) {
-    const sameR = r[i] === r[i + k];
-    const sameH = h[i] === h[i + k];
-    if (sameR !== sameH) miss++;
-  }
-  return miss / (n - k);
+  return windowErrorRate(n, reference, hypothesis, k, (r0, r1, h0, h1) => (r0 === r1) !== (h0 === h1));
 }
 
 /**
- * WindowDiff: the share of windows (i, i+k) in which the number of reference and
- * hypothesis boundaries differ.
+ * WindowDiff (Pevzner & Hearst 2002): the share of windows (i, i+k) in which the number
+ * of reference and hypothesis boundaries differ. Returns 0..1, lower is better.
  */
 export function windowDiff(
   n: number,
@@ -60,12 +73,5 @@ export function windowDiff(
   hypothesis: number[],
   k = defaultWindow(n, reference),
 ): number {
-  if (n - k <= 0) return 0;
-  const r = labels(n, reference);
-  const h = labels(n, hypothesis);
-  let miss = 0;
-  for (let i = 0; i + k < n; i++) {
-    if ((r[i + k] as number) - (r[i] as number) !== (h[i + k] as number) - (h[i] as number)) miss++;
-  }
-  return miss / (n - k);
+  return windowErrorRate(n, reference, hypothesis, k, (r0, r1, h0, h1) => r1 - r0 !== h1 - h0);
 }

@@ -1,6 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../client.ts";
-import { quotaCounters } from "../schema/quota-counters.ts";
 
 /**
  * Counts one call for `subject` on `day`. With `limit`, the increment only happens while
@@ -20,13 +19,4 @@ export async function countCall(
     returning count`);
   const row = rowsOf(result)[0] as { count: number | string } | undefined;
   return row ? Number(row.count) : null;
-}
-
-/** Today's counter for `subject` without counting (0 when no call yet). */
-export async function readCount(db: Db, subject: string, day: string): Promise<number> {
-  const [row] = await db
-    .select({ count: quotaCounters.count })
-    .from(quotaCounters)
-    .where(and(eq(quotaCounters.subject, subject), eq(quotaCounters.day, day)));
-  return row?.count ?? 0;
 }

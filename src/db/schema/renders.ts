@@ -12,6 +12,7 @@ export const RENDER_STATUSES = [
   "cancelling",
   "cancelled",
 ] as const;
+/** One render job status. */
 export type RenderStatus = (typeof RENDER_STATUSES)[number];
 
 /**

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from "typebox";
-import { ERROR_STATUS, type ErrorCode } from "../../errors.ts";
+import { ERROR_STATUS } from "../../errors.ts";
 
 /** `$id` of the shared error body schema registered once with `app.addSchema`. */
 export const ERROR_SCHEMA_ID = "ErrorResponse";
@@ -129,6 +129,3 @@ export function Page<T extends TSchema>(item: T, title: string) {
 /** An ISO 8601 UTC timestamp string. */
 export const Timestamp = (description?: string) =>
   Type.String({ format: "date-time", ...(description ? { description } : {}) });
-
-/** Every `ErrorCode` for documentation lists. */
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];

@@ -13,6 +13,13 @@ import { client, download, onServer, type RenderBody, waitFor } from "./helpers.
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+/**
+ * Half the composition's length (seconds). A 320×180 colour render encodes at ~60× real time on
+ * an idle 2-core machine, so 10 minutes keep ffmpeg busy for ~10 s: a window the poll below
+ * cannot miss even when other test files load the machine (2 minutes, ~2 s, once did).
+ */
+const HALF = 300;
+const TERMINAL = ["succeeded", "failed", "cancelled"];
 
 interface WorkerProcess {
   name: string;
@@ -100,10 +107,10 @@ describe.skipIf(!onPostgres)(
           {
             kind: "video",
             clips: [
-              { start: 0, duration: 60, asset: { type: "color", color: "#204080" } },
+              { start: 0, duration: HALF, asset: { type: "color", color: "#204080" } },
               {
-                start: 60,
-                duration: 60,
+                start: HALF,
+                duration: HALF,
                 asset: { type: "color", color: "#802040" },
                 transition: { type: "wipeleft", duration: 1 },
               },
@@ -114,7 +121,7 @@ describe.skipIf(!onPostgres)(
             clips: [
               {
                 start: 0,
-                duration: 120,
+                duration: 2 * HALF,
                 asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
               },
             ],
@@ -127,6 +134,9 @@ describe.skipIf(!onPostgres)(
       const { victim, running, encoders } = await waitFor(
         async () => {
           const got = (await api.getRender(r.id)).body as RenderBody;
+          if (TERMINAL.includes(got.status)) {
+            throw new Error(`the render ended (${got.status}) before a worker could be killed mid-render`);
+          }
           if (got.status !== "rendering" || got.progress.ratio < 0.1) return null;
           for (const w of workers) {
             const pids = await ffmpegChildren(w.child.pid as number);
@@ -181,7 +191,7 @@ describe.skipIf(!onPostgres)(
       const got = await download(onServer(base, end?.output?.url ?? ""), file);
       expect(got.sha256).toBe(end?.output?.sha256);
       const p = await probe(file);
-      expect(Math.abs(p.duration - 120)).toBeLessThanOrEqual(0.05);
+      expect(Math.abs(p.duration - 2 * HALF)).toBeLessThanOrEqual(0.05);
       process.stdout.write(
         `crash-retry: attempt 2 started ${takenOverInMs} ms and finished ${recoveredInMs} ms after the kill\n`,
       );

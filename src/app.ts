@@ -54,8 +54,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setErrorHandler(handleError);
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);
+    done();
   });
   // The reference page's own routes are public and not part of the API description.
   app.addHook("onRoute", (route) => {
@@ -76,23 +77,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (config.metricsEnabled) registerMetrics(app);
   registerAuth(app, {
     db: database.hotDb,
+    sql: database.hotSql,
     clock,
     anonDailyLimit: config.anonDailyLimit,
     planLimits: config.planLimits,
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
-
-  await app.register(multipart, {
-    // One byte over our limit so that ingest's own check trips first and names the file.
-    limits: {
-      fileSize: config.uploadMaxBytes + 1,
-      files: 20,
-      fields: 10,
-      fieldSize: 1024,
-      parts: 30,
-      headerPairs: 100,
-    },
-  });
 
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
@@ -101,7 +91,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerProjectRoutes(app, { db });
   registerAnalysisRoutes(app);
   registerFileRoute(app, { store });
-  registerUploadRoutes(app, { db, store, uploadMaxBytes: config.uploadMaxBytes, signedUrlTtlSec: ttl });
+  // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
+  // onResponse hook to every request of the context it is registered in.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, {
+      // One byte over our limit so that ingest's own check trips first and names the file.
+      limits: {
+        fileSize: config.uploadMaxBytes + 1,
+        files: 20,
+        fields: 10,
+        fieldSize: 1024,
+        parts: 30,
+        headerPairs: 100,
+      },
+    });
+    registerUploadRoutes(uploads as App, {
+      db,
+      store,
+      uploadMaxBytes: config.uploadMaxBytes,
+      signedUrlTtlSec: ttl,
+    });
+  });
   registerCompositionRoutes(app, { db, clock });
   registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
 

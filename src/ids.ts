@@ -1,3 +1,4 @@
+import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
 /** Prefixes of Cutroom's resource IDs (DESIGN §2). */
@@ -15,7 +16,22 @@ export type IdPrefix =
   | "clp"
   | "mrk";
 
-const nextUlid = monotonicFactory();
+const randomPool = Buffer.allocUnsafe(4096);
+let randomPos = randomPool.length;
+
+/**
+ * ULID's PRNG contract: a uniform number in [0, 1). Bytes come from the OS CSPRNG, drawn
+ * 4 KiB at a time instead of one `getRandomValues` call per character (ulid's default).
+ */
+function pooledRandom(): number {
+  if (randomPos >= randomPool.length) {
+    randomFillSync(randomPool);
+    randomPos = 0;
+  }
+  return (randomPool[randomPos++] as number) / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 /**
  * Creates an opaque, time-sortable ID: `<prefix>_` + a 26-character ULID

@@ -16,7 +16,14 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** A minimal SQL executor (`pg`-style result) used by pg-boss and raw statements. */
 export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /**
+   * Runs one parameterised statement (`$1`, `$2`, … in `text`).
+   *
+   * @param name - makes it a named prepared statement on PostgreSQL: each pooled connection
+   *   parses and plans `text` once and then only binds and executes it (the same name must
+   *   always carry the same text). PGlite runs the text as an unnamed statement.
+   */
+  executeSql(text: string, values?: unknown[], name?: string): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
 /** An open database: the Drizzle handle plus lifecycle helpers. */
@@ -30,6 +37,8 @@ export interface Database {
    * caller's favour); locking — and so exact counting — is unchanged.
    */
   hotDb: Db;
+  /** Raw statements on the `hotDb` connection(s), with named prepared statements on PostgreSQL. */
+  hotSql: SqlExecutor;
   driver: "pglite" | "postgres";
   /** Raw parameterised SQL on the same connection(s), for pg-boss's `db` option. */
   sql: SqlExecutor;
@@ -86,15 +95,11 @@ export async function openDatabase(opts: {
     return {
       db,
       hotDb: drizzlePg(hotPool, { schema }) as unknown as Db,
+      hotSql: poolExecutor(hotPool),
       driver: "postgres",
       pool,
       connectionString: opts.databaseUrl,
-      sql: {
-        executeSql: async (text, values) => {
-          const r = await pool.query(text, values as unknown[]);
-          return { rows: r.rows };
-        },
-      },
+      sql: poolExecutor(pool),
       async migrate() {
         const client = await pool.connect();
         try {
@@ -119,22 +124,35 @@ export async function openDatabase(opts: {
   }
   const pglite = await PGlite.create(dir === "memory://" ? undefined : dir);
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  const executor: SqlExecutor = {
+    executeSql: async (text, values) => {
+      const r = await pglite.query<Record<string, unknown>>(text, values as unknown[]);
+      return { rows: r.rows };
+    },
+  };
   return {
     db,
     hotDb: db,
+    hotSql: executor,
     driver: "pglite",
     pglite,
-    sql: {
-      executeSql: async (text, values) => {
-        const r = await pglite.query<Record<string, unknown>>(text, values as unknown[]);
-        return { rows: r.rows };
-      },
-    },
+    sql: executor,
     migrate: async () => {
       await migratePglite(drizzlePglite(pglite, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     },
     ping: () => timed(() => db.execute(sql`select 1`)),
     close: () => pglite.close(),
+  };
+}
+
+function poolExecutor(pool: pg.Pool): SqlExecutor {
+  return {
+    executeSql: async (text, values, name) => {
+      const r = await pool.query(
+        name ? { name, text, values: values ?? [] } : { text, values: values ?? [] },
+      );
+      return { rows: r.rows };
+    },
   };
 }
 

@@ -56,6 +56,17 @@ describe("error bodies (DESIGN §2)", () => {
     expectErrorBody(res, "unsupported_media_type");
   });
 
+  it("multipart body on a JSON route → 415 (multipart is parsed on upload routes only)", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/projects",
+      headers: { ...bearer(key), "content-type": "multipart/form-data; boundary=x" },
+      payload: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\np\r\n--x--\r\n',
+    });
+    expect(res.statusCode).toBe(415);
+    expectErrorBody(res, "unsupported_media_type");
+  });
+
   it("oversized JSON body → 413", async () => {
     const res = await t.app.inject({
       method: "POST",

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from "node:crypto";
+import { hash, randomInt } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = /^crk_[0-9A-Za-z]{40}$/;
@@ -20,7 +20,7 @@ export function isWellFormedKey(secret: string): boolean {
 
 /** Hex SHA-256 of a key secret: the only form in which keys are stored. */
 export function hashKeySecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** Display prefix kept beside the hash (`crk_` + first 6 characters), e.g. `crk_a1B2c3`. */

@@ -41,6 +41,22 @@ export function nextQuotaReset(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 }
 
+let lastResetMs = Number.NaN;
+let lastResetIso = "";
+
+/**
+ * `resetAt` as ISO 8601 (`2026-11-22T00:00:00.000Z`). It changes once a day, so the last
+ * string is kept: every response's `X-RateLimit-Reset` header needs it.
+ */
+export function resetAtIso(resetAt: Date): string {
+  const ms = resetAt.getTime();
+  if (ms !== lastResetMs) {
+    lastResetMs = ms;
+    lastResetIso = resetAt.toISOString();
+  }
+  return lastResetIso;
+}
+
 /**
  * Quota state after a counted call.
  *

@@ -3,10 +3,10 @@ import type { AuthenticatedKey } from "../../db/repositories/api-keys.ts";
 import { createAuthBatcher } from "./auth-batcher.ts";
 
 const key = (usedBefore: number | null, usedAfter: number | null) =>
-  ({ keyId: "key_1", userId: "usr_1", usedBefore, usedAfter }) as unknown as AuthenticatedKey;
+  ({ key: { id: "key_1" }, userId: "usr_1", usedBefore, usedAfter }) as unknown as AuthenticatedKey;
 
 describe("createAuthBatcher", () => {
-  it("coalesces concurrent checks of one key into batches and grants in arrival order", async () => {
+  it("coalesces the checks of one key that arrive together into one statement, granting in arrival order", async () => {
     const calls: number[] = [];
     let counter = 995;
     const check = createAuthBatcher(async (_hash, n) => {
@@ -17,7 +17,7 @@ describe("createAuthBatcher", () => {
       return key(before, counter);
     });
     const results = await Promise.all(Array.from({ length: 10 }, () => check("h")));
-    expect(calls).toEqual([1, 9]);
+    expect(calls).toEqual([10]);
     expect(results.map((r) => r.granted)).toEqual([
       true,
       true,
@@ -32,6 +32,36 @@ describe("createAuthBatcher", () => {
     ]);
     expect(results.slice(0, 5).map((r) => r.used)).toEqual([996, 997, 998, 999, 1000]);
     expect(counter).toBe(1000);
+  });
+
+  it("keeps at most `depth` statements of one key in flight; later arrivals wait and share the next", async () => {
+    const calls: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let counter = 0;
+    const check = createAuthBatcher(async (_hash, n) => {
+      calls.push(n);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
+      const before = counter;
+      counter += n;
+      return key(before, counter);
+    }, 2);
+    const tick = () => new Promise((r) => setImmediate(r));
+    const pending = [check("h")];
+    await tick();
+    pending.push(check("h"));
+    await tick();
+    pending.push(check("h"), check("h"), check("h"));
+    await tick();
+    pending.push(check("h"), check("h"));
+    const results = await Promise.all(pending);
+    expect(calls).toEqual([1, 1, 5]);
+    expect(maxInFlight).toBe(2);
+    expect(results.every((r) => r.granted)).toBe(true);
+    expect(results.map((r) => r.used).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it("keeps keys apart, reports unknown keys and unlimited plans, and propagates errors", async () => {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../clock.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db, SqlExecutor } from "../../db/client.ts";
 import { authenticateAndCount } from "../../db/repositories/api-keys.ts";
 import { countCall } from "../../db/repositories/quota.ts";
 import { hashKeySecret, isWellFormedKey } from "../../domain/auth/api-key-secret.ts";
@@ -10,6 +10,7 @@ import {
   type QuotaState,
   quotaDay,
   quotaState,
+  resetAtIso,
   secondsUntilReset,
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
@@ -19,9 +20,11 @@ import { createAuthBatcher } from "./auth-batcher.ts";
 const INVALID_KEY = "Invalid or revoked API key";
 
 function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
-  reply.header("X-RateLimit-Limit", String(q.limit));
-  reply.header("X-RateLimit-Remaining", String(q.remaining));
-  reply.header("X-RateLimit-Reset", q.resetAt.toISOString());
+  reply.headers({
+    "X-RateLimit-Limit": String(q.limit),
+    "X-RateLimit-Remaining": String(q.remaining),
+    "X-RateLimit-Reset": resetAtIso(q.resetAt),
+  });
 }
 
 function rateLimited(now: Date, what: string): AppError {
@@ -39,12 +42,18 @@ function rateLimited(now: Date, what: string): AppError {
  */
 export function registerAuth(
   app: App,
-  deps: { db: Db; clock: Clock; anonDailyLimit: number; planLimits: { standard: number; upgraded: number } },
+  deps: {
+    db: Db;
+    sql: SqlExecutor;
+    clock: Clock;
+    anonDailyLimit: number;
+    planLimits: { standard: number; upgraded: number };
+  },
 ): void {
   app.decorateRequest("auth", null);
   const checkKey = createAuthBatcher((hash, calls) => {
     const now = deps.clock.now();
-    return authenticateAndCount(deps.db, { hash, day: quotaDay(now), now, calls, limits: deps.planLimits });
+    return authenticateAndCount(deps.sql, { hash, day: quotaDay(now), now, calls, limits: deps.planLimits });
   });
 
   async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
@@ -84,22 +93,10 @@ export function registerAuth(
     const quota = quotaState(limit, check.used, now);
     setQuotaHeaders(reply, quota);
     if (!check.granted) throw rateLimited(now, "This account's");
-    request.auth = {
-      userId: found.userId,
-      plan: found.plan,
-      user: found.user,
-      key: {
-        id: found.keyId,
-        name: found.keyName,
-        prefix: found.keyPrefix,
-        scopes: found.scopes,
-        createdAt: found.keyCreatedAt,
-        lastUsedAt: found.lastUsedAt,
-      },
-      quota,
-    };
+    // user and key are shared by every request the statement counted (see authenticateAndCount).
+    request.auth = { userId: found.userId, plan: found.plan, user: found.user, key: found.key, quota };
     const needed = config.scope;
-    if (needed && !hasScope(found.scopes, needed)) {
+    if (needed && !hasScope(found.key.scopes, needed)) {
       throw new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
     }
   });

@@ -10,7 +10,8 @@ import type { App } from "../types.ts";
  * @param opts.lingerMs - how long to keep discarding a refused body, milliseconds.
  */
 export function registerLingeringClose(app: App, opts: { lingerMs: number }): void {
-  app.addHook("onResponse", async (request) => {
+  app.addHook("onResponse", (request, _reply, done) => {
+    done();
     const raw = request.raw;
     const socket = raw.socket as { destroy?: () => void } | null;
     if (raw.complete || raw.destroyed || typeof socket?.destroy !== "function") return;

@@ -1,6 +1,39 @@
+import { resetAtIso } from "../../../domain/quota/daily-quota.ts";
 import { Me } from "../../schemas/account.ts";
 import { responses } from "../../schemas/common.ts";
-import { type App, requireAuth } from "../../types.ts";
+import { type App, type AuthContext, requireAuth } from "../../types.ts";
+
+type Presented = { user: Record<string, unknown>; apiKey: Record<string, unknown> };
+
+/** The user and key as `/me` shows them, built once per identity (the auth hook shares one per statement). */
+const presented = new WeakMap<AuthContext["key"], Presented>();
+
+function present(auth: AuthContext): Presented {
+  let p = presented.get(auth.key);
+  if (!p) {
+    p = {
+      user: {
+        id: auth.userId,
+        email: auth.user.email,
+        name: auth.user.name,
+        plan: auth.plan,
+        createdAt: auth.user.createdAt.toISOString(),
+        settings: { imageModel: auth.user.imageModel },
+      },
+      apiKey: {
+        id: auth.key.id,
+        name: auth.key.name,
+        prefix: auth.key.prefix,
+        scopes: auth.key.scopes,
+        createdAt: auth.key.createdAt.toISOString(),
+        lastUsedAt: auth.key.lastUsedAt?.toISOString() ?? null,
+        revokedAt: null,
+      },
+    };
+    presented.set(auth.key, p);
+  }
+  return p;
+}
 
 /** `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state. */
 export function registerMe(app: App): void {
@@ -17,30 +50,9 @@ export function registerMe(app: App): void {
     async (request) => {
       const auth = requireAuth(request);
       // The auth statement already read the owner: no second round trip.
-      return {
-        user: {
-          id: auth.userId,
-          email: auth.user.email,
-          name: auth.user.name,
-          plan: auth.plan,
-          createdAt: auth.user.createdAt.toISOString(),
-          settings: { imageModel: auth.user.imageModel },
-        },
-        apiKey: {
-          id: auth.key.id,
-          name: auth.key.name,
-          prefix: auth.key.prefix,
-          scopes: auth.key.scopes,
-          createdAt: auth.key.createdAt.toISOString(),
-          lastUsedAt: auth.key.lastUsedAt?.toISOString() ?? null,
-          revokedAt: null,
-        },
-        rateLimit: {
-          limit: auth.quota.limit,
-          remaining: auth.quota.remaining,
-          resetAt: auth.quota.resetAt.toISOString(),
-        },
-      };
+      const { user, apiKey } = present(auth);
+      const { limit, remaining, resetAt } = auth.quota;
+      return { user, apiKey, rateLimit: { limit, remaining, resetAt: resetAtIso(resetAt) } };
     },
   );
 }

@@ -25,6 +25,21 @@ export interface PutOptions {
   contentType: string;
   /** Aborts the write; the store then keeps nothing of the object (no temp file, no multipart parts). */
   signal?: AbortSignal;
+  /**
+   * The caller hands the body's chunks over: the store may take their memory instead of
+   * copying them (the local driver transfers a chunk that spans its whole ArrayBuffer to its
+   * writer thread, which detaches it: it reads as empty afterwards). Set it only when nothing
+   * reads the chunks once `put` has, e.g. for a request body. Default `false`.
+   */
+  transferChunks?: boolean;
+}
+
+/** What {@link BlobStore.put} stored. */
+export interface PutResult {
+  /** Bytes written. */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes written. */
+  sha256: string;
 }
 
 /** Options of {@link BlobStore.signedUrl}. */
@@ -61,12 +76,13 @@ export interface BlobStore {
   /** Which driver this is; lets the composition root register the local file route only for `"local"`. */
   readonly driver: "local" | "s3";
   /**
-   * Streams `body` into the object `key`, replacing any previous object atomically.
-   * If `body` errors (e.g. a size limit tripped upstream) or `signal` aborts, nothing is kept
-   * and the promise rejects with that error.
-   * @returns the number of bytes written.
+   * Streams `body` into the object `key`, replacing any previous object atomically, and
+   * hashes it (SHA-256) on the way. If `body` errors (e.g. a size limit tripped upstream) or
+   * `signal` aborts, nothing is kept, `body` is destroyed and the promise rejects with that
+   * error (the signal's reason when it is an Error).
+   * @returns the number of bytes written and their SHA-256.
    */
-  put(key: string, body: Readable, opts: PutOptions): Promise<{ size: number }>;
+  put(key: string, body: Readable, opts: PutOptions): Promise<PutResult>;
   /** Copies the local file at `localPath` into the object `key` (e.g. a rendered output). */
   putFile(key: string, localPath: string, opts: { contentType: string }): Promise<{ size: number }>;
   /**

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -43,10 +43,11 @@ describe("LocalDiskStore", () => {
   const data = randomBytes(100_000);
 
   it("puts, stats, reads whole and ranges, deletes idempotently", async () => {
-    const { size } = await store.put("uploads/u1/original", Readable.from([data]), {
+    const { size, sha256 } = await store.put("uploads/u1/original", Readable.from([data]), {
       contentType: "video/mp4",
     });
     expect(size).toBe(data.length);
+    expect(sha256).toBe(createHash("sha256").update(data).digest("hex"));
     expect((await store.stat("uploads/u1/original"))?.size).toBe(data.length);
     expect(await readAll(await store.openRead("uploads/u1/original"))).toEqual(data);
     expect(await readAll(await store.openRead("uploads/u1/original", { start: 10, end: 19 }))).toEqual(
@@ -106,6 +107,22 @@ describe("LocalDiskStore", () => {
     ).rejects.toThrow();
     expect(endless.destroyed).toBe(true);
     expect(await listFiles(store.dir)).toEqual([]);
+  });
+
+  it("with transferChunks, takes over chunks that own their memory and stores the same bytes", async () => {
+    const chunks = [new Uint8Array(randomBytes(300_000)), randomBytes(1000).subarray(1, 999)];
+    const expected = Buffer.concat(chunks);
+    const { size, sha256 } = await store.put("uploads/u4/original", Readable.from(chunks), {
+      contentType: "video/mp4",
+      transferChunks: true,
+    });
+    expect({ size, sha256 }).toEqual({
+      size: expected.length,
+      sha256: createHash("sha256").update(expected).digest("hex"),
+    });
+    expect(await readFile(store.localPath("uploads/u4/original"))).toEqual(expected);
+    expect(chunks.map((c) => c.byteLength)).toEqual([0, 998]); // moved, copied
+    await store.delete("uploads/u4/original");
   });
 
   it("putFile and downloadTo copy whole files", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -67,6 +67,7 @@ describe("S3BlobStore against a real S3 server (s3rver)", () => {
       await store.put("uploads/s1/original", Readable.from([data]), { contentType: "video/mp4" }),
     ).toEqual({
       size: data.length,
+      sha256: createHash("sha256").update(data).digest("hex"),
     });
     const info = await store.stat("uploads/s1/original");
     expect(info).toMatchObject({ size: data.length, contentType: "video/mp4" });
@@ -88,6 +89,7 @@ describe("S3BlobStore against a real S3 server (s3rver)", () => {
       await store.put("uploads/s2/original", Readable.from(chunks), { contentType: "video/mp4" }),
     ).toEqual({
       size: data.length,
+      sha256: createHash("sha256").update(data).digest("hex"),
     });
     expect(sentCommands.filter((c) => c === "UploadPartCommand")).toHaveLength(3);
     expect(await readAll(await store.openRead("uploads/s2/original"))).toEqual(data);

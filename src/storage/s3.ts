@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { pipeline as pipelineCb, type Readable, Transform } from "node:stream";
@@ -21,6 +21,7 @@ import {
   type BlobStore,
   type ByteRange,
   type PutOptions,
+  type PutResult,
   type SignedUrl,
   type SignedUrlOptions,
 } from "./blob-store.ts";
@@ -92,15 +93,17 @@ export class S3BlobStore implements BlobStore {
     this.queueSize = Math.max(opts.queueSize ?? 2, 1);
   }
 
-  async put(key: string, body: Readable, opts: PutOptions): Promise<{ size: number }> {
+  async put(key: string, body: Readable, opts: PutOptions): Promise<PutResult> {
     assertValidKey(key);
     const { signal } = opts;
     signal?.throwIfAborted();
     let size = 0;
+    const hash = createHash("sha256");
     let sourceError: unknown;
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         size += chunk.length;
+        hash.update(chunk);
         cb(null, chunk);
       },
     });
@@ -124,7 +127,7 @@ export class S3BlobStore implements BlobStore {
     });
     try {
       await upload.done();
-      return { size };
+      return { size, sha256: hash.digest("hex") };
     } catch (err) {
       counted.destroy();
       // The caller needs the source's error (e.g. a size limit), not a failed multipart abort.

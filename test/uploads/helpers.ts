@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { uploads } from "../../src/db/schema/uploads.ts";
+import type { MediaInfo } from "../../src/media/probe.ts";
 import { LocalDiskStore } from "../../src/storage/local-disk.ts";
 import { S3BlobStore } from "../../src/storage/s3.ts";
 import type { TestApp } from "../helpers/app.ts";
@@ -25,15 +26,7 @@ export interface UploadJson {
   size: number;
   sha256: string;
   createdAt: string;
-  media: {
-    duration: number | null;
-    width: number | null;
-    height: number | null;
-    fps: number | null;
-    videoCodec: string | null;
-    audioCodec: string | null;
-    hasAudio: boolean;
-  } | null;
+  media: MediaInfo | null;
   posterUrl: string | null;
 }
 

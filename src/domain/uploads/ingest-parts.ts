@@ -31,6 +31,8 @@ export interface IngestPartsOptions {
   /** Largest file, bytes (default 512 MiB). */
   maxBytes?: number;
   signal?: AbortSignal;
+  /** The parts' file chunks are read by nothing else: see `IngestFileOptions.transferChunks`. */
+  transferChunks?: boolean;
   /**
    * Called for each text field as it arrives (e.g. to check `projectId` before any file is
    * stored, when the client sends it first). Throwing fails the whole request.
@@ -87,6 +89,7 @@ export async function ingestParts(
           filename: part.filename,
           ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.transferChunks ? { transferChunks: true } : {}),
         }),
       );
     }

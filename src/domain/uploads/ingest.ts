@@ -1,10 +1,9 @@
-import { pipeline, Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { ByteMeter } from "./meter.ts";
 import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
 
 /** Largest accepted file, bytes: 512 MiB (API.md "512 MB"). */
@@ -26,6 +25,11 @@ export interface IngestFileOptions {
   signal?: AbortSignal;
   /** Upload ID to use (default: a new `upl_…`). */
   id?: string;
+  /**
+   * The file's chunks are not read by anyone else (a request body's): the store may take their
+   * memory rather than copy them (see `PutOptions.transferChunks`). Default `false`.
+   */
+  transferChunks?: boolean;
 }
 
 /** A stored, typed and probed upload, ready to become a row. */
@@ -58,8 +62,8 @@ const PROBE_URL_TTL_SEC = 900;
 /**
  * Ingests one uploaded file while it streams in:
  * 1. peeks at the first 4,100 bytes and sniffs the type from content (415 before storing anything);
- * 2. streams the bytes to `uploads/<id>/original`, counting and hashing (SHA-256) on the way,
- *    failing with 413 the moment the size passes `maxBytes` (the rest is not read);
+ * 2. streams the bytes to `uploads/<id>/original` (the store hashes them, SHA-256), counting them
+ *    on the way and failing with 413 the moment the size passes `maxBytes` (the rest is not read);
  * 3. probes video/audio/image with ffprobe in place (local path, or a short-lived presigned URL
  *    for S3 — no temp copy) and stores a JPEG poster for video and image beside the original.
  *
@@ -102,20 +106,18 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
       );
     }
 
-    const meter = new ByteMeter({ maxBytes, tooLarge });
-    const replayed = Readable.from(replay(head.chunks, head.done ? null : source, file), {
+    const body = Readable.from(replay(head.chunks, head.done ? null : source, file, maxBytes, tooLarge), {
       objectMode: false,
     });
-    const body = pipeline(replayed, meter, () => {});
     stored = true;
-    const { size } = await store.put(key, body, {
+    const { size, sha256 } = await store.put(key, body, {
       contentType: sniffed.mimeType,
       ...(signal ? { signal } : {}),
+      ...(opts.transferChunks ? { transferChunks: true } : {}),
     });
     // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
 
-    const sha256 = meter.sha256();
     const { type, mimeType, media, poster } = await analyse(store, key, name, sniffed, signal);
     let posterKey: string | null = null;
     if (poster) {
@@ -155,19 +157,34 @@ async function readHead(
   return { chunks, bytes, done: false };
 }
 
-/** Yields the peeked chunks, then the rest of `source`; stopped early, it destroys `file`. */
+/**
+ * Yields the peeked chunks, then the rest of `source`, counting bytes: throws `tooLarge()` the
+ * moment the count passes `maxBytes` (that chunk is not yielded). Stopped early, it destroys `file`.
+ */
 async function* replay(
   head: Buffer[],
   source: AsyncIterator<Buffer> | null,
   file: IncomingFile,
+  maxBytes: number,
+  tooLarge: () => Error,
 ): AsyncGenerator<Buffer> {
   let finished = source === null;
+  let bytes = 0;
   try {
-    yield* head;
+    for (const chunk of head) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) throw tooLarge();
+      yield chunk;
+    }
     while (source && !finished) {
       const next = await source.next();
-      if (next.done) finished = true;
-      else yield next.value;
+      if (next.done) {
+        finished = true;
+        break;
+      }
+      bytes += next.value.length;
+      if (bytes > maxBytes) throw tooLarge();
+      yield next.value;
     }
   } finally {
     if (!finished && !file.destroyed) file.destroy();

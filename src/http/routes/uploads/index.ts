@@ -98,6 +98,8 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
           store: deps.store,
           maxBytes: deps.uploadMaxBytes,
           signal: aborted.signal,
+          // The request body's chunks are ours: the local store moves them to its writer thread.
+          transferChunks: true,
           onField: async (name, value) => {
             if (name !== "projectId") return;
             if (!(await findProject(deps.db, auth.userId, value))) throw notFound(`Project ${value}`);

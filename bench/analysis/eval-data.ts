@@ -103,10 +103,12 @@ export interface EvalSetOptions {
    * Without it, pauses and speakers are independent of the boundaries.
    */
   timingCues: boolean;
+  /** Sections per document, inclusive range (default [4, 8]). */
+  sections?: [number, number];
 }
 
 /**
- * Generates documents of 4–8 sections, each 8–20 consecutive sentences from a different
+ * Generates documents of 4–8 sections (or `opts.sections`), each 8–20 consecutive sentences from a different
  * source document, spoken at 2.3–3.0 words/s in segments of 6–14 words.
  */
 export function buildEvalSet(sources: SourceDoc[], opts: EvalSetOptions): EvalDoc[] {
@@ -114,7 +116,7 @@ export function buildEvalSet(sources: SourceDoc[], opts: EvalSetOptions): EvalDo
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const out: EvalDoc[] = [];
   for (let d = 0; d < opts.docs; d++) {
-    const sections = int(4, 8);
+    const sections = int(...(opts.sections ?? [4, 8]));
     const picked = new Set<number>();
     while (picked.size < sections) picked.add(int(0, sources.length - 1));
     const rate = 2.3 + rand() * 0.7;
@@ -161,4 +163,35 @@ export function buildEvalSet(sources: SourceDoc[], opts: EvalSetOptions): EvalDo
     out.push({ segments, duration: Math.ceil(t + 1), boundaries, sources: ids });
   }
   return out;
+}
+
+/**
+ * A long transcript of public-domain prose for latency measurements (`--text prose` of the
+ * latency benchmarks): evaluation documents (seed 11, with timing cues) back to back until
+ * about `words` words, in subtitle segments of 6–14 words. Real sentences have a far larger
+ * vocabulary than the synthetic talk (about 5,000 distinct tokens instead of 300), which
+ * costs more in the tokenizer and per distinct word.
+ */
+export function buildLongTranscript(
+  sources: SourceDoc[],
+  words = 28_000,
+): { segments: Segment[]; duration: number } {
+  const segments: Segment[] = [];
+  let offset = 0;
+  let count = 0;
+  for (const doc of buildEvalSet(sources, { docs: 60, seed: 11, timingCues: true })) {
+    if (count >= words) break;
+    for (const s of doc.segments) {
+      if (count >= words) break;
+      segments.push({
+        ...s,
+        start: Math.round((s.start + offset) * 1000) / 1000,
+        end: Math.round((s.end + offset) * 1000) / 1000,
+      });
+      count += s.text.split(" ").length;
+    }
+    offset += doc.duration;
+  }
+  const last = segments[segments.length - 1];
+  return { segments, duration: Math.ceil(Math.min(offset, (last?.end ?? 0) + 1)) };
 }

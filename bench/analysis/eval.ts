@@ -112,6 +112,15 @@ function main(): void {
     "B. with timing cues (pauses/speaker changes at most boundaries, some elsewhere)",
     buildEvalSet(sources, { docs: count, seed: 7, timingCues: true }),
   );
+  printTable(
+    "C. long recordings (60-90 sections, about 2-3 hours, with timing cues)",
+    buildEvalSet(sources, {
+      docs: Math.max(1, Math.round(count / 10)),
+      seed: 99,
+      timingCues: true,
+      sections: [60, 90],
+    }),
+  );
 }
 
 main();

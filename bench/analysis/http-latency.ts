@@ -1,19 +1,30 @@
 /**
- * Issue 5 latency through HTTP: the three analysis endpoints on a generated 3-hour
- * transcript (about 28,000 words in 3,000 segments), against a real API process.
- * Prints p50/p95 per endpoint and the target.
+ * Issue 5 latency through HTTP: the three analysis endpoints on a 3-hour transcript (about
+ * 28,000 words in 3,000 segments), against a real API process. Prints p50/p95 per endpoint,
+ * the target, and the API process's CPU time per request (all its threads, from
+ * /proc/<pid>/stat: unlike wall-clock time, it does not grow when other processes compete
+ * for the cores), then the load average.
  *
- *   node bench/analysis/http-latency.ts [--runs 40]
+ *   node bench/analysis/http-latency.ts [--runs 40] [--text synthetic|prose]
+ *
+ * `--text synthetic` (default) is the generated talk of `synthetic-transcript.ts` (seed 42);
+ * `--text prose` joins public-domain sentences (Moby-Dick, State of the Union; see
+ * `eval-data.ts`, fetched on first use), whose much larger vocabulary costs more.
+ * `API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the API process.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { buildLongTranscript, loadSources } from "./eval-data.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "40" } } });
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "40" }, text: { type: "string", default: "synthetic" } },
+});
 const runs = Number(values.runs);
+if (values.text !== "synthetic" && values.text !== "prose") throw new Error("--text is synthetic or prose");
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-analysis-bench-"));
 const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", WORKER_IN_PROCESS: "false" };
@@ -26,11 +37,15 @@ const key = (
   }[]
 )[0]?.secret;
 const port = String(20000 + Math.floor(Math.random() * 20000));
-const server: ChildProcess = spawn(process.execPath, ["src/main/api.ts"], {
-  cwd: root,
-  env: { ...env, PORT: port },
-  stdio: "ignore",
-});
+const server: ChildProcess = spawn(
+  process.execPath,
+  [...(process.env.API_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "src/main/api.ts"],
+  {
+    cwd: root,
+    env: { ...env, PORT: port },
+    stdio: "ignore",
+  },
+);
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 300; i++) {
   try {
@@ -41,7 +56,27 @@ for (let i = 0; i < 300; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 
-const { segments, duration } = generateTranscript();
+/** CPU time (user + system, all threads) of the API process in ms; NaN where /proc is missing. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function serverCpuMs(): number {
+  try {
+    // Fields after the command name (which may contain spaces) start at the last ")".
+    const stat = readFileSync(`/proc/${server.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const { segments, duration } =
+  values.text === "prose" ? buildLongTranscript(loadSources()) : generateTranscript();
 const words = segments.reduce((n, s) => n + s.text.split(/\s+/).length, 0);
 const targets = [
   {
@@ -57,14 +92,18 @@ const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0;
 
 process.stdout.write(
-  `transcript: ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each\n`,
+  `transcript (${values.text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each\n`,
 );
-process.stdout.write("| endpoint | p50 ms | p95 ms | target p95 ms | body KB |\n|---|---:|---:|---:|---:|\n");
+process.stdout.write(
+  "| endpoint | p50 ms | p95 ms | target p95 ms | API CPU ms/request | body KB |\n|---|---:|---:|---:|---:|---:|\n",
+);
 try {
   for (const t of targets) {
     const payload = JSON.stringify(t.body);
     const times: number[] = [];
+    let cpu0 = 0;
     for (let i = 0; i < runs + 3; i++) {
+      if (i === 3) cpu0 = serverCpuMs(); // first runs warm the JIT and the NLP model
       const t0 = performance.now();
       const res = await fetch(`${base}${t.url}`, {
         method: "POST",
@@ -73,12 +112,18 @@ try {
       });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`${t.url}: ${res.status}`);
-      if (i >= 3) times.push(performance.now() - t0); // first runs warm the JIT and the NLP model
+      if (i >= 3) times.push(performance.now() - t0);
     }
+    const cpu = (serverCpuMs() - cpu0) / runs;
     process.stdout.write(
-      `| ${t.name} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.95).toFixed(1)} | ${t.targetMs} | ${(payload.length / 1024).toFixed(0)} |\n`,
+      `| ${t.name} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.95).toFixed(1)} | ${t.targetMs} | ${Number.isNaN(cpu) ? "n/a" : cpu.toFixed(1)} | ${(payload.length / 1024).toFixed(0)} |\n`,
     );
   }
+  process.stdout.write(
+    `load average (1, 5, 15 min): ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}\n`,
+  );
 } finally {
   server.kill("SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,12 +1,15 @@
 /**
  * Latency of the pure analysis functions on a deterministic three-hour transcript (about
- * 28,000 words in 3,000 segments). One command: `node bench/analysis/latency.ts [--runs N]`.
+ * 28,000 words in 3,000 segments). One command:
+ * `node bench/analysis/latency.ts [--runs N] [--text synthetic|prose]` (`prose`: public-domain
+ * sentences, see `buildLongTranscript` in `eval-data.ts`; default: the synthetic talk).
  * Prints wall-clock p50/p95/max and this thread's CPU time p50/p95 in milliseconds after
  * ten warm-up runs (model load and JIT are excluded on purpose: a server pays them once per
  * process). On a shared machine the CPU figures show the cost without waiting for a core.
  */
 import { loadavg } from "node:os";
 import { detectChapters, suggestBroll, summarizeClip } from "../../src/domain/analysis/index.ts";
+import { buildLongTranscript, loadSources } from "./eval-data.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const TARGET_MS = { chapters: 150, summary: 100, broll: 50 } as const;
@@ -47,10 +50,16 @@ function measure(name: keyof typeof TARGET_MS, runs: number, fn: () => unknown):
 function main(): void {
   const arg = process.argv.indexOf("--runs");
   const runs = arg > 0 ? Number(process.argv[arg + 1]) : 40;
-  const { segments, duration } = generateTranscript({ seed: 42, words: 28_000, segments: 3_000 });
+  const textArg = process.argv.indexOf("--text");
+  const text = textArg > 0 ? process.argv[textArg + 1] : "synthetic";
+  if (text !== "synthetic" && text !== "prose") throw new Error("--text is synthetic or prose");
+  const { segments, duration } =
+    text === "prose"
+      ? buildLongTranscript(loadSources())
+      : generateTranscript({ seed: 42, words: 28_000, segments: 3_000 });
   const words = segments.reduce((n, s) => n + s.text.split(" ").length, 0);
   console.log(
-    `transcript: ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each`,
+    `transcript (${text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each`,
   );
   console.log(
     "| function | wall p50 ms | wall p95 ms | wall max ms | CPU p50 ms | CPU p95 ms | target p95 | |",

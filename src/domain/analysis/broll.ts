@@ -16,9 +16,17 @@ import {
   type PhraseOccurrence,
   selectDistinct,
 } from "./key-phrases.ts";
-import { FILLERS, isContentToken, type Lexeme, type ParsedText, parseText, scanLexemes } from "./nlp.ts";
+import { scanLexemes } from "./lexical-scan.ts";
+import { FILLERS, isContentToken, type ParsedText, parseText } from "./nlp.ts";
 import { indexTerms } from "./terms.ts";
-import { lastEnd, readNumberOption, type Segment, toTimedText, validateSegments } from "./transcript.ts";
+import {
+  lastEnd,
+  readNumberOption,
+  type Segment,
+  type TimedPiece,
+  toTimedText,
+  validateSegments,
+} from "./transcript.ts";
 
 /** Request of `POST /api/v1/broll/suggest`. */
 export interface SuggestBrollInput {
@@ -110,13 +118,28 @@ interface Features {
 
 const zero = (): Features => ({ words: 0, concrete: 0, names: 0, numbers: 0, lists: 0 });
 
-interface Piece {
-  start: number;
-  end: number;
+/** A validated subtitle segment in start order (see `toTimedText`) with its text. */
+interface Piece extends TimedPiece {
   text: string;
-  speaker: string | undefined;
-  charStart: number;
-  charEnd: number;
+}
+
+/** First-pass features of every piece, as columns (one entry per piece). */
+interface FeatureTable {
+  words: Float64Array;
+  concrete: Float64Array;
+  names: Float64Array;
+  numbers: Float64Array;
+  lists: Float64Array;
+}
+
+function featureTable(n: number): FeatureTable {
+  return {
+    words: new Float64Array(n),
+    concrete: new Float64Array(n),
+    names: new Float64Array(n),
+    numbers: new Float64Array(n),
+    lists: new Float64Array(n),
+  };
 }
 
 /** Assigns each token of `parsed` to the piece whose character range holds it. */
@@ -138,7 +161,7 @@ function tokensByPiece(
  * First-pass features of every piece from the tokenizer-only scan of the pieces joined by
  * line breaks; `undefined` when the line breaks do not line up with the pieces.
  */
-function firstPassFeatures(pieces: Piece[]): Features[] | undefined {
+function firstPassFeatures(pieces: Piece[]): FeatureTable | undefined {
   const scan = scanLexemes(pieces.map((p) => p.text).join("\n"));
   // Per distinct lexeme: bit 1 number, 2 list word, 4 comma, 8 word, 16 content, 32 name-like, 64 sentence end.
   const flags = scan.lexemes.map((lx) => {
@@ -150,38 +173,49 @@ function firstPassFeatures(pieces: Piece[]): Features[] | undefined {
     if (lx.content) b |= 16;
     if (TITLE_OR_ACRONYM.test(lx.value)) b |= 32;
     if (lx.value === "." || lx.value === "!" || lx.value === "?") b |= 64;
+    if (lx.newline) b |= 128;
     return b;
   });
-  const out: Features[] = [zero()];
-  let f = out[0] as Features;
+  let lines = 1;
+  for (let i = 0; i < scan.size; i++) if ((flags[scan.lexeme[i] as number] as number) & 128) lines++;
+  if (lines !== pieces.length) return undefined;
+  const t = featureTable(lines);
+  let f = 0;
   let sentenceInitial = true;
   for (let i = 0; i < scan.size; i++) {
-    const k = scan.lexeme[i] as number;
-    if ((scan.lexemes[k] as Lexeme).newline) {
-      f = zero();
-      out.push(f);
+    const b = flags[scan.lexeme[i] as number] as number;
+    if (b & 128) {
+      f++;
       sentenceInitial = true;
       continue;
     }
-    const b = flags[k] as number;
-    if (b & 1) f.numbers++;
+    if (b & 1) t.numbers[f] = (t.numbers[f] as number) + 1;
     if (b & 8) {
-      f.words++;
-      if (b & 2) f.lists++;
+      t.words[f] = (t.words[f] as number) + 1;
+      if (b & 2) t.lists[f] = (t.lists[f] as number) + 1;
       if (b & 16) {
-        if (!sentenceInitial && b & 32) f.names++;
-        else f.concrete += 0.5;
+        if (!sentenceInitial && b & 32) t.names[f] = (t.names[f] as number) + 1;
+        else t.concrete[f] = (t.concrete[f] as number) + 0.5;
       }
-    } else if (b & 4) f.lists += 0.5;
+    } else if (b & 4) t.lists[f] = (t.lists[f] as number) + 0.5;
     sentenceInitial = (b & 64) !== 0;
   }
-  return out.length === pieces.length ? out : undefined;
+  return t;
 }
 
 /** Fallback first pass: full POS parse with character offsets. */
-function fullPassFeatures(text: string, pieces: Piece[]): Features[] {
+function fullPassFeatures(text: string, pieces: Piece[]): FeatureTable {
   const parsed = parseText(text, { pos: true, sentences: false });
-  return tokensByPiece(parsed, pieces).map((tokens) => secondPassFeatures(parsed, tokens));
+  const t = featureTable(pieces.length);
+  tokensByPiece(parsed, pieces).forEach((tokens, k) => {
+    const f = secondPassFeatures(parsed, tokens);
+    t.words[k] = f.words;
+    t.concrete[k] = f.concrete;
+    t.names[k] = f.names;
+    t.numbers[k] = f.numbers;
+    t.lists[k] = f.lists;
+  });
+  return t;
 }
 
 function secondPassFeatures(parsed: ParsedText, tokens: number[]): Features {
@@ -205,12 +239,19 @@ function secondPassFeatures(parsed: ParsedText, tokens: number[]): Features {
   return f;
 }
 
-interface Window {
-  start: number;
-  end: number;
-  /** Pieces overlapping the window with the overlapping share of each. */
-  pieces: Array<{ index: number; share: number }>;
-  runSec: number;
+/**
+ * Candidate windows as columns: window w is [start[w], end[w]), `runSec[w]` seconds after
+ * the last visual change, overlapping pieces piece[first[w]] … piece[first[w + 1] - 1],
+ * each with the overlapping share of its duration.
+ */
+interface Windows {
+  count: number;
+  start: Float64Array;
+  end: Float64Array;
+  runSec: Float64Array;
+  first: Int32Array;
+  piece: Int32Array;
+  share: Float64Array;
 }
 
 /**
@@ -218,18 +259,20 @@ interface Window {
  * matching the window's start and end (speech assumed even within a piece), widened to
  * whole words.
  */
-function spokenWithin(w: Window, pieces: Piece[]): string {
+function spokenWithin(ws: Windows, w: number, pieces: Piece[]): string {
   const out: string[] = [];
-  for (const { index } of w.pieces) {
-    const p = pieces[index] as Piece;
+  const wStart = ws.start[w] as number;
+  const wEnd = ws.end[w] as number;
+  for (let k = ws.first[w] as number; k < (ws.first[w + 1] as number); k++) {
+    const p = pieces[ws.piece[k] as number] as Piece;
     const len = p.end - p.start;
     if (len <= 0) {
       out.push(p.text);
       continue;
     }
     const n = p.text.length;
-    let a = Math.max(0, Math.floor(((w.start - p.start) / len) * n));
-    let b = Math.min(n, Math.ceil(((w.end - p.start) / len) * n));
+    let a = Math.max(0, Math.floor(((wStart - p.start) / len) * n));
+    let b = Math.min(n, Math.ceil(((wEnd - p.start) / len) * n));
     while (a > 0 && p.text[a - 1] !== " ") a--;
     while (b < n && p.text[b] !== " ") b++;
     out.push(p.text.slice(a, b));
@@ -237,15 +280,30 @@ function spokenWithin(w: Window, pieces: Piece[]): string {
   return out.join(" ").trim();
 }
 
-function windowFeatures(w: Window, perPiece: Features[]): Features {
-  const f = zero();
-  for (const { index, share } of w.pieces) {
-    const p = perPiece[index] as Features;
-    f.words += share * p.words;
-    f.concrete += share * p.concrete;
-    f.names += share * p.names;
-    f.numbers += share * p.numbers;
-    f.lists += share * p.lists;
+/** The texts of the pieces overlapping window w, joined. */
+function said(ws: Windows, w: number, pieces: Piece[]): string {
+  const parts: string[] = [];
+  for (let k = ws.first[w] as number; k < (ws.first[w + 1] as number); k++) {
+    parts.push((pieces[ws.piece[k] as number] as Piece).text);
+  }
+  return parts.join(" ").trim();
+}
+
+/** First-pass features of window w (into `f`): its pieces' features weighted by the overlapping share. */
+function windowFeatures(ws: Windows, w: number, t: FeatureTable, f: Features): Features {
+  f.words = 0;
+  f.concrete = 0;
+  f.names = 0;
+  f.numbers = 0;
+  f.lists = 0;
+  for (let k = ws.first[w] as number; k < (ws.first[w + 1] as number); k++) {
+    const p = ws.piece[k] as number;
+    const share = ws.share[k] as number;
+    f.words += share * (t.words[p] as number);
+    f.concrete += share * (t.concrete[p] as number);
+    f.names += share * (t.names[p] as number);
+    f.numbers += share * (t.numbers[p] as number);
+    f.lists += share * (t.lists[p] as number);
   }
   return f;
 }
@@ -271,19 +329,19 @@ function scoreWindow(f: Features, runSec: number, windowSec: number): Score {
  * Weighted interval scheduling (Kleinberg & Tardos 2005, §6.1) of equal-length windows
  * sorted by start: the most total weight with start(next) ≥ end(prev) + gap.
  */
-function schedule(windows: Window[], weight: (i: number) => number, gap: number): number[] {
-  const n = windows.length;
+function schedule(ws: Windows, weight: (i: number) => number, gap: number): number[] {
+  const n = ws.count;
   const best = new Float64Array(n + 1);
   const take = new Uint8Array(n + 1);
   const prevOf = new Int32Array(n + 1);
   for (let j = 1; j <= n; j++) {
-    const w = windows[j - 1] as Window;
+    const wStart = ws.start[j - 1] as number;
     // Last window i (1-based) with end + gap ≤ start of w.
     let lo = 0;
     let hi = j - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((windows[mid - 1] as Window).end + gap <= w.start + 1e-9) lo = mid;
+      if ((ws.end[mid - 1] as number) + gap <= wStart + 1e-9) lo = mid;
       else hi = mid - 1;
     }
     prevOf[j] = lo;
@@ -306,7 +364,7 @@ function schedule(windows: Window[], weight: (i: number) => number, gap: number)
 }
 
 /** Builds candidate windows: one starting at each segment start, clamped into the span. */
-function candidateWindows(pieces: Piece[], windowSec: number): Window[] {
+function candidateWindows(pieces: Piece[], windowSec: number): Windows | undefined {
   let spanStart = Number.POSITIVE_INFINITY;
   let spanEnd = Number.NEGATIVE_INFINITY;
   let maxLen = 0;
@@ -315,7 +373,7 @@ function candidateWindows(pieces: Piece[], windowSec: number): Window[] {
     spanEnd = Math.max(spanEnd, p.end);
     maxLen = Math.max(maxLen, p.end - p.start);
   }
-  if (spanEnd - spanStart < windowSec) return [];
+  if (spanEnd - spanStart < windowSec) return undefined;
   // Visual changes: speaker changes and long pauses (by start order).
   const changes: number[] = [spanStart];
   let maxEnd = (pieces[0] as Piece).end;
@@ -326,33 +384,52 @@ function candidateWindows(pieces: Piece[], windowSec: number): Window[] {
     if (speakerChange || p.start - maxEnd >= BROLL_TUNING.changePauseSec) changes.push(p.start);
     maxEnd = Math.max(maxEnd, p.end);
   }
-  // Millisecond starts, clamped so that start + windowSec stays inside the span.
+  // Millisecond starts, clamped so that start + windowSec stays inside the span; distinct, ascending.
   const lastStart = Math.floor((spanEnd - windowSec) * 1000) / 1000;
   const firstStart = Math.ceil(spanStart * 1000) / 1000;
-  const starts = [
-    ...new Set(
-      pieces.map((p) => Math.min(lastStart, Math.max(firstStart, Math.round(p.start * 1000) / 1000))),
-    ),
-  ]
-    .filter((s) => s >= spanStart)
-    .sort((a, b) => a - b);
+  const sorted = Float64Array.from(pieces, (p) =>
+    Math.min(lastStart, Math.max(firstStart, Math.round(p.start * 1000) / 1000)),
+  ).sort();
+  const starts: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i] as number;
+    if (s >= spanStart && s !== starts[starts.length - 1]) starts.push(s);
+  }
+  const n = starts.length;
+  const ws: Windows = {
+    count: n,
+    start: Float64Array.from(starts),
+    end: new Float64Array(n),
+    runSec: new Float64Array(n),
+    first: new Int32Array(n + 1),
+    piece: new Int32Array(0),
+    share: new Float64Array(0),
+  };
+  const piece: number[] = [];
+  const share: number[] = [];
   let c = 0;
   let lo = 0;
-  return starts.map((start) => {
+  for (let w = 0; w < n; w++) {
+    const start = ws.start[w] as number;
     const end = start + windowSec;
+    ws.end[w] = end;
     while (c + 1 < changes.length && (changes[c + 1] as number) <= start) c++;
     while (lo < pieces.length && (pieces[lo] as Piece).start < start - maxLen) lo++;
-    const overlapping: Array<{ index: number; share: number }> = [];
     for (let i = lo; i < pieces.length && (pieces[i] as Piece).start < end; i++) {
       const p = pieces[i] as Piece;
       const overlap = Math.min(end, p.end) - Math.max(start, p.start);
       const len = p.end - p.start;
       if (overlap > 0 || (len === 0 && p.start >= start)) {
-        overlapping.push({ index: i, share: len > 0 ? overlap / len : 1 });
+        piece.push(i);
+        share.push(len > 0 ? overlap / len : 1);
       }
     }
-    return { start, end, pieces: overlapping, runSec: start - (changes[c] as number) };
-  });
+    ws.first[w + 1] = piece.length;
+    ws.runSec[w] = start - (changes[c] as number);
+  }
+  ws.piece = Int32Array.from(piece);
+  ws.share = Float64Array.from(share);
+  return ws;
 }
 
 function describe(score: Score, keywords: string[], runSec: number): string {
@@ -403,17 +480,23 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
     max: 60,
   });
   const timed = toTimedText(subtitles, lastEnd(subtitles));
-  const pieces: Piece[] = timed.pieces.map((p) => ({
-    ...p,
-    text: timed.text.slice(p.charStart, p.charEnd),
-  }));
+  const pieces = timed.pieces as Piece[];
+  for (const p of pieces) p.text = timed.text.slice(p.charStart, p.charEnd);
   if (pieces.length === 0) return { suggestions: [] };
   const windows = candidateWindows(pieces, windowSec);
-  if (windows.length === 0) return { suggestions: [] };
+  if (windows === undefined || windows.count === 0) return { suggestions: [] };
 
   // Pass 1: tokenizer only, over everything (full parse only if the line mapping fails).
   const first = firstPassFeatures(pieces) ?? fullPassFeatures(timed.text, pieces);
-  const score1 = windows.map((w) => scoreWindow(windowFeatures(w, first), w.runSec, windowSec).total);
+  const score1 = new Float64Array(windows.count);
+  const scratch = zero();
+  for (let w = 0; w < windows.count; w++) {
+    score1[w] = scoreWindow(
+      windowFeatures(windows, w, first, scratch),
+      windows.runSec[w] as number,
+      windowSec,
+    ).total;
+  }
   const pool = schedule(windows, (i) => (score1[i] as number) - BROLL_TUNING.poolScore, minGapSec).filter(
     (i) => (score1[i] as number) >= BROLL_TUNING.tagScore,
   );
@@ -424,7 +507,7 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
   const ranges: Array<{ charStart: number; charEnd: number }> = [];
   let offset = 0;
   for (const wi of pool) {
-    const text = spokenWithin(windows[wi] as Window, pieces);
+    const text = spokenWithin(windows, wi, pieces);
     ranges.push({ charStart: offset, charEnd: offset + text.length });
     parts.push(text);
     offset += text.length + 1;
@@ -446,8 +529,8 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
 
   const suggestions: BrollSuggestion[] = [];
   pool.forEach((wi, k) => {
-    const w = windows[wi] as Window;
-    const s = scoreWindow(secondPassFeatures(parsed2, byWindow[k] as number[]), w.runSec, windowSec);
+    const runSec = windows.runSec[wi] as number;
+    const s = scoreWindow(secondPassFeatures(parsed2, byWindow[k] as number[]), runSec, windowSec);
     if (s.total < BROLL_TUNING.minScore) return;
     const phrases = aggregatePhrases(occurrencesByWindow[k] as PhraseOccurrence[])
       .filter((p) => {
@@ -472,17 +555,14 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
       query = next;
     }
     suggestions.push({
-      start: w.start,
+      start: windows.start[wi] as number,
       // toFixed drops float noise (4.1 + 4 = 8.100000000000001) without moving the end.
-      end: Number(w.end.toFixed(6)),
-      text: w.pieces
-        .map((p) => (pieces[p.index] as Piece).text)
-        .join(" ")
-        .trim(),
+      end: Number((windows.end[wi] as number).toFixed(6)),
+      text: said(windows, wi, pieces),
       keywords,
       query: query || (keywords[0] as string),
       score: Math.round(s.total * 1000) / 1000,
-      reason: describe(s, keywords, w.runSec),
+      reason: describe(s, keywords, runSec),
     });
   });
   return { suggestions };

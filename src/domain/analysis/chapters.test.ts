@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { catchAppError, expectInvalid } from "../../../test/fixtures/analysis/assertions.ts";
 import { makeTopicTalk, TOPIC_SENTENCES } from "../../../test/fixtures/analysis/topics.ts";
-import { type Chapter, defaultMaxChapters, detectChapters, titleWords } from "./chapters.ts";
+import {
+  CHAPTER_TUNING,
+  type Chapter,
+  chapterAlpha,
+  defaultMaxChapters,
+  detectChapters,
+  titleWords,
+} from "./chapters.ts";
 
 function expectWellFormed(chapters: Chapter[], duration: number, minChapterSec: number): void {
   expect(chapters.length).toBeGreaterThan(0);
@@ -174,5 +181,14 @@ describe("detectChapters", () => {
     expect(defaultMaxChapters(3 * 3600, 30)).toBe(50);
     expect(defaultMaxChapters(3 * 3600, 600)).toBe(18);
     expect(defaultMaxChapters(100, 0)).toBe(2);
+  });
+});
+
+describe("chapterAlpha", () => {
+  it("keeps α = 1 per term for small vocabularies and caps the total concentration α·V for large ones", () => {
+    expect(chapterAlpha(100)).toBe(1);
+    expect(chapterAlpha(CHAPTER_TUNING.alphaTotal)).toBe(1);
+    expect(chapterAlpha(5000) * 5000).toBeCloseTo(CHAPTER_TUNING.alphaTotal, 9);
+    expect(chapterAlpha(0)).toBe(1);
   });
 });

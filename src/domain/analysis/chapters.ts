@@ -6,6 +6,7 @@ import { invalidRequest } from "../../errors.ts";
 import {
   aggregatePhrases,
   findPhraseOccurrences,
+  inOrder,
   type Phrase,
   type PhraseOccurrence,
   selectDistinct,
@@ -50,8 +51,15 @@ export interface DetectChaptersOutput {
 export const CHAPTER_TUNING = {
   /** Multiplier of Utiyama & Isahara's per-segment prior log(N). */
   priorWeight: 1.7,
-  /** Dirichlet concentration of the chapter language models (0 = Laplace, as Utiyama & Isahara). */
+  /** Dirichlet concentration per term of the chapter language models, at most (0 = Laplace, as Utiyama & Isahara). */
   alpha: 1,
+  /**
+   * Total Dirichlet concentration (α·V, pseudo-counts) at most. With a fixed α per term the
+   * prior's weight grows with the vocabulary V, and on long transcripts (V ≈ 5,000) a
+   * segment of a few hundred words can barely beat it, so 3-hour recordings came out as
+   * 2–3 chapters (evaluation set C in bench/analysis/RESULTS.md).
+   */
+  alphaTotal: 500,
   /** Bonus for a boundary after a pause of ≥ 3 s (scaled linearly from 0.8 s). */
   pauseBonus: 5,
   /** Bonus for a boundary at a change of speaker. */
@@ -77,6 +85,11 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 function pauseCue(u: TimedUnit): number {
   const pause = Math.min(1, Math.max(0, (u.pauseBefore - 0.8) / 2.2));
   return CHAPTER_TUNING.pauseBonus * pause + (u.speakerChange ? CHAPTER_TUNING.speakerBonus : 0);
+}
+
+/** Dirichlet concentration per term for a transcript of `vocabularySize` distinct terms (see {@link CHAPTER_TUNING}). */
+export function chapterAlpha(vocabularySize: number): number {
+  return Math.min(CHAPTER_TUNING.alpha, CHAPTER_TUNING.alphaTotal / Math.max(1, vocabularySize));
 }
 
 /** Groups units into at most `maxAtoms` atoms of similar word counts; returns each atom's first unit. */
@@ -123,7 +136,7 @@ export function findChapterStarts(
     maxSegments: opts.maxChapters,
     vocabularySize: doc.terms.vocabulary.length,
     priorWeight: CHAPTER_TUNING.priorWeight,
-    alpha: CHAPTER_TUNING.alpha,
+    alpha: chapterAlpha(doc.terms.vocabulary.length),
   });
   return bounds.map((a) => firsts[a] as number);
 }
@@ -133,17 +146,9 @@ export function titleWords(title: string): number {
   return title.split(/\s+/).filter((w) => w !== "").length;
 }
 
-interface ScoredPhrase {
-  phrase: Phrase;
-  score: number;
-}
-
 /** Candidate titles for one chapter, best first, each 2–6 words. */
-function titleCandidates(ranked: ScoredPhrase[]): string[] {
-  const phrases = selectDistinct(
-    ranked.map((r) => r.phrase),
-    6,
-  );
+function titleCandidates(ranked: Iterable<Phrase>): string[] {
+  const phrases = selectDistinct(ranked, 6);
   const out: string[] = [];
   const add = (t: string) => {
     const words = titleWords(t);
@@ -179,23 +184,34 @@ export function titleChapters(doc: TimedDocument, chapterTokenStarts: number[]):
   const phrasesPer = perChapter.map((occ) => aggregatePhrases(occ));
   // Word-level TF-IDF against the other chapters: a word used across many phrases of a
   // chapter ("espresso" in "espresso machine", "espresso shot") marks its topic.
+  const V = doc.terms.vocabulary.length;
+  const wordDf = new Int32Array(V);
   const wordTf = perChapter.map((occ) => {
-    const tf = new Map<number, number>();
-    for (const o of occ) if (o.maximal) for (const t of o.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const tf = new Int32Array(V);
+    for (const o of occ) {
+      if (!o.maximal) continue;
+      for (const t of o.terms) {
+        if (tf[t] === 0) wordDf[t] = (wordDf[t] as number) + 1;
+        tf[t] = (tf[t] as number) + 1;
+      }
+    }
     return tf;
   });
-  const wordDf = new Map<number, number>();
-  for (const tf of wordTf) for (const t of tf.keys()) wordDf.set(t, (wordDf.get(t) ?? 0) + 1);
   const used = new Set<string>();
   return phrasesPer.map((list, i) => {
-    const tf = wordTf[i] as Map<number, number>;
-    const ranked: ScoredPhrase[] = list
-      .map((p) => {
-        let sum = 0;
-        for (const t of p.terms) sum += (tf.get(t) ?? 0) * Math.log(1 + C / (wordDf.get(t) ?? 1));
-        return { phrase: p, score: (sum / Math.sqrt(p.words)) * (1 + 0.3 * Math.log(p.count)) };
-      })
-      .sort((a, b) => b.score - a.score || a.phrase.firstToken - b.phrase.firstToken);
+    const tf = wordTf[i] as Int32Array;
+    const score = new Float64Array(list.length);
+    list.forEach((p, k) => {
+      let sum = 0;
+      for (const t of p.terms) sum += (tf[t] as number) * Math.log(1 + C / ((wordDf[t] as number) || 1));
+      score[k] = (sum / Math.sqrt(p.words)) * (1 + 0.3 * Math.log(p.count));
+    });
+    const ranked = inOrder(
+      list,
+      (a, b) =>
+        (score[b] as number) - (score[a] as number) ||
+        (list[a] as Phrase).firstToken - (list[b] as Phrase).firstToken,
+    );
     const candidates = titleCandidates(ranked);
     let title = candidates.find((t) => !used.has(t.toLowerCase()));
     if (!title) {

@@ -79,16 +79,36 @@ function isLongEnoughAlone(p: ParsedText, i: number): boolean {
   return UNSPACED_SCRIPT.test(v) ? [...v].length >= 2 : [...v].length >= 4;
 }
 
-function displayWord(p: ParsedText, i: number, sentenceInitial: boolean): string {
-  const v = p.value[i] as string;
-  if (p.pos[i] === "PROPN" || ACRONYM.test(v)) return v;
-  if (!sentenceInitial && TITLE_CASE.test(v) && p.pos[i] !== "ADJ") return v;
-  return v.toLowerCase();
+/** A node of a trie over integer sequences (term ids, display words). */
+interface TrieNode<T> {
+  next: Map<number, TrieNode<T>> | undefined;
+  value: T | undefined;
+}
+
+const trieNode = <T>(): TrieNode<T> => ({ next: undefined, value: undefined });
+
+function child<T>(node: TrieNode<T>, key: number): TrieNode<T> {
+  node.next ??= new Map();
+  let c = node.next.get(key);
+  if (c === undefined) {
+    c = trieNode<T>();
+    node.next.set(key, c);
+  }
+  return c;
+}
+
+/** A distinct phrase of one {@link findPhraseOccurrences} call, with its display forms. */
+interface PhraseEntry {
+  key: string;
+  terms: number[];
+  forms: TrieNode<string>;
 }
 
 /**
  * Candidate phrase occurrences in tokens [from, to) of `parsed`, one per maximal run of
  * phrase words (capped to its last four words), never crossing a sentence boundary.
+ * Occurrences of the same phrase (and display form) share their `key`, `terms` and
+ * `display` values, which are built once per distinct phrase and form.
  */
 export function findPhraseOccurrences(
   parsed: ParsedText,
@@ -97,17 +117,63 @@ export function findPhraseOccurrences(
   to = parsed.size,
 ): PhraseOccurrence[] {
   const out: PhraseOccurrence[] = [];
-  const sentenceStarts = new Set(parsed.sentenceStart);
-  const emit = (first: number, last: number, maximal: boolean) => {
-    const terms: number[] = [];
-    const lemmas: string[] = [];
-    const words: string[] = [];
-    for (let i = first; i <= last; i++) {
-      terms.push(index.termOf[i] as number);
-      lemmas.push(parsed.lemma[i] as string);
-      words.push(displayWord(parsed, i, sentenceStarts.has(i)));
+  const sentenceInitial = new Uint8Array(parsed.size + 1);
+  for (const s of parsed.sentenceStart) sentenceInitial[s] = 1;
+  // Per surface form: 1 = known, 2 = acronym, 4 = title case; and its lower-cased value.
+  const formFlags = new Uint8Array(parsed.forms);
+  const lowered: Array<string | undefined> = new Array(parsed.forms);
+  const phrases = trieNode<PhraseEntry>();
+  /** Display word of token i, as a key: 2·form + 1 when the word keeps its case. */
+  const displayKey = (i: number): number => {
+    const form = parsed.form[i] as number;
+    let flags = formFlags[form] as number;
+    if (flags === 0) {
+      const v = parsed.value[i] as string;
+      flags = 1 | (ACRONYM.test(v) ? 2 : 0) | (TITLE_CASE.test(v) ? 4 : 0);
+      formFlags[form] = flags;
     }
-    out.push({ key: lemmas.join(" "), terms, display: words.join(" "), token: first, maximal });
+    const pos = parsed.pos[i];
+    const keep =
+      pos === "PROPN" ||
+      (flags & 2) !== 0 ||
+      (sentenceInitial[i] === 0 && (flags & 4) !== 0 && pos !== "ADJ");
+    return 2 * form + (keep ? 1 : 0);
+  };
+  const displayWord = (i: number, key: number): string => {
+    const v = parsed.value[i] as string;
+    if ((key & 1) === 1) return v;
+    const form = parsed.form[i] as number;
+    let low = lowered[form];
+    if (low === undefined) {
+      low = v.toLowerCase();
+      lowered[form] = low;
+    }
+    return low;
+  };
+  const emit = (first: number, last: number, maximal: boolean) => {
+    let node = phrases;
+    for (let i = first; i <= last; i++) node = child(node, index.termOf[i] as number);
+    let entry = node.value;
+    if (entry === undefined) {
+      const terms: number[] = [];
+      const lemmas: string[] = [];
+      for (let i = first; i <= last; i++) {
+        terms.push(index.termOf[i] as number);
+        lemmas.push(parsed.lemma[i] as string);
+      }
+      entry = { key: lemmas.join(" "), terms, forms: trieNode<string>() };
+      node.value = entry;
+    }
+    let formNode = entry.forms;
+    for (let i = first; i <= last; i++) formNode = child(formNode, displayKey(i));
+    let display = formNode.value;
+    if (display === undefined) {
+      const words: string[] = [];
+      for (let i = first; i <= last; i++) words.push(displayWord(i, displayKey(i)));
+      display = words.join(" ");
+      formNode.value = display;
+    }
+    out.push({ key: entry.key, terms: entry.terms, display, token: first, maximal });
   };
   let runStart = -1;
   const flush = (end: number) => {
@@ -124,7 +190,7 @@ export function findPhraseOccurrences(
     runStart = -1;
   };
   for (let i = from; i < to; i++) {
-    if (sentenceStarts.has(i)) flush(i);
+    if (sentenceInitial[i] === 1) flush(i);
     if (isPhraseToken(parsed, i) && (index.termOf[i] as number) >= 0) {
       if (isStandalone(parsed, i)) {
         flush(i);
@@ -142,10 +208,18 @@ export function findPhraseOccurrences(
 
 /** Groups occurrences by lemma key, keeping the most frequent display form. */
 export function aggregatePhrases(occurrences: PhraseOccurrence[]): Phrase[] {
-  const byKey = new Map<string, { phrase: Phrase; forms: Map<string, number> }>();
+  // Most phrases have one display form: a map of forms is made only for those with more.
+  interface Entry {
+    phrase: Phrase;
+    firstForm: string;
+    firstCount: number;
+    forms: Map<string, number> | undefined;
+  }
+  const byKey = new Map<string, Entry>();
+  const entries: Entry[] = [];
   for (const o of occurrences) {
     let e = byKey.get(o.key);
-    if (!e) {
+    if (e === undefined) {
       e = {
         phrase: {
           key: o.key,
@@ -155,21 +229,31 @@ export function aggregatePhrases(occurrences: PhraseOccurrence[]): Phrase[] {
           firstToken: o.token,
           words: o.terms.length,
         },
-        forms: new Map(),
+        firstForm: o.display,
+        firstCount: 0,
+        forms: undefined,
       };
       byKey.set(o.key, e);
+      entries.push(e);
     }
     e.phrase.count++;
-    e.forms.set(o.display, (e.forms.get(o.display) ?? 0) + 1);
+    if (e.forms === undefined && o.display === e.firstForm) e.firstCount++;
+    else {
+      if (e.forms === undefined) e.forms = new Map([[e.firstForm, e.firstCount]]);
+      e.forms.set(o.display, (e.forms.get(o.display) ?? 0) + 1);
+    }
   }
   const out: Phrase[] = [];
-  for (const { phrase, forms } of byKey.values()) {
-    let bestForm = phrase.display;
-    let bestN = 0;
-    for (const [form, n] of forms) {
-      if (n > bestN) {
-        bestForm = form;
-        bestN = n;
+  for (const { phrase, firstForm, forms } of entries) {
+    // The most frequent form; the earliest seen among equals.
+    let bestForm = firstForm;
+    if (forms !== undefined) {
+      let bestN = 0;
+      for (const [form, n] of forms) {
+        if (n > bestN) {
+          bestForm = form;
+          bestN = n;
+        }
       }
     }
     phrase.display = bestForm;
@@ -185,13 +269,19 @@ export function aggregatePhrases(occurrences: PhraseOccurrence[]): Phrase[] {
  */
 export function rankWords(occurrences: PhraseOccurrence[], vocabularySize: number): Float64Array {
   const V = vocabularySize;
-  // Undirected edge weights keyed by (min, max) pair; then a CSR adjacency for the power steps.
-  const weights = new Map<number, number>();
+  // Undirected edges as (min, max) pair keys, one per co-occurrence; sorted, a run of equal
+  // keys is one edge whose weight is the run's length. Then a CSR adjacency for the power steps.
+  let keys = new Float64Array(1024);
+  let links = 0;
   const isNode = new Uint8Array(V);
   const link = (a: number, b: number) => {
     if (a === b) return;
-    const key = a < b ? a * V + b : b * V + a;
-    weights.set(key, (weights.get(key) ?? 0) + 1);
+    if (links === keys.length) {
+      const grown = new Float64Array(2 * links);
+      grown.set(keys);
+      keys = grown;
+    }
+    keys[links++] = a < b ? a * V + b : b * V + a;
   };
   let prev = -1;
   let prevToken = -10;
@@ -206,9 +296,12 @@ export function rankWords(occurrences: PhraseOccurrence[], vocabularySize: numbe
     prev = o.terms[o.terms.length - 1] as number;
     prevToken = o.token + o.terms.length - 1;
   }
+  const sorted = keys.subarray(0, links).sort();
   const score = new Float64Array(V);
   const degree = new Int32Array(V + 1);
-  for (const key of weights.keys()) {
+  for (let k = 0; k < links; k++) {
+    const key = sorted[k] as number;
+    if (k > 0 && sorted[k - 1] === key) continue;
     degree[Math.floor(key / V)] = (degree[Math.floor(key / V)] as number) + 1;
     degree[key % V] = (degree[key % V] as number) + 1;
   }
@@ -219,20 +312,22 @@ export function rankWords(occurrences: PhraseOccurrence[], vocabularySize: numbe
   const wt = new Float64Array(rowPtr[V] as number);
   const strength = new Float64Array(V);
   // Insertion in key order keeps the floating-point sums deterministic.
-  for (const key of [...weights.keys()].sort((a, b) => a - b)) {
+  const add = (x: number, y: number, w: number) => {
+    const at = fill[x] as number;
+    col[at] = y;
+    wt[at] = w;
+    fill[x] = at + 1;
+    strength[x] = (strength[x] as number) + w;
+  };
+  for (let k = 0; k < links; ) {
+    const key = sorted[k] as number;
+    let e = k + 1;
+    while (e < links && sorted[e] === key) e++;
     const a = Math.floor(key / V);
     const b = key % V;
-    const w = weights.get(key) as number;
-    for (const [x, y] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      const at = fill[x] as number;
-      col[at] = y;
-      wt[at] = w;
-      fill[x] = at + 1;
-      strength[x] = (strength[x] as number) + w;
-    }
+    add(a, b, e - k);
+    add(b, a, e - k);
+    k = e;
   }
   for (let v = 0; v < V; v++) if (isNode[v] === 1) score[v] = 1;
   const share = new Float64Array(V);
@@ -262,26 +357,70 @@ export function rankWords(occurrences: PhraseOccurrence[], vocabularySize: numbe
  * an earlier one ("espresso" after "espresso machine"), so no lemma set repeats.
  */
 export function rankKeyPhrases(phrases: Phrase[], wordScore: Float64Array, limit: number): Phrase[] {
-  const scored = phrases.map((p) => {
+  const score = new Float64Array(phrases.length);
+  phrases.forEach((p, i) => {
     let s = 0;
     for (const t of p.terms) s += wordScore[t] as number;
     const mean = s / p.terms.length;
-    return { p, score: mean * p.words ** 0.75 * (1 + Math.log(p.count)) };
+    score[i] = mean * p.words ** 0.75 * (1 + Math.log(p.count));
   });
-  scored.sort((a, b) => b.score - a.score || a.p.firstToken - b.p.firstToken || (a.p.key < b.p.key ? -1 : 1));
-  return selectDistinct(
-    scored.map((s) => s.p),
-    limit,
-  );
+  const order = (i: number, j: number) => {
+    const a = phrases[i] as Phrase;
+    const b = phrases[j] as Phrase;
+    return (
+      (score[j] as number) - (score[i] as number) || a.firstToken - b.firstToken || (a.key < b.key ? -1 : 1)
+    );
+  };
+  return selectDistinct(inOrder(phrases, order), limit);
+}
+
+/**
+ * Yields `items` sorted by `compare` (on indices into `items`; ties keep the input order,
+ * as a stable sort would), lazily: a binary heap costs O(n) to build and O(log n) per item
+ * taken, so taking the first few of thousands of candidates avoids sorting them all.
+ */
+export function* inOrder<T>(items: readonly T[], compare: (i: number, j: number) => number): Generator<T> {
+  const n = items.length;
+  const before = (i: number, j: number) => {
+    const c = compare(i, j);
+    return c < 0 || (c === 0 && i < j);
+  };
+  const heap = new Int32Array(n);
+  for (let i = 0; i < n; i++) heap[i] = i;
+  let size = n;
+  const siftDown = (from: number) => {
+    let k = from;
+    const x = heap[k] as number;
+    for (;;) {
+      let c = 2 * k + 1;
+      if (c >= size) break;
+      if (c + 1 < size && before(heap[c + 1] as number, heap[c] as number)) c++;
+      if (!before(heap[c] as number, x)) break;
+      heap[k] = heap[c] as number;
+      k = c;
+    }
+    heap[k] = x;
+  };
+  for (let k = (n >> 1) - 1; k >= 0; k--) siftDown(k);
+  while (size > 0) {
+    const top = heap[0] as number;
+    size--;
+    if (size > 0) {
+      heap[0] = heap[size] as number;
+      siftDown(0);
+    }
+    yield items[top] as T;
+  }
 }
 
 /** Keeps phrases in order, skipping those whose lemma set nests with a kept one. */
-export function selectDistinct(ordered: Phrase[], limit: number, taken: Phrase[] = []): Phrase[] {
+export function selectDistinct(ordered: Iterable<Phrase>, limit: number, taken: Phrase[] = []): Phrase[] {
   const kept: Phrase[] = [];
-  const sets = taken.map((p) => new Set(p.terms));
+  // Term lists are short (at most four words): plain arrays beat sets here.
+  const sets: number[][] = taken.map((p) => p.terms);
   for (const p of ordered) {
     if (kept.length >= limit) break;
-    const mine = new Set(p.terms);
+    const mine = p.terms;
     const nested = sets.some((s) => isSubset(mine, s) || isSubset(s, mine));
     if (nested) continue;
     kept.push(p);
@@ -290,8 +429,9 @@ export function selectDistinct(ordered: Phrase[], limit: number, taken: Phrase[]
   return kept;
 }
 
-function isSubset(a: Set<number>, b: Set<number>): boolean {
-  for (const x of a) if (!b.has(x)) return false;
+/** Whether every term of `a` is in `b` (as sets). */
+function isSubset(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (!b.includes(a[i] as number)) return false;
   return true;
 }
 

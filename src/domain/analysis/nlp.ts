@@ -2,10 +2,13 @@
  * Thin wrapper over wink-nlp: one parse of a text into flat per-token arrays (offsets,
  * normal form, lemma, part of speech, kind, stop-word flag) and sentence ranges.
  * The model is loaded once per process; per-token look-ups are memoised per distinct
- * token in a parse because wink's `its.*` accessors dominate the cost on long texts.
+ * token in a parse, and per word across parses in bounded per-process memos
+ * ({@link WORD_MEMO_LIMIT}), because wink's `its.*` accessors dominate the cost on long texts.
  */
-import model from "wink-eng-lite-web-model";
-import winkNLP, { type ItsFunction, type WinkMethods } from "wink-nlp";
+
+import type { LRUCache } from "lru-cache";
+import type { ItsFunction, WinkMethods } from "wink-nlp";
+import { intrinsicLexiconSize, modelWordMemo, withWink } from "./wink-instance.ts";
 
 /** Universal POS tags as wink reports them. */
 export type PosTag =
@@ -54,6 +57,15 @@ export interface ParsedText {
   stop: Uint8Array;
   /** 1 when the token contains at least one letter of any script. */
   lettered: Uint8Array;
+  /** 1 when the token carries topic content (see {@link isContentToken}). */
+  content: Uint8Array;
+  /**
+   * Surface-form id of each token, in [0, forms): tokens with the same id have the same
+   * `value`, `normal` and `kind` (ids are per parse, for memoising per distinct word).
+   */
+  form: Int32Array;
+  /** Number of surface-form ids. */
+  forms: number;
   /** Sentence ranges as token indices: sentence s covers [sentenceStart[s], sentenceEnd[s]). */
   sentenceStart: number[];
   sentenceEnd: number[];
@@ -69,22 +81,39 @@ export interface ParseOptions {
   lemmas?: boolean;
 }
 
-const instances = new Map<string, WinkMethods>();
-
-function getNlp(opts: ParseOptions): WinkMethods {
+/** wink's pipe for `opts`: sentence detection and the POS tagger only when asked for. */
+export function pipeFor(opts: ParseOptions): string[] {
   const pipe: string[] = [];
   if (opts.sentences) pipe.push("sbd");
   if (opts.pos) pipe.push("pos");
-  const key = pipe.join(",");
-  let nlp = instances.get(key);
-  if (!nlp) {
-    nlp = winkNLP(model, pipe);
-    instances.set(key, nlp);
-  }
-  return nlp;
+  return pipe;
 }
 
-const KIND_OF_TYPE: Record<string, TokenKind> = {
+/**
+ * Distinct words kept by each per-process word memo (`lru-cache`, least recently used
+ * dropped first; the lemma memo keeps twice as many). A 3-hour talk has about 6,000
+ * distinct words.
+ */
+export const WORD_MEMO_LIMIT = 16_384;
+
+/**
+ * Memos of wink's per-word facts for the model's own words (see `modelWordMemo`): they
+ * live with the wink instance and change costs only, never results.
+ */
+function memosOf(nlp: WinkMethods): {
+  /** Facts of non-contraction tokens by wink id. */
+  info: LRUCache<number, TokenInfo>;
+  /** Lemmas of non-contraction words by `id × LEMMA_STRIDE + POS index × 2`. */
+  lemma: LRUCache<number, string>;
+} {
+  return {
+    info: modelWordMemo<TokenInfo>(nlp, "parse-info", WORD_MEMO_LIMIT),
+    lemma: modelWordMemo<string>(nlp, "parse-lemma", 2 * WORD_MEMO_LIMIT),
+  };
+}
+
+/** Token kind of each wink token type (`its.type`). */
+export const KIND_OF_TYPE: Readonly<Record<string, TokenKind>> = {
   word: "word",
   number: "number",
   ordinal: "number",
@@ -98,7 +127,8 @@ const KIND_OF_TYPE: Record<string, TokenKind> = {
   unk: "word",
 };
 
-const LETTER = /\p{L}/u;
+/** Any letter of any script. */
+export const LETTER = /\p{L}/u;
 /** Scripts written without spaces between words: wink returns a whole run as one token. */
 export const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -111,16 +141,18 @@ function getWordSegmenter(): Intl.Segmenter {
 }
 
 interface TokenInfo {
+  value: string;
   normal: string;
   kind: TokenKind;
   stop: number;
   lettered: number;
   /** Whether the token is a run of an unspaced script that needs splitting. */
   unspaced: boolean;
+  /** Content token before the POS test (see {@link isContentToken}). */
+  lexicalContent: boolean;
 }
 
-const POS_INDEX: Record<string, number> = {};
-for (const [i, tag] of [
+const POS_TAGS: readonly PosTag[] = [
   "ADJ",
   "ADP",
   "ADV",
@@ -140,23 +172,43 @@ for (const [i, tag] of [
   "X",
   "SPACE",
   "UNK",
-].entries()) {
-  POS_INDEX[tag] = i;
-}
+];
+const POS_INDEX: Record<string, number> = {};
+for (const [i, tag] of POS_TAGS.entries()) POS_INDEX[tag] = i;
+/** Memo stride per distinct token: one lemma slot per (POS, contraction flag). */
+const LEMMA_STRIDE = 2 * POS_TAGS.length;
 
-/** Growable column store for {@link ParsedText}. */
+/** Parts of speech that never carry topic content (pronouns, determiners, auxiliaries…). */
+const FUNCTION_POS: ReadonlySet<string> = new Set([
+  "PRON",
+  "DET",
+  "AUX",
+  "CCONJ",
+  "SCONJ",
+  "ADP",
+  "PART",
+  "INTJ",
+  "PUNCT",
+  "SYM",
+]);
+
+/** Growable column store for {@link ParsedText}: typed arrays plus preallocated string columns. */
 class Columns {
   size = 0;
   start: Int32Array;
   end: Int32Array;
-  value: string[] = [];
-  normal: string[] = [];
-  lemma: string[] = [];
-  pos: PosTag[] = [];
-  kind: TokenKind[] = [];
   stop: Uint8Array;
   lettered: Uint8Array;
-  breaksAfter = new Set<number>();
+  content: Uint8Array;
+  form: Int32Array;
+  forms = 0;
+  value: string[];
+  normal: string[];
+  lemma: string[];
+  pos: PosTag[];
+  kind: TokenKind[];
+  /** Token indices after which a sentence ends, non-decreasing (duplicates allowed). */
+  breaksAfter: number[] = [];
 
   constructor(capacity: number) {
     const c = Math.max(16, capacity);
@@ -164,6 +216,13 @@ class Columns {
     this.end = new Int32Array(c);
     this.stop = new Uint8Array(c);
     this.lettered = new Uint8Array(c);
+    this.content = new Uint8Array(c);
+    this.form = new Int32Array(c);
+    this.value = new Array<string>(c);
+    this.normal = new Array<string>(c);
+    this.lemma = new Array<string>(c);
+    this.pos = new Array<PosTag>(c);
+    this.kind = new Array<TokenKind>(c);
   }
 
   private grow(): void {
@@ -182,36 +241,141 @@ class Columns {
     this.end = g32(this.end);
     this.stop = g8(this.stop);
     this.lettered = g8(this.lettered);
+    this.content = g8(this.content);
+    this.form = g32(this.form);
   }
 
-  push(start: number, value: string, normal: string, lemma: string, pos: PosTag, info: TokenInfo): void {
+  push(
+    start: number,
+    value: string,
+    lemma: string,
+    pos: PosTag,
+    info: TokenInfo,
+    content: boolean,
+    form: number,
+  ): void {
     if (this.size === this.start.length) this.grow();
     const i = this.size++;
+    this.form[i] = form;
     this.start[i] = start;
     this.end[i] = start + value.length;
-    this.value.push(value);
-    this.normal.push(normal);
-    this.lemma.push(lemma);
-    this.pos.push(pos);
-    this.kind.push(info.kind);
+    this.value[i] = value;
+    this.normal[i] = info.normal;
+    this.lemma[i] = lemma;
+    this.pos[i] = pos;
+    this.kind[i] = info.kind;
     this.stop[i] = info.stop;
     this.lettered[i] = info.lettered;
+    this.content[i] = content ? 1 : 0;
+  }
+
+  /** Trims the columns to `size` and derives the sentence ranges. */
+  finish(text: string): ParsedText {
+    const size = this.size;
+    for (const col of [this.value, this.normal, this.lemma, this.pos, this.kind]) col.length = size;
+    const sentenceStart: number[] = [];
+    const sentenceEnd: number[] = [];
+    const breaks = this.breaksAfter;
+    let k = 0;
+    let s0 = 0;
+    for (let i = 0; i < size; i++) {
+      while (k < breaks.length && (breaks[k] as number) < i) k++;
+      if ((k < breaks.length && breaks[k] === i) || i === size - 1) {
+        sentenceStart.push(s0);
+        sentenceEnd.push(i + 1);
+        s0 = i + 1;
+      }
+    }
+    return {
+      text,
+      size,
+      start: this.start.subarray(0, size),
+      end: this.end.subarray(0, size),
+      value: this.value,
+      normal: this.normal,
+      lemma: this.lemma,
+      pos: this.pos,
+      kind: this.kind,
+      stop: this.stop.subarray(0, size),
+      lettered: this.lettered.subarray(0, size),
+      content: this.content.subarray(0, size),
+      form: this.form.subarray(0, size),
+      forms: this.forms,
+      sentenceStart,
+      sentenceEnd,
+    };
+  }
+
+  addBreak(): void {
+    const last = this.size - 1;
+    const breaks = this.breaksAfter;
+    if (last >= 0 && breaks[breaks.length - 1] !== last) breaks.push(last);
   }
 }
 
-const WORD_INFO: TokenInfo = { normal: "", kind: "word", stop: 0, lettered: 1, unspaced: false };
-const MARK_INFO: TokenInfo = { normal: "", kind: "punctuation", stop: 0, lettered: 0, unspaced: false };
+/** Lexical part of {@link isContentToken}: a lettered, non-stop, non-filler word of ≥ 2 characters. */
+function isLexicalContent(kind: TokenKind, normal: string, stop: number, lettered: number): boolean {
+  if (kind !== "word" || lettered === 0 || stop === 1) return false;
+  if (normal.length < 2 && !UNSPACED_SCRIPT.test(normal)) return false;
+  return !FILLERS.has(normal);
+}
 
-/** Splits a run of an unspaced script (Chinese, Japanese, Thai…) into words with ICU's segmenter. */
-function pushUnspacedRun(b: Columns, value: string, offset: number): void {
+const WORD_INFO: TokenInfo = {
+  value: "",
+  normal: "",
+  kind: "word",
+  stop: 0,
+  lettered: 1,
+  unspaced: false,
+  lexicalContent: true,
+};
+const MARK_INFO: TokenInfo = {
+  value: "",
+  normal: "",
+  kind: "punctuation",
+  stop: 0,
+  lettered: 0,
+  unspaced: false,
+  lexicalContent: false,
+};
+
+/**
+ * Splits a run of an unspaced script (Chinese, Japanese, Thai…) into words with ICU's
+ * segmenter; `formOf` gives the surface-form id of a word.
+ */
+function pushUnspacedRun(
+  b: Columns,
+  value: string,
+  offset: number,
+  formOf: (value: string, info: TokenInfo) => number,
+): void {
   for (const seg of getWordSegmenter().segment(value)) {
     const v = seg.segment;
     if (v.trim() === "") continue;
     const isWord = seg.isWordLike === true && LETTER.test(v);
     const lower = v.toLowerCase();
-    b.push(offset + seg.index, v, lower, lower, isWord ? "X" : "PUNCT", isWord ? WORD_INFO : MARK_INFO);
-    if (!isWord && SENTENCE_FINAL.test(v)) b.breaksAfter.add(b.size - 1);
+    const info = isWord ? WORD_INFO : MARK_INFO;
+    const content = isWord && isLexicalContent("word", lower, 0, 1);
+    const wordInfo = { ...info, value: v, normal: lower };
+    b.push(offset + seg.index, v, lower, isWord ? "X" : "PUNCT", wordInfo, content, formOf(v, wordInfo));
+    if (!isWord && SENTENCE_FINAL.test(v)) b.addBreak();
   }
+}
+
+/** `text.startsWith(value, at)` as a plain loop, which is cheaper per token for short values. */
+function holdsAt(text: string, value: string, at: number): boolean {
+  const n = value.length;
+  if (n === 0) return true;
+  if (at + n > text.length) return false;
+  for (let k = 0; k < n; k++) if (text.charCodeAt(at + k) !== value.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Largest wink lexeme id in `ids` (ids index wink's lexicon cache). */
+function maxOf(ids: number[]): number {
+  let m = 0;
+  for (let i = 0; i < ids.length; i++) if ((ids[i] as number) > m) m = ids[i] as number;
+  return m;
 }
 
 /**
@@ -219,38 +383,92 @@ function pushUnspacedRun(b: Columns, value: string, offset: number): void {
  * Non-English text degrades gracefully: unknown words keep their lower-cased form as lemma,
  * runs of unspaced scripts are split with `Intl.Segmenter`, and sentence-final CJK
  * punctuation ends a sentence.
+ *
+ * Cost: wink's pipeline (tokenizer, then sentence detection and the POS tagger when asked
+ * for) dominates; the per-token wink accessors are called once per distinct token (and
+ * per distinct POS for lemmas), not once per token.
  */
 export function parseText(text: string, opts: ParseOptions): ParsedText {
-  const nlp = getNlp(opts);
+  return withWink(pipeFor(opts), (nlp) => parseWith(nlp, text, opts));
+}
+
+function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedText {
   const its = nlp.its;
   const doc = nlp.readDoc(text);
   const tokens = doc.tokens();
   const n = tokens.length();
   const ids = tokens.out(its.uniqueId) as number[];
-  const values = tokens.out(its.value) as string[];
   const contraction = tokens.out(its.contractionFlag) as boolean[];
   const posTags = (opts.pos ? tokens.out(its.pos) : []) as PosTag[];
 
   // Memoise per distinct token (and per POS for lemmas): the accessors are the slow part.
-  const infoById = new Map<number, TokenInfo>();
-  const lemmaByKey = new Map<number, string>();
-  const infoOf = (i: number): TokenInfo => {
-    const id = ids[i] as number;
-    const cached = contraction[i] ? undefined : infoById.get(id);
-    if (cached) return cached;
+  // Slots are dense per parse; wink's ids index its whole lexicon (about 90,000 entries).
+  const slotOfId = new Int32Array(maxOf(ids) + 1).fill(-1);
+  const infos: TokenInfo[] = [];
+  // Contraction parts ("ca" + "n't", "let" + "'s") share ids with other tokens but differ
+  // in normal form and lemma, so they are memoised by id and normal form.
+  const contractionSlots = new Map<string, number>();
+  // Facts and lemmas of words seen before come from the per-process memos; `fresh` counts
+  // the words described anew.
+  const memo = memosOf(nlp);
+  const intrinsic = intrinsicLexiconSize(nlp) ?? 0;
+  let fresh = 0;
+  const describe = (i: number): TokenInfo => {
     const item = tokens.itemAt(i);
     const type = String(item.out(its.type));
     const normal = String(item.out(its.normal));
     const lettered = LETTER.test(normal) ? 1 : 0;
-    const info: TokenInfo = {
+    const kind = KIND_OF_TYPE[type] ?? "other";
+    const stop = item.out(its.stopWordFlag) === true ? 1 : 0;
+    return {
+      value: String(item.out(its.value)),
       normal,
-      kind: KIND_OF_TYPE[type] ?? "other",
-      stop: item.out(its.stopWordFlag) === true ? 1 : 0,
+      kind,
+      stop,
       lettered,
       unspaced: lettered === 1 && normal.length > 1 && UNSPACED_SCRIPT.test(normal),
+      lexicalContent: isLexicalContent(kind, normal, stop, lettered),
     };
-    if (!contraction[i]) infoById.set(id, info);
-    return info;
+  };
+  const slotAt = (i: number): number => {
+    const id = ids[i] as number;
+    if (!contraction[i]) {
+      let slot = slotOfId[id] as number;
+      if (slot < 0) {
+        slot = infos.length;
+        const stable = id < intrinsic;
+        let info = stable ? memo.info.get(id) : undefined;
+        if (info === undefined) {
+          info = describe(i);
+          if (stable) memo.info.set(id, info);
+          fresh++;
+        }
+        infos.push(info);
+        slotOfId[id] = slot;
+      }
+      return slot;
+    }
+    const key = `${id} ${String(tokens.itemAt(i).out(its.normal))}`;
+    let slot = contractionSlots.get(key);
+    if (slot === undefined) {
+      slot = infos.length;
+      infos.push(describe(i));
+      contractionSlots.set(key, slot);
+    }
+    return slot;
+  };
+
+  // Words cut out of unspaced runs get their own surface forms (keyed by value and kind).
+  const unspacedSlots = new Map<string, number>();
+  const unspacedForm = (value: string, info: TokenInfo): number => {
+    const key = `${info.kind} ${value}`;
+    let slot = unspacedSlots.get(key);
+    if (slot === undefined) {
+      slot = infos.length;
+      infos.push(info);
+      unspacedSlots.set(key, slot);
+    }
+    return slot;
   };
 
   // wink's sentence spans ([first, last] token indices), mapped onto the rebuilt token list.
@@ -260,67 +478,83 @@ export function parseText(text: string, opts: ParseOptions): ParsedText {
       winkSentenceEnds[span[1] as number] = 1;
     }
   }
-  const b = new Columns(n);
+  const slots = new Int32Array(n);
+  for (let i = 0; i < n; i++) slots[i] = slotAt(i);
+  // Lemmas: from the memo, else wink's accessor once per distinct (token, POS) pair when
+  // few words are new; when many are, one pass of the lemma column is cheaper than making
+  // a wink item per pair (about 0.5 µs each). The lemma is the same either way.
   const wantLemmas = opts.lemmas !== false;
+  const lemmaColumn =
+    wantLemmas && fresh * 8 > n
+      ? (tokens.out(its.lemma as unknown as ItsFunction<string>) as string[])
+      : null;
+  const lowered = new Map<string, string>();
+  // Lemma of each (slot, POS) pair met in this parse, as an index into `lemmaList` (0: not
+  // yet): most tokens repeat a pair, and a typed-array read is far cheaper than the LRU memo.
+  const lemmaRef = new Int32Array(wantLemmas ? infos.length * POS_TAGS.length : 0);
+  const lemmaList: string[] = [""];
+
+  const b = new Columns(n);
   let cursor = 0;
   for (let i = 0; i < n; i++) {
-    if (i > 0 && winkSentenceEnds[i - 1] === 1 && b.size > 0) b.breaksAfter.add(b.size - 1);
-    const value = values[i] as string;
-    // Offsets: wink is lossless except for some whitespace, so search forward from the cursor.
-    const found = text.indexOf(value, cursor);
-    const start = found >= 0 && found - cursor < 256 ? found : cursor;
+    if (i > 0 && winkSentenceEnds[i - 1] === 1) b.addBreak();
+    const slot = slots[i] as number;
+    const info = infos[slot] as TokenInfo;
+    const value = info.value;
+    // Offsets: wink is lossless except for whitespace, so the token is usually found right
+    // after the spaces at the cursor; otherwise search forward from the cursor.
+    let at = cursor;
+    while (text.charCodeAt(at) === 32) at++;
+    let start = at;
+    if (!holdsAt(text, value, at)) {
+      const found = text.indexOf(value, cursor);
+      start = found >= 0 && found - cursor < 256 ? found : cursor;
+    }
     cursor = start + value.length;
-    const info = infoOf(i);
     if (info.kind === "space") {
       // Without sentence detection, each line is a sentence (callers join units with "\n").
-      if (!opts.sentences && b.size > 0 && value.includes("\n")) b.breaksAfter.add(b.size - 1);
+      if (!opts.sentences && value.includes("\n")) b.addBreak();
       continue;
     }
     if (info.unspaced) {
-      pushUnspacedRun(b, value, start);
+      pushUnspacedRun(b, value, start, unspacedForm);
       continue;
     }
     const pos = opts.pos ? (posTags[i] ?? "X") : "UNK";
     let lemma = info.normal;
     if (wantLemmas && info.kind === "word" && info.lettered === 1) {
-      const key = (ids[i] as number) * 64 + (POS_INDEX[pos] ?? 0) * 2 + (contraction[i] ? 1 : 0);
-      let l = lemmaByKey.get(key);
-      if (l === undefined) {
-        // wink's typings declare `its.lemma` with an extra `addons` parameter that `out` supplies.
-        l = String(tokens.itemAt(i).out(its.lemma as unknown as ItsFunction<string>)).toLowerCase();
-        lemmaByKey.set(key, l);
+      const posIndex = POS_INDEX[pos] ?? 0;
+      const ref = slot * POS_TAGS.length + posIndex;
+      let l = lemmaList[lemmaRef[ref] as number] as string;
+      if (lemmaRef[ref] === 0) {
+        const wordKey =
+          contraction[i] || (ids[i] as number) >= intrinsic
+            ? -1
+            : (ids[i] as number) * LEMMA_STRIDE + posIndex * 2;
+        let found = wordKey >= 0 ? memo.lemma.get(wordKey) : undefined;
+        if (found === undefined) {
+          if (lemmaColumn !== null) {
+            const raw = String(lemmaColumn[i]);
+            found = lowered.get(raw);
+            if (found === undefined) {
+              found = raw.toLowerCase();
+              lowered.set(raw, found);
+            }
+          } else {
+            // wink's typings declare `its.lemma` with an extra `addons` parameter that `out` supplies.
+            found = String(tokens.itemAt(i).out(its.lemma as unknown as ItsFunction<string>)).toLowerCase();
+          }
+          if (wordKey >= 0) memo.lemma.set(wordKey, found);
+        }
+        l = found;
+        lemmaRef[ref] = lemmaList.push(l) - 1;
       }
       lemma = l;
     }
-    b.push(start, value, info.normal, lemma, pos, info);
+    b.push(start, value, lemma, pos, info, info.lexicalContent && !FUNCTION_POS.has(pos), slot);
   }
-
-  const size = b.size;
-  const sentenceStart: number[] = [];
-  const sentenceEnd: number[] = [];
-  let s0 = 0;
-  for (let i = 0; i < size; i++) {
-    if (b.breaksAfter.has(i) || i === size - 1) {
-      sentenceStart.push(s0);
-      sentenceEnd.push(i + 1);
-      s0 = i + 1;
-    }
-  }
-  return {
-    text,
-    size,
-    start: b.start.subarray(0, size),
-    end: b.end.subarray(0, size),
-    value: b.value,
-    normal: b.normal,
-    lemma: b.lemma,
-    pos: b.pos,
-    kind: b.kind,
-    stop: b.stop.subarray(0, size),
-    lettered: b.lettered.subarray(0, size),
-    sentenceStart,
-    sentenceEnd,
-  };
+  b.forms = infos.length;
+  return b.finish(text);
 }
 
 /** Filler words of spoken English that carry no topic. */
@@ -350,87 +584,8 @@ export const FILLERS: ReadonlySet<string> = new Set([
 /**
  * True when token `i` carries topic content: a lettered word that is neither a stop word
  * nor a filler, and (when tagged) not a pronoun, determiner, auxiliary and the like.
+ * Precomputed by {@link parseText} (column `content`).
  */
 export function isContentToken(p: ParsedText, i: number): boolean {
-  if (p.kind[i] !== "word" || p.lettered[i] === 0 || p.stop[i] === 1) return false;
-  const norm = p.normal[i] as string;
-  if (norm.length < 2 && !UNSPACED_SCRIPT.test(norm)) return false;
-  if (FILLERS.has(norm)) return false;
-  switch (p.pos[i]) {
-    case "PRON":
-    case "DET":
-    case "AUX":
-    case "CCONJ":
-    case "SCONJ":
-    case "ADP":
-    case "PART":
-    case "INTJ":
-    case "PUNCT":
-    case "SYM":
-      return false;
-    default:
-      return true;
-  }
-}
-
-/** Lexical facts about one distinct token, as the tokenizer-only scan reports them. */
-export interface Lexeme {
-  value: string;
-  normal: string;
-  kind: TokenKind;
-  /** A line break (the scan's piece separator). */
-  newline: boolean;
-  stop: boolean;
-  /** Lettered, not a stop word or filler, at least two characters. */
-  content: boolean;
-}
-
-/** Tokenizer-only scan: each token as an index into a table of distinct lexemes. */
-export interface LexicalScan {
-  size: number;
-  lexeme: Int32Array;
-  lexemes: Lexeme[];
-}
-
-/**
- * The cheapest wink pass (tokenizer and lexicon only, no tagger, no sentence detection),
- * for scoring long inputs quickly. Lines of `text` (joined with "\n") come back separated
- * by `newline` lexemes, so callers can map tokens to lines without character offsets.
- */
-export function scanLexemes(text: string): LexicalScan {
-  const nlp = getNlp({ pos: false, sentences: false });
-  const its = nlp.its;
-  const tokens = nlp.readDoc(text).tokens();
-  const n = tokens.length();
-  const ids = tokens.out(its.uniqueId) as number[];
-  const contraction = tokens.out(its.contractionFlag) as boolean[];
-  const slot: number[] = [];
-  const lexemes: Lexeme[] = [];
-  const lexeme = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const id = ids[i] as number;
-    // Contractions ("ca" + "n't") share ids with other tokens but differ in normal form.
-    let k = contraction[i] ? undefined : slot[id];
-    if (k === undefined) {
-      const item = tokens.itemAt(i);
-      const type = String(item.out(its.type));
-      const value = String(item.out(its.value));
-      const normal = String(item.out(its.normal));
-      const stop = item.out(its.stopWordFlag) === true;
-      const kind = KIND_OF_TYPE[type] ?? "other";
-      k = lexemes.length;
-      lexemes.push({
-        value,
-        normal,
-        kind,
-        newline: kind === "space" && value.includes("\n"),
-        stop,
-        content:
-          kind === "word" && !stop && LETTER.test(normal) && [...normal].length >= 2 && !FILLERS.has(normal),
-      });
-      if (!contraction[i]) slot[id] = k;
-    }
-    lexeme[i] = k;
-  }
-  return { size: n, lexeme, lexemes };
+  return p.content[i] === 1;
 }

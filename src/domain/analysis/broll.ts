@@ -4,9 +4,9 @@
  * without a visual change; inserts of `windowSec` are placed by weighted interval
  * scheduling at least `minGapSec` apart.
  *
- * Two passes keep it fast on long inputs: a tokenizer-only parse scores every candidate
- * window and picks a compatible pool; only the words inside pooled windows are POS-tagged
- * and rescored.
+ * Two passes keep it fast on long inputs: words cut by ICU's segmenter (no tagger) score
+ * every candidate window and pick a compatible pool; only the words inside pooled windows
+ * are parsed and POS-tagged by wink-nlp and rescored.
  */
 import { invalidRequest } from "../../errors.ts";
 import {
@@ -16,7 +16,6 @@ import {
   type PhraseOccurrence,
   selectDistinct,
 } from "./key-phrases.ts";
-import { scanLexemes } from "./lexical-scan.ts";
 import { FILLERS, isContentToken, type ParsedText, parseText } from "./nlp.ts";
 import { indexTerms } from "./terms.ts";
 import {
@@ -27,6 +26,7 @@ import {
   toTimedText,
   validateSegments,
 } from "./transcript.ts";
+import { scanWords } from "./word-scan.ts";
 
 /** Request of `POST /api/v1/broll/suggest`. */
 export interface SuggestBrollInput {
@@ -158,11 +158,12 @@ function tokensByPiece(
 }
 
 /**
- * First-pass features of every piece from the tokenizer-only scan of the pieces joined by
- * line breaks; `undefined` when the line breaks do not line up with the pieces.
+ * First-pass features of every piece, from its words as ICU's word segmenter cuts them
+ * (see `scanWords`): no POS tags, so content words count half as concrete nouns and
+ * capitalised words or acronyms inside a sentence count as names.
  */
-function firstPassFeatures(pieces: Piece[]): FeatureTable | undefined {
-  const scan = scanLexemes(pieces.map((p) => p.text).join("\n"));
+function firstPassFeatures(pieces: Piece[]): FeatureTable {
+  const scan = scanWords(pieces.map((p) => p.text));
   // Per distinct lexeme: bit 1 number, 2 list word, 4 comma, 8 word, 16 content, 32 name-like, 64 sentence end.
   const flags = scan.lexemes.map((lx) => {
     let b = 0;
@@ -173,48 +174,25 @@ function firstPassFeatures(pieces: Piece[]): FeatureTable | undefined {
     if (lx.content) b |= 16;
     if (TITLE_OR_ACRONYM.test(lx.value)) b |= 32;
     if (lx.value === "." || lx.value === "!" || lx.value === "?") b |= 64;
-    if (lx.newline) b |= 128;
     return b;
   });
-  let lines = 1;
-  for (let i = 0; i < scan.size; i++) if ((flags[scan.lexeme[i] as number] as number) & 128) lines++;
-  if (lines !== pieces.length) return undefined;
-  const t = featureTable(lines);
-  let f = 0;
-  let sentenceInitial = true;
-  for (let i = 0; i < scan.size; i++) {
-    const b = flags[scan.lexeme[i] as number] as number;
-    if (b & 128) {
-      f++;
-      sentenceInitial = true;
-      continue;
-    }
-    if (b & 1) t.numbers[f] = (t.numbers[f] as number) + 1;
-    if (b & 8) {
-      t.words[f] = (t.words[f] as number) + 1;
-      if (b & 2) t.lists[f] = (t.lists[f] as number) + 1;
-      if (b & 16) {
-        if (!sentenceInitial && b & 32) t.names[f] = (t.names[f] as number) + 1;
-        else t.concrete[f] = (t.concrete[f] as number) + 0.5;
-      }
-    } else if (b & 4) t.lists[f] = (t.lists[f] as number) + 0.5;
-    sentenceInitial = (b & 64) !== 0;
-  }
-  return t;
-}
-
-/** Fallback first pass: full POS parse with character offsets. */
-function fullPassFeatures(text: string, pieces: Piece[]): FeatureTable {
-  const parsed = parseText(text, { pos: true, sentences: false });
   const t = featureTable(pieces.length);
-  tokensByPiece(parsed, pieces).forEach((tokens, k) => {
-    const f = secondPassFeatures(parsed, tokens);
-    t.words[k] = f.words;
-    t.concrete[k] = f.concrete;
-    t.names[k] = f.names;
-    t.numbers[k] = f.numbers;
-    t.lists[k] = f.lists;
-  });
+  for (let f = 0; f < pieces.length; f++) {
+    let sentenceInitial = true;
+    for (let i = scan.lineStart[f] as number; i < (scan.lineStart[f + 1] as number); i++) {
+      const b = flags[scan.lexeme[i] as number] as number;
+      if (b & 1) t.numbers[f] = (t.numbers[f] as number) + 1;
+      if (b & 8) {
+        t.words[f] = (t.words[f] as number) + 1;
+        if (b & 2) t.lists[f] = (t.lists[f] as number) + 1;
+        if (b & 16) {
+          if (!sentenceInitial && b & 32) t.names[f] = (t.names[f] as number) + 1;
+          else t.concrete[f] = (t.concrete[f] as number) + 0.5;
+        }
+      } else if (b & 4) t.lists[f] = (t.lists[f] as number) + 0.5;
+      sentenceInitial = (b & 64) !== 0;
+    }
+  }
   return t;
 }
 
@@ -486,8 +464,8 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
   const windows = candidateWindows(pieces, windowSec);
   if (windows === undefined || windows.count === 0) return { suggestions: [] };
 
-  // Pass 1: tokenizer only, over everything (full parse only if the line mapping fails).
-  const first = firstPassFeatures(pieces) ?? fullPassFeatures(timed.text, pieces);
+  // Pass 1: ICU words and wink's stop-word list, over everything.
+  const first = firstPassFeatures(pieces);
   const score1 = new Float64Array(windows.count);
   const scratch = zero();
   for (let w = 0; w < windows.count; w++) {

@@ -135,7 +135,8 @@ export const UNSPACED_SCRIPT =
 const SENTENCE_FINAL = /^[。！？!?．.]+$/u;
 
 let wordSegmenter: Intl.Segmenter | undefined;
-function getWordSegmenter(): Intl.Segmenter {
+/** The process's ICU word segmenter (`Intl.Segmenter`, Unicode UAX #29, language-neutral). */
+export function getWordSegmenter(): Intl.Segmenter {
   wordSegmenter ??= new Intl.Segmenter("und", { granularity: "word" });
   return wordSegmenter;
 }

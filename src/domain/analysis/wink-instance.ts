@@ -93,6 +93,21 @@ export function intrinsicLexiconSize(nlp: WinkMethods): number | null {
 }
 
 /**
+ * wink's id of `word` when it is one of the model's own words (exactly as written: the
+ * lexicon is case-sensitive), else -1. Such ids are stable for the life of the instance.
+ *
+ * @throws Error when `nlp` is not an instance handed out by {@link withWink}.
+ */
+export function modelWordId(nlp: WinkMethods, word: string): number {
+  const instance = instanceOf.get(nlp);
+  if (!instance) throw new Error("modelWordId needs a wink instance from withWink");
+  const { hash, intrinsicSize } = instance.lexicon;
+  // Inherited keys ("constructor") are not numbers.
+  const id: unknown = hash[word];
+  return typeof id === "number" && id < intrinsicSize ? id : -1;
+}
+
+/**
  * A bounded LRU memo (at most `max` entries, `lru-cache`) that lives with `nlp`'s instance,
  * for facts about the model's own words keyed by wink id (or a number derived from it). Use
  * it only for ids below {@link intrinsicLexiconSize}: those never change meaning, so the memo

@@ -10,7 +10,10 @@
  * `--text synthetic` (default) is the generated talk of `synthetic-transcript.ts` (seed 42);
  * `--text prose` joins public-domain sentences (Moby-Dick, State of the Union; see
  * `eval-data.ts`, fetched on first use), whose much larger vocabulary costs more.
- * `API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the API process.
+ * The `floor` row sends the B-roll body with an invalid option: the cost of moving, parsing and
+ * validating 350 KB of JSON with no analysis.
+ * `API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the API process,
+ * `API_STDOUT=1` shows its output (e.g. with `--trace-gc`), `BENCH_TRACE=1` prints every request's time.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -156,6 +159,7 @@ try {
       await res.arrayBuffer();
       if (res.status !== t.status) throw new Error(`${t.url}: ${res.status}`);
       if (i >= WARMUP) times.push(performance.now() - t0);
+      if (process.env.BENCH_TRACE) process.stderr.write(`${t.key} ${i} ${(performance.now() - t0).toFixed(1)}\n`);
     }
     const cpu = (serverCpuMs() - cpu0) / runs;
     process.stdout.write(

@@ -2,13 +2,14 @@ import { existsSync } from "node:fs";
 import { buildApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
+import { startQuotaPruning } from "../domain/quota/prune-counters.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
- * on first start, start the in-process worker (unless WORKER_IN_PROCESS=false), listen,
- * and shut down gracefully on SIGTERM/SIGINT.
+ * on first start, start the in-process worker (unless WORKER_IN_PROCESS=false) and the
+ * hourly pruning of old quota counters, listen, and shut down gracefully on SIGTERM/SIGINT.
  */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
@@ -38,6 +39,12 @@ async function main(): Promise<void> {
 
   const app = await buildApp({ config, database, store: runtime.store, queue: runtime.queue, logger });
   const stopWorker = config.workerInProcess ? await startWorker(runtime) : null;
+  const stopPruning = startQuotaPruning({
+    db: database.db,
+    clock: runtime.clock,
+    keepDays: config.quotaKeepDays,
+    log: logger,
+  });
   await app.listen({ port: config.port, host: config.host });
   logger.info(
     {
@@ -57,6 +64,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     try {
+      stopPruning();
       await app.close();
       await stopWorker?.();
       // Closes the queue and the database it opened (closing the pool twice throws).

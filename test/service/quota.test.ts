@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/client.ts";
+import { pruneQuotaCounters } from "../../src/domain/quota/prune-counters.ts";
 import { bearer, fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const clock = fakeClock("2026-11-21T23:59:58.000Z");
@@ -140,5 +141,32 @@ describe("daily quota (DESIGN §4)", () => {
     expect(
       (await t.app.inject({ url: "/api/v1/openapi.json", remoteAddress: "203.0.113.10" })).statusCode,
     ).toBe(200);
+  });
+
+  // Last: it deletes every other test's old counters.
+  it("prunes counters older than QUOTA_KEEP_DAYS; today's keeps counting", async () => {
+    clock.set("2026-11-30T08:00:00.000Z");
+    const a = await t.createAccount();
+    for (const day of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-29"])
+      await setUsed(a.userId, day, 5);
+    await setUsed(a.userId, "2026-11-30", 10);
+    const days = async () => {
+      const r = await t.database.db.execute(
+        sql`select to_char(day, 'YYYY-MM-DD') as day from quota_counters where subject = ${a.userId} order by day`,
+      );
+      return (r as unknown as { rows: { day: string }[] }).rows.map((x) => x.day);
+    };
+    // Keep 7 days: 2026-11-24 … 2026-11-30.
+    const first = await pruneQuotaCounters(t.database.db, clock, 7);
+    expect(first.keptFrom).toBe("2026-11-24");
+    expect(first.deleted).toBeGreaterThanOrEqual(2);
+    expect(await days()).toEqual(["2026-11-24", "2026-11-29", "2026-11-30"]);
+    // Idempotent.
+    expect((await pruneQuotaCounters(t.database.db, clock, 7)).deleted).toBe(0);
+    // Keep 1 day: only today's counter, which still counts on.
+    expect((await pruneQuotaCounters(t.database.db, clock, 1)).keptFrom).toBe("2026-11-30");
+    expect(await days()).toEqual(["2026-11-30"]);
+    const res = await t.app.inject({ url: "/api/v1/me", headers: bearer(a.key) });
+    expect(res.headers["x-ratelimit-remaining"]).toBe(String(1000 - 11));
   });
 });

@@ -20,3 +20,17 @@ export async function countCall(
   const row = rowsOf(result)[0] as { count: number | string } | undefined;
   return row ? Number(row.count) : null;
 }
+
+/**
+ * Deletes the quota counters of days before `day` (`YYYY-MM-DD`, UTC): only today's counter
+ * decides anything, older rows are history. Idempotent; safe to run from several processes.
+ *
+ * @returns the number of rows deleted.
+ */
+export async function deleteQuotaCountersBefore(db: Db, day: string): Promise<number> {
+  const result = await db.execute(sql`
+    with gone as (delete from quota_counters where day < ${day}::date returning 1)
+    select count(*)::int as n from gone`);
+  const row = rowsOf(result)[0] as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}

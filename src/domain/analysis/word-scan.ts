@@ -38,6 +38,8 @@ export interface WordScan {
 }
 
 const NUMBER_START = /^\p{N}/u;
+/** Pieces that are one segment under UAX #29 without asking the segmenter. */
+const ONE_SEGMENT = /^(?:[A-Za-z]+|[0-9]+)$/;
 const PUNCTUATION = /^\p{P}+$/u;
 
 /**
@@ -79,36 +81,65 @@ export function scanWords(lines: readonly string[]): WordScan {
   }
   const pieces = table.distinct;
 
-  // One segmenter pass over the distinct pieces joined by single spaces: every segment that
-  // starts with the space ends a piece (a combining mark at a piece's start joins the space
-  // before it, WB4, and is dropped with it).
+  // Lexemes of the distinct pieces: a piece of ASCII letters only is one word under UAX #29
+  // (no break between letters, WB5), one of ASCII digits only one number (WB8); the other
+  // pieces go through the segmenter.
   const lexemeOf = new Map<string, number>();
   const values: string[] = [];
-  const pieceTokens: number[][] = pieces.map(() => []);
-  let d = 0;
-  for (const { segment } of getWordSegmenter().segment(pieces.join(" "))) {
-    if (segment.charCodeAt(0) === 32) {
-      d++;
-      continue;
-    }
+  const lexemeFor = (segment: string): number => {
     let k = lexemeOf.get(segment);
     if (k === undefined) {
       k = values.push(segment) - 1;
       lexemeOf.set(segment, k);
     }
-    (pieceTokens[d] as number[]).push(k);
+    return k;
+  };
+  // The lexeme of a one-token piece, else -1 and its tokens in `multi`.
+  const single = new Int32Array(pieces.length).fill(-1);
+  const multi = new Map<number, number[]>();
+  const complex: number[] = [];
+  for (let d = 0; d < pieces.length; d++) {
+    const piece = pieces[d] as string;
+    if (ONE_SEGMENT.test(piece)) single[d] = lexemeFor(piece);
+    else complex.push(d);
+  }
+  // One segmenter pass over the other pieces joined by single spaces: every segment that
+  // starts with the space ends a piece (a combining mark at a piece's start joins the space
+  // before it, WB4, and is dropped with it).
+  let c = 0;
+  let tokens: number[] = [];
+  const close = () => {
+    const d = complex[c] as number;
+    if (tokens.length === 1) single[d] = tokens[0] as number;
+    else multi.set(d, tokens);
+    tokens = [];
+    c++;
+  };
+  if (complex.length > 0) {
+    const joined = complex.map((d) => pieces[d] as string).join(" ");
+    for (const { segment } of getWordSegmenter().segment(joined)) {
+      if (segment.charCodeAt(0) === 32) close();
+      else tokens.push(lexemeFor(segment));
+    }
+    close();
   }
   const lexemes = describeAll(values);
 
   let size = 0;
-  for (let o = 0; o < count; o++) size += (pieceTokens[order[o] as number] as number[]).length;
+  for (let o = 0; o < count; o++) {
+    const d = order[o] as number;
+    size += (single[d] as number) >= 0 ? 1 : (multi.get(d) as number[]).length;
+  }
   const lexeme = new Int32Array(size);
   const lineStart = new Int32Array(lines.length + 1);
   let t = 0;
   for (let l = 0; l < lines.length; l++) {
     lineStart[l] = t;
     for (let o = linePieces[l] as number; o < (linePieces[l + 1] as number); o++) {
-      for (const k of pieceTokens[order[o] as number] as number[]) lexeme[t++] = k;
+      const d = order[o] as number;
+      const k = single[d] as number;
+      if (k >= 0) lexeme[t++] = k;
+      else for (const m of multi.get(d) as number[]) lexeme[t++] = m;
     }
   }
   lineStart[lines.length] = t;

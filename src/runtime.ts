@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
+import { startWorkDirSweeps } from "./jobs/handlers/work-dir-sweep.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { startRenderWorker } from "./jobs/worker.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
@@ -82,12 +83,14 @@ export async function createStore(config: Config): Promise<BlobStore> {
 }
 
 /**
- * Makes this process a render worker (in-process beside the API, or the `worker` role).
+ * Makes this process a render worker (in-process beside the API, or the `worker` role), and
+ * sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
  * @returns a function that stops taking jobs and waits for running ones.
  */
-export function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
+export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
   const { config, database, store, queue, clock, log } = runtime;
-  return startRenderWorker({
+  const stopSweeps = startWorkDirSweeps({ db: database.db, workRoot: config.workDir, log });
+  const stopRenders = await startRenderWorker({
     boss: queue,
     db: database.db,
     clock,
@@ -102,4 +105,8 @@ export function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
       stallTimeoutMs: config.renderStallTimeoutSec * 1000,
     }),
   });
+  return async () => {
+    stopSweeps();
+    await stopRenders();
+  };
 }

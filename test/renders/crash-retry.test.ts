@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -186,6 +186,11 @@ describe.skipIf(!onPostgres)(
       expect(history.some((h) => h.attempt === 2)).toBe(true);
       const survivor = workers.find((w) => w !== victim);
       expect(survivor?.output.join("")).toContain('"outcome":"succeeded"');
+      // The killed attempt's scratch directory went when attempt 2 started; attempt 2 removed its own.
+      const left = (await readdir(path.join(t.config.dataDir, "work")).catch(() => [] as string[])).filter(
+        (name) => name.startsWith(`${r.id}-`),
+      );
+      expect(left).toEqual([]);
 
       const file = path.join(dir, "out.mp4");
       const got = await download(onServer(base, end?.output?.url ?? ""), file);

@@ -199,3 +199,16 @@ export async function readRenderControl(
     .limit(1);
   return r ?? null;
 }
+
+/** Status and attempt of each of `ids` that exists (the work-directory sweep's question). */
+export async function readRenderAttempts(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, { status: RenderStatus; attempt: number }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: renders.id, status: renders.status, attempt: renders.attempt })
+    .from(renders)
+    .where(inArray(renders.id, ids));
+  return new Map(rows.map((r) => [r.id, { status: r.status, attempt: r.attempt }]));
+}

@@ -17,6 +17,7 @@ import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { blameInput, type RemoteAssetLimits, redactPaths, resolveRenderAssets } from "./render-assets.ts";
 import type { PipelineHooks, RenderOutput, RenderPipeline } from "./render-job.ts";
+import { removeEarlierAttemptDirs } from "./work-dir-sweep.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
@@ -74,6 +75,11 @@ export function createRenderPipeline(opts: {
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, `${render.id}-a${hooks.attempt}-`));
+    if (hooks.attempt > 1) {
+      const removed = await removeEarlierAttemptDirs(opts.workRoot, render.id, hooks.attempt);
+      if (removed.length > 0)
+        opts.log.info({ renderId: render.id, removed }, "removed earlier attempts' work directories");
+    }
     const outputPrefix = `renders/${render.id}/`;
     let stored = false;
     try {

@@ -1,0 +1,69 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertRender } from "../../src/db/repositories/renders.ts";
+import type { RenderStatus } from "../../src/db/schema/renders.ts";
+import { newId } from "../../src/ids.ts";
+import { sweepRenderWorkDirs } from "../../src/jobs/handlers/work-dir-sweep.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+
+let t: TestApp;
+let root: string;
+beforeAll(async () => {
+  t = await startTestApp({ worker: false });
+  root = await mkdtemp(path.join(tmpdir(), "cutroom-work-"));
+});
+afterAll(async () => {
+  await t.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("render work-directory sweep", () => {
+  it("removes the directories of ended or superseded attempts and keeps running ones", async () => {
+    const { userId } = await t.createAccount();
+    const render = async (status: RenderStatus, attempt: number) => {
+      const id = newId("rnd");
+      await insertRender(t.database.db, {
+        id,
+        userId,
+        compositionId: newId("cmp"),
+        compositionVersion: 1,
+        composition: {},
+        options: {},
+        progress: { ratio: 0 },
+        status,
+        attempt,
+      });
+      return id;
+    };
+    const dir = async (name: string) => {
+      await mkdir(path.join(root, name));
+      await writeFile(path.join(root, name, "partial.mp4"), Buffer.alloc(1024));
+      return name;
+    };
+    const running = await render("rendering", 2);
+    const done = await render("succeeded", 1);
+    const failed = await render("failed", 3);
+    const kept = [
+      await dir(`${running}-a2-x1y2z3`), // the current attempt: maybe on another worker
+      await dir("not-a-render-dir"),
+    ];
+    const removed = [
+      await dir(`${running}-a1-abcdef`), // superseded by attempt 2 (its worker was killed)
+      await dir(`${done}-a1-qwerty`),
+      await dir(`${failed}-a3-zzzzzz`),
+      await dir(`${newId("rnd")}-a1-gone00`), // no such render
+    ];
+    await writeFile(path.join(root, `${done}-a1-file`), "a file, not a directory");
+
+    const swept = await sweepRenderWorkDirs(t.database.db, root);
+    expect([...swept].sort()).toEqual([...removed].sort());
+    expect((await readdir(root)).sort()).toEqual([...kept, `${done}-a1-file`].sort());
+    expect(await sweepRenderWorkDirs(t.database.db, root)).toEqual([]);
+  });
+
+  it("does nothing when WORK_DIR does not exist yet", async () => {
+    expect(await sweepRenderWorkDirs(t.database.db, path.join(root, "missing"))).toEqual([]);
+  });
+});

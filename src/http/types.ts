@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import type { CallerIdentity } from "../domain/auth/caller.ts";
 import type { Scope } from "../domain/auth/scopes.ts";
-import type { Plan, QuotaState } from "../domain/quota/daily-quota.ts";
+import type { QuotaState } from "../domain/quota/daily-quota.ts";
 
 /** The Fastify instance with the TypeBox type provider, as every route module receives it. */
 export type App = FastifyInstance<
@@ -14,18 +15,7 @@ export type App = FastifyInstance<
 >;
 
 /** Who is calling: set on `request.auth` by the auth hook for every keyed request. */
-export interface AuthContext {
-  userId: string;
-  plan: Plan;
-  user: { email: string; name: string; createdAt: Date; imageModel: string | null };
-  key: {
-    id: string;
-    name: string;
-    prefix: string;
-    scopes: Scope[];
-    createdAt: Date;
-    lastUsedAt: Date | null;
-  };
+export interface AuthContext extends CallerIdentity {
   quota: QuotaState;
 }
 

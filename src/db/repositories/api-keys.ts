@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
+import type { CallerIdentity } from "../../domain/auth/caller.ts";
 import type { Scope } from "../../domain/auth/scopes.ts";
 import type { Plan } from "../../domain/quota/daily-quota.ts";
 import { type Db, rowsOf, type SqlExecutor } from "../client.ts";
@@ -38,18 +39,7 @@ export async function revokeApiKey(db: Db, keyId: string, now: Date): Promise<Ap
  * What the hot path learns about a live key and its owner in one round trip. Built once per
  * statement: every request the statement counted shares these objects.
  */
-export interface AuthenticatedKey {
-  userId: string;
-  plan: Plan;
-  user: { email: string; name: string; createdAt: Date; imageModel: string | null };
-  key: {
-    id: string;
-    name: string;
-    prefix: string;
-    scopes: Scope[];
-    createdAt: Date;
-    lastUsedAt: Date | null;
-  };
+export interface AuthenticatedKey extends CallerIdentity {
   /** The account's counter before this batch; null when not counted (unlimited plan). */
   usedBefore: number | null;
   /** The counter after this batch; `usedAfter - usedBefore` calls were granted. */

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import { deleteQuotaCountersBefore } from "../../db/repositories/quota.ts";
+import { repeatInBackground } from "../../repeat.ts";
 import { quotaDay } from "./daily-quota.ts";
 
 /** How often the API prunes, milliseconds (hourly). */
@@ -29,22 +30,18 @@ export async function pruneQuotaCounters(
 }
 
 /**
- * Prunes now and then every {@link PRUNE_INTERVAL_MS} in the background (the timer does not
- * keep the process alive). A failed run is logged and retried at the next interval.
+ * Prunes now and then every {@link PRUNE_INTERVAL_MS} in the background (see
+ * `repeatInBackground`); a failed run is logged and retried at the next interval.
  *
  * @returns a function that stops the timer.
  */
 export function startQuotaPruning(opts: { db: Db; clock: Clock; keepDays: number; log: Logger }): () => void {
-  const run = () => {
-    pruneQuotaCounters(opts.db, opts.clock, opts.keepDays).then(
-      ({ keptFrom, deleted }) => {
-        if (deleted > 0) opts.log.info({ keptFrom, deleted }, "pruned old quota counters");
-      },
-      (err: unknown) => opts.log.warn({ err }, "pruning quota counters failed; will retry"),
-    );
-  };
-  run();
-  const timer = setInterval(run, PRUNE_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return repeatInBackground(
+    PRUNE_INTERVAL_MS,
+    async () => {
+      const { keptFrom, deleted } = await pruneQuotaCounters(opts.db, opts.clock, opts.keepDays);
+      if (deleted > 0) opts.log.info({ keptFrom, deleted }, "pruned old quota counters");
+    },
+    (err) => opts.log.warn({ err }, "pruning quota counters failed; will retry"),
+  );
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import { readRenderAttempts, TERMINAL_STATUSES } from "../../db/repositories/renders.ts";
+import { repeatInBackground } from "../../repeat.ts";
 
 /** How often a worker sweeps, milliseconds (10 minutes). */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -70,23 +71,18 @@ export async function removeEarlierAttemptDirs(
 }
 
 /**
- * Sweeps now and every {@link SWEEP_INTERVAL_MS} (the timer does not keep the process
- * alive); failures are logged and retried at the next interval.
+ * Sweeps now and every {@link SWEEP_INTERVAL_MS} in the background (see
+ * `repeatInBackground`); failures are logged and retried at the next interval.
  *
  * @returns a function that stops the timer.
  */
 export function startWorkDirSweeps(opts: { db: Db; workRoot: string; log: Logger }): () => void {
-  const run = () => {
-    sweepRenderWorkDirs(opts.db, opts.workRoot).then(
-      (removed) => {
-        if (removed.length > 0)
-          opts.log.info({ removed }, "removed work directories of ended render attempts");
-      },
-      (err: unknown) => opts.log.warn({ err }, "work directory sweep failed; will retry"),
-    );
-  };
-  run();
-  const timer = setInterval(run, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return repeatInBackground(
+    SWEEP_INTERVAL_MS,
+    async () => {
+      const removed = await sweepRenderWorkDirs(opts.db, opts.workRoot);
+      if (removed.length > 0) opts.log.info({ removed }, "removed work directories of ended render attempts");
+    },
+    (err) => opts.log.warn({ err }, "work directory sweep failed; will retry"),
+  );
 }

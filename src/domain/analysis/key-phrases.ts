@@ -5,6 +5,7 @@
  * Order into Texts", EMNLP) and phrases by their words' ranks and frequency. Chapter
  * titles use TF-IDF of phrases against the other chapters (Salton & Buckley 1988).
  */
+import TinyQueue from "tinyqueue";
 import { isContentToken, type ParsedText, type PosTag, UNSPACED_SCRIPT } from "./nlp.ts";
 import type { TermIndex } from "./terms.ts";
 
@@ -376,41 +377,13 @@ export function rankKeyPhrases(phrases: Phrase[], wordScore: Float64Array, limit
 
 /**
  * Yields `items` sorted by `compare` (on indices into `items`; ties keep the input order,
- * as a stable sort would), lazily: a binary heap costs O(n) to build and O(log n) per item
- * taken, so taking the first few of thousands of candidates avoids sorting them all.
+ * as a stable sort would), lazily: a binary heap (`tinyqueue`) costs O(n) to build and
+ * O(log n) per item taken, so taking the first few of thousands of candidates avoids
+ * sorting them all.
  */
 export function* inOrder<T>(items: readonly T[], compare: (i: number, j: number) => number): Generator<T> {
-  const n = items.length;
-  const before = (i: number, j: number) => {
-    const c = compare(i, j);
-    return c < 0 || (c === 0 && i < j);
-  };
-  const heap = new Int32Array(n);
-  for (let i = 0; i < n; i++) heap[i] = i;
-  let size = n;
-  const siftDown = (from: number) => {
-    let k = from;
-    const x = heap[k] as number;
-    for (;;) {
-      let c = 2 * k + 1;
-      if (c >= size) break;
-      if (c + 1 < size && before(heap[c + 1] as number, heap[c] as number)) c++;
-      if (!before(heap[c] as number, x)) break;
-      heap[k] = heap[c] as number;
-      k = c;
-    }
-    heap[k] = x;
-  };
-  for (let k = (n >> 1) - 1; k >= 0; k--) siftDown(k);
-  while (size > 0) {
-    const top = heap[0] as number;
-    size--;
-    if (size > 0) {
-      heap[0] = heap[size] as number;
-      siftDown(0);
-    }
-    yield items[top] as T;
-  }
+  const queue = new TinyQueue(Array.from(items.keys()), (i, j) => compare(i, j) || i - j);
+  while (queue.length > 0) yield items[queue.pop() as number] as T;
 }
 
 /** Keeps phrases in order, skipping those whose lemma set nests with a kept one. */

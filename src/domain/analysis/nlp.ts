@@ -314,8 +314,13 @@ class Columns {
   }
 }
 
-/** Lexical part of {@link isContentToken}: a lettered, non-stop, non-filler word of ≥ 2 characters. */
-function isLexicalContent(kind: TokenKind, normal: string, stop: number, lettered: number): boolean {
+/**
+ * Lexical part of {@link isContentToken}: a lettered, non-stop, non-filler word of ≥ 2
+ * characters (one is enough in an unspaced script such as Chinese).
+ *
+ * @param stop, lettered - 1 or 0.
+ */
+export function isLexicalContent(kind: TokenKind, normal: string, stop: number, lettered: number): boolean {
   if (kind !== "word" || lettered === 0 || stop === 1) return false;
   if (normal.length < 2 && !UNSPACED_SCRIPT.test(normal)) return false;
   return !FILLERS.has(normal);

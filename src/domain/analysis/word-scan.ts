@@ -11,7 +11,7 @@
  */
 
 import type { WinkMethods } from "wink-nlp";
-import { FILLERS, getWordSegmenter, LETTER, type TokenKind, WORD_MEMO_LIMIT } from "./nlp.ts";
+import { getWordSegmenter, isLexicalContent, LETTER, type TokenKind, WORD_MEMO_LIMIT } from "./nlp.ts";
 import { modelWordId, modelWordMemo, withWink } from "./wink-instance.ts";
 
 /** Lexical facts about one distinct word or mark. */
@@ -23,7 +23,7 @@ export interface Lexeme {
   kind: TokenKind;
   /** wink lists the normal form as an English stop word. */
   stop: boolean;
-  /** A lettered word of at least two characters that is neither a stop word nor a filler. */
+  /** A content word, as `parseText` decides it before tagging (`isLexicalContent`). */
   content: boolean;
 }
 
@@ -261,10 +261,7 @@ function describeAll(values: string[]): Lexeme[] {
         if (id !== undefined) lx.stop = memo.get(id) as boolean;
       }
     }
-    for (const lx of lexemes) {
-      const n = lx.normal;
-      lx.content = lx.kind === "word" && !lx.stop && (n.length > 2 || [...n].length >= 2) && !FILLERS.has(n);
-    }
+    for (const lx of lexemes) lx.content = isLexicalContent(lx.kind, lx.normal, lx.stop ? 1 : 0, 1);
     return lexemes;
   });
 }

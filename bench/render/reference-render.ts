@@ -57,55 +57,20 @@ async function makeInputs(dir: string): Promise<Record<string, string>> {
     "0.5*sin(2*PI*(150+30*sin(2*PI*2.5*t))*t + 0.8*sin(2*PI*300*t))" +
     "*(0.55+0.45*sin(2*PI*4.3*t))*gt(mod(t,3.2),0.7)*lt(mod(t,3.2),2.9)";
   const music = "0.09*(sin(2*PI*220*t)+sin(2*PI*277.18*t)+sin(2*PI*329.63*t)+0.5*sin(2*PI*110*t))";
+  // A clip: a lavfi video source, a tone, optional filters, H.264 + AAC.
+  const lavfi = (graph: string, ...limit: string[]) => ["-f", "lavfi", "-i", graph, ...limit];
+  const clip = (source: string[], hz: number, name: string, filters: string[] = []) =>
+    ffmpeg([...source, ...tone(hz), ...filters, ...enc, ...aac, f(name)]);
   // Sequential: generating 4 clips in parallel on 2 cores gains nothing.
-  await ffmpeg([
-    "-f",
-    "lavfi",
-    "-i",
-    `testsrc2=s=1920x1080:r=30:d=${len}`,
-    ...tone(440),
-    ...enc,
-    ...aac,
-    f("a-1080p30.mp4"),
-  ]);
-  await ffmpeg([
-    "-f",
-    "lavfi",
-    "-i",
-    "mandelbrot=s=1280x720:r=25",
-    "-t",
-    String(len),
-    ...tone(494),
-    ...enc,
-    ...aac,
-    f("b-720p25.mp4"),
-  ]);
-  await ffmpeg([
-    "-f",
-    "lavfi",
-    "-i",
-    `testsrc=s=1080x1920:r=60:d=${len}`,
-    ...tone(523),
-    ...enc,
-    ...aac,
-    f("c-portrait-1080x1920p60.mp4"),
-  ]);
-  await ffmpeg([
-    ...[
-      "-f",
-      "lavfi",
-      "-i",
-      "cellauto=s=480x270:rule=110:r=30000/1001:random_fill_ratio=0.5",
-      "-t",
-      String(len),
-    ],
-    ...tone(587),
-    "-vf",
-    "scale=960:540:flags=neighbor",
-    ...enc,
-    ...aac,
-    f("d-540p2997.mp4"),
-  ]);
+  await clip(lavfi(`testsrc2=s=1920x1080:r=30:d=${len}`), 440, "a-1080p30.mp4");
+  await clip(lavfi("mandelbrot=s=1280x720:r=25", "-t", String(len)), 494, "b-720p25.mp4");
+  await clip(lavfi(`testsrc=s=1080x1920:r=60:d=${len}`), 523, "c-portrait-1080x1920p60.mp4");
+  await clip(
+    lavfi("cellauto=s=480x270:rule=110:r=30000/1001:random_fill_ratio=0.5", "-t", String(len)),
+    587,
+    "d-540p2997.mp4",
+    ["-vf", "scale=960:540:flags=neighbor"],
+  );
   // A logo with real transparency: an orange square (90 % opaque) with a white centre on nothing.
   const inner = "between(X,200,399)*between(Y,200,399)";
   await ffmpeg([

@@ -17,7 +17,7 @@ import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { blameInput, type RemoteAssetLimits, redactPaths, resolveRenderAssets } from "./render-assets.ts";
 import type { PipelineHooks, RenderOutput, RenderPipeline } from "./render-job.ts";
-import { removeEarlierAttemptDirs } from "./work-dir-sweep.ts";
+import { sweepRenderWorkDirs } from "./work-dir-sweep.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
@@ -76,9 +76,11 @@ export function createRenderPipeline(opts: {
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, `${render.id}-a${hooks.attempt}-`));
     if (hooks.attempt > 1) {
-      const removed = await removeEarlierAttemptDirs(opts.workRoot, render.id, hooks.attempt);
+      // A retry: the attempt before was lost with its worker. Sweeping now (this attempt's
+      // claim is the fence) frees its scratch space at once instead of at the next sweep.
+      const removed = await sweepRenderWorkDirs(db, opts.workRoot).catch(() => []);
       if (removed.length > 0)
-        opts.log.info({ renderId: render.id, removed }, "removed earlier attempts' work directories");
+        opts.log.info({ renderId: render.id, removed }, "removed ended attempts' work directories");
     }
     const outputPrefix = `renders/${render.id}/`;
     let stored = false;

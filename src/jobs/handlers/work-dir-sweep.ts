@@ -48,29 +48,6 @@ export async function sweepRenderWorkDirs(db: Db, workRoot: string): Promise<str
 }
 
 /**
- * Deletes the directories that earlier attempts of `renderId` left under `workRoot` (a new
- * attempt has claimed the render, so they are garbage). Called when an attempt starts, so a
- * retried render's scratch space is freed right away rather than at the next sweep.
- *
- * @returns the names of the directories removed.
- */
-export async function removeEarlierAttemptDirs(
-  workRoot: string,
-  renderId: string,
-  attempt: number,
-): Promise<string[]> {
-  const names = await readdir(workRoot).catch(() => [] as string[]);
-  const removed: string[] = [];
-  for (const name of names) {
-    const m = WORK_DIR_NAME.exec(name);
-    if (!m || m[1] !== renderId || Number(m[2]) >= attempt) continue;
-    await rm(path.join(workRoot, name), { recursive: true, force: true });
-    removed.push(name);
-  }
-  return removed;
-}
-
-/**
  * Sweeps now and every {@link SWEEP_INTERVAL_MS} in the background (see
  * `repeatInBackground`); failures are logged and retried at the next interval.
  *

@@ -30,7 +30,7 @@ interface Instance {
   nlp: WinkMethods;
   lexicon: Lexicon;
   /** Memos of facts about the model's own words, by name (see {@link modelWordMemo}). */
-  memos: Map<string, LRUCache<number, NonNullable<unknown>>>;
+  memos: Map<string, LRUCache<number | string, NonNullable<unknown>>>;
 }
 
 const instances = new Map<string, Instance>();
@@ -109,25 +109,26 @@ export function modelWordId(nlp: WinkMethods, word: string): number {
 
 /**
  * A bounded LRU memo (at most `max` entries, `lru-cache`) that lives with `nlp`'s instance,
- * for facts about the model's own words keyed by wink id (or a number derived from it). Use
- * it only for ids below {@link intrinsicLexiconSize}: those never change meaning, so the memo
- * changes costs, never results. One memo per `name`.
+ * for facts about the model's own words keyed by wink id (or a number derived from it), or
+ * for facts about strings that depend on the model alone (key type `string`). Use numeric
+ * keys only for ids below {@link intrinsicLexiconSize}: those never change meaning, so the
+ * memo changes costs, never results. One memo per `name`.
  *
  * @throws Error when `nlp` is not an instance handed out by {@link withWink}.
  */
-export function modelWordMemo<V extends NonNullable<unknown>>(
+export function modelWordMemo<V extends NonNullable<unknown>, K extends number | string = number>(
   nlp: WinkMethods,
   name: string,
   max: number,
-): LRUCache<number, V> {
+): LRUCache<K, V> {
   const instance = instanceOf.get(nlp);
   if (!instance) throw new Error("modelWordMemo needs a wink instance from withWink");
   let memo = instance.memos.get(name);
   if (!memo) {
-    memo = new LRUCache<number, NonNullable<unknown>>({ max });
+    memo = new LRUCache<number | string, NonNullable<unknown>>({ max });
     instance.memos.set(name, memo);
   }
-  return memo as unknown as LRUCache<number, V>;
+  return memo as unknown as LRUCache<K, V>;
 }
 
 /** Empties every {@link modelWordMemo} (for tests and benchmarks of the uncached cost). */

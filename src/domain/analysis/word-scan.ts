@@ -7,25 +7,28 @@
  * UAX #29 always breaks at whitespace, so each distinct whitespace-separated piece ("grinder,",
  * "the") is segmented once, in one segmenter pass over all of them, and its lexemes are
  * repeated wherever it occurs. The result depends on nothing but the lines: no state is
- * carried between calls except memos of the stop-word flags of the model's own words.
+ * carried between calls except memos of lexemes and of the model's own words' stop-word flags.
  */
 
 import type { WinkMethods } from "wink-nlp";
 import { getWordSegmenter, isLexicalContent, LETTER, type TokenKind, WORD_MEMO_LIMIT } from "./nlp.ts";
 import { modelWordId, modelWordMemo, withWink } from "./wink-instance.ts";
 
-/** Lexical facts about one distinct word or mark. */
+/** Lexical facts about one distinct word or mark (shared between scans: read only). */
 export interface Lexeme {
   /** As written. */
-  value: string;
+  readonly value: string;
   /** Lower-cased. */
-  normal: string;
-  kind: TokenKind;
+  readonly normal: string;
+  readonly kind: TokenKind;
   /** wink lists the normal form as an English stop word. */
-  stop: boolean;
+  readonly stop: boolean;
   /** A content word, as `parseText` decides it before tagging (`isLexicalContent`). */
-  content: boolean;
+  readonly content: boolean;
 }
+
+/** A lexeme while it is being described. */
+type Draft = { -readonly [K in keyof Lexeme]: Lexeme[K] };
 
 /** The lexemes of some lines: line l holds `lexemes[lexeme[k]]` for k in [lineStart[l], lineStart[l + 1]). */
 export interface WordScan {
@@ -227,23 +230,39 @@ function kindOf(value: string): TokenKind {
   return PUNCTUATION.test(value) ? "punctuation" : "symbol";
 }
 
-/** Lexemes of distinct segments; stop-word flags from wink's lexicon (memoised per model word). */
+/**
+ * Lexemes of distinct segments. Each depends on its segment and wink's model alone, so it is
+ * memoised per segment (most words of a talk were met in earlier ones); stop-word flags of
+ * new segments come from wink's lexicon (memoised per model word).
+ */
 function describeAll(values: string[]): Lexeme[] {
   return withWink([], (nlp) => {
-    const memo = modelWordMemo<boolean>(nlp, "stop-word", WORD_MEMO_LIMIT);
-    const lexemes: Lexeme[] = values.map((value) => {
+    const known = modelWordMemo<Lexeme, string>(nlp, "lexeme", WORD_MEMO_LIMIT);
+    const lexemes = new Array<Lexeme>(values.length);
+    const fresh: Draft[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i] as string;
+      const lx = known.get(value);
+      if (lx !== undefined) {
+        lexemes[i] = lx;
+        continue;
+      }
       const kind = kindOf(value);
-      return {
+      const draft: Draft = {
         value,
         normal: kind === "word" ? value.toLowerCase() : value,
         kind,
         stop: false,
         content: false,
       };
-    });
+      fresh.push(draft);
+      lexemes[i] = draft;
+    }
+    if (fresh.length === 0) return lexemes;
+    const memo = modelWordMemo<boolean>(nlp, "stop-word", WORD_MEMO_LIMIT);
     // Model words whose flag is not memoised yet: one wink pass over all of them.
     const unknown = new Map<string, number>();
-    for (const lx of lexemes) {
+    for (const lx of fresh) {
       if (lx.kind !== "word") continue;
       const id = modelWordId(nlp, lx.normal);
       if (id < 0) continue;
@@ -255,13 +274,16 @@ function describeAll(values: string[]): Lexeme[] {
       const flags = stopFlags(nlp, [...unknown.keys()]);
       let i = 0;
       for (const id of unknown.values()) memo.set(id, flags[i++] as boolean);
-      for (const lx of lexemes) {
+      for (const lx of fresh) {
         if (lx.kind !== "word") continue;
         const id = unknown.get(lx.normal);
         if (id !== undefined) lx.stop = memo.get(id) as boolean;
       }
     }
-    for (const lx of lexemes) lx.content = isLexicalContent(lx.kind, lx.normal, lx.stop ? 1 : 0, 1);
+    for (const lx of fresh) {
+      lx.content = isLexicalContent(lx.kind, lx.normal, lx.stop ? 1 : 0, 1);
+      known.set(lx.value, lx);
+    }
     return lexemes;
   });
 }

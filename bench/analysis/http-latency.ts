@@ -3,7 +3,8 @@
  * 28,000 words in 3,000 segments), against a real API process. Prints p50/p95 per endpoint,
  * the target, and the API process's CPU time per request (all its threads, from
  * /proc/<pid>/stat: unlike wall-clock time, it does not grow when other processes compete
- * for the cores), then the load average.
+ * for the cores), then the machine reference before and after the runs (`machine-reference.ts`:
+ * how fast the machine was) and the load average.
  *
  *   node bench/analysis/http-latency.ts [--runs 40] [--text synthetic|prose] [--only chapters|summary|broll|floor]
  *
@@ -21,6 +22,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
+import { machineReferenceMs } from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const { values } = parseArgs({
@@ -143,6 +145,7 @@ process.stdout.write(
 process.stdout.write(
   "| endpoint | p50 ms | p95 ms | target p95 ms | API CPU ms/request | body KB |\n|---|---:|---:|---:|---:|---:|\n",
 );
+const referenceBefore = machineReferenceMs();
 try {
   for (const t of targets) {
     const payload = JSON.stringify(t.body);
@@ -159,13 +162,17 @@ try {
       await res.arrayBuffer();
       if (res.status !== t.status) throw new Error(`${t.url}: ${res.status}`);
       if (i >= WARMUP) times.push(performance.now() - t0);
-      if (process.env.BENCH_TRACE) process.stderr.write(`${t.key} ${i} ${(performance.now() - t0).toFixed(1)}\n`);
+      if (process.env.BENCH_TRACE)
+        process.stderr.write(`${t.key} ${i} ${(performance.now() - t0).toFixed(1)}\n`);
     }
     const cpu = (serverCpuMs() - cpu0) / runs;
     process.stdout.write(
       `| ${t.name} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.95).toFixed(1)} | ${t.targetMs ?? "—"} | ${Number.isNaN(cpu) ? "n/a" : cpu.toFixed(1)} | ${(payload.length / 1024).toFixed(0)} |\n`,
     );
   }
+  process.stdout.write(
+    `machine reference (machine-reference.ts, lower is faster): ${referenceBefore.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after\n`,
+  );
   process.stdout.write(
     `load average (1, 5, 15 min): ${loadavg()
       .map((l) => l.toFixed(2))

@@ -5,11 +5,14 @@
  * sentences, see `buildLongTranscript` in `eval-data.ts`; default: the synthetic talk).
  * Prints wall-clock p50/p95/max and this thread's CPU time p50/p95 in milliseconds after
  * ten warm-up runs (model load and JIT are excluded on purpose: a server pays them once per
- * process). On a shared machine the CPU figures show the cost without waiting for a core.
+ * process). On a shared machine the CPU figures show the cost without waiting for a core, and
+ * the machine reference printed before and after (see `machine-reference.ts`) how fast the
+ * machine was meanwhile.
  */
 import { loadavg } from "node:os";
 import { detectChapters, suggestBroll, summarizeClip } from "../../src/domain/analysis/index.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
+import { machineReferenceMs } from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const TARGET_MS = { chapters: 150, summary: 100, broll: 50 } as const;
@@ -61,6 +64,7 @@ function main(): void {
   console.log(
     `transcript (${text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each`,
   );
+  const before = machineReferenceMs();
   console.log(
     "| function | wall p50 ms | wall p95 ms | wall max ms | CPU p50 ms | CPU p95 ms | target p95 | |",
   );
@@ -68,6 +72,9 @@ function main(): void {
   measure("chapters", runs, () => detectChapters({ transcript: segments, duration }));
   measure("summary", runs, () => summarizeClip({ transcript: segments }));
   measure("broll", runs, () => suggestBroll({ subtitles: segments }));
+  console.log(
+    `machine reference (machine-reference.ts, lower is faster): ${before.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`,
+  );
   // Other processes on a small machine inflate wall-clock figures; report the load with them.
   console.log(
     `load average (1, 5, 15 min): ${loadavg()

@@ -93,7 +93,7 @@ describe("scanWords", () => {
     expect(lines(scanWords(talk))).toEqual(cold);
     scanWords(["(Ahab's) Pequod, Queequeg's harpoon; grinder's"]);
     expect(lines(scanWords(talk))).toEqual(cold);
-    // More of the model's own words than the stop-word memo keeps.
+    // More of the model's own words than the lexeme memo keeps.
     const core = (model.core as unknown as () => { features: { lexeme: { list: string[] } } })();
     scanWords(core.features.lexeme.list.slice(1000, 2000 + WORD_MEMO_LIMIT));
     expect(lines(scanWords(talk))).toEqual(cold);

@@ -7,7 +7,7 @@
  * UAX #29 always breaks at whitespace, so each distinct whitespace-separated piece ("grinder,",
  * "the") is segmented once, in one segmenter pass over all of them, and its lexemes are
  * repeated wherever it occurs. The result depends on nothing but the lines: no state is
- * carried between calls except memos of lexemes and of the model's own words' stop-word flags.
+ * carried between calls except a memo of lexemes.
  */
 
 import type { WinkMethods } from "wink-nlp";
@@ -232,8 +232,8 @@ function kindOf(value: string): TokenKind {
 
 /**
  * Lexemes of distinct segments. Each depends on its segment and wink's model alone, so it is
- * memoised per segment (most words of a talk were met in earlier ones); stop-word flags of
- * new segments come from wink's lexicon (memoised per model word).
+ * memoised per segment (most words of a talk were met in earlier ones); the stop-word flags of
+ * new segments that are model words come from one wink pass over them.
  */
 function describeAll(values: string[]): Lexeme[] {
   return withWink([], (nlp) => {
@@ -258,29 +258,16 @@ function describeAll(values: string[]): Lexeme[] {
       fresh.push(draft);
       lexemes[i] = draft;
     }
-    if (fresh.length === 0) return lexemes;
-    const memo = modelWordMemo<boolean>(nlp, "stop-word", WORD_MEMO_LIMIT);
-    // Model words whose flag is not memoised yet: one wink pass over all of them.
-    const unknown = new Map<string, number>();
+    // Unknown words are never stop words; the model's own words ask wink, once each.
+    const modelWords = [
+      ...new Set(
+        fresh.filter((lx) => lx.kind === "word" && modelWordId(nlp, lx.normal) >= 0).map((lx) => lx.normal),
+      ),
+    ];
+    const flags = modelWords.length > 0 ? stopFlags(nlp, modelWords) : [];
+    const stopWords = new Set(modelWords.filter((_, i) => flags[i] === true));
     for (const lx of fresh) {
-      if (lx.kind !== "word") continue;
-      const id = modelWordId(nlp, lx.normal);
-      if (id < 0) continue;
-      const stop = memo.get(id);
-      if (stop === undefined) unknown.set(lx.normal, id);
-      else lx.stop = stop;
-    }
-    if (unknown.size > 0) {
-      const flags = stopFlags(nlp, [...unknown.keys()]);
-      let i = 0;
-      for (const id of unknown.values()) memo.set(id, flags[i++] as boolean);
-      for (const lx of fresh) {
-        if (lx.kind !== "word") continue;
-        const id = unknown.get(lx.normal);
-        if (id !== undefined) lx.stop = memo.get(id) as boolean;
-      }
-    }
-    for (const lx of fresh) {
+      lx.stop = lx.kind === "word" && stopWords.has(lx.normal);
       lx.content = isLexicalContent(lx.kind, lx.normal, lx.stop ? 1 : 0, 1);
       known.set(lx.value, lx);
     }

@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import { machineReferenceMs } from "./machine-reference.ts";
+import { machineReferenceLine, machineReferenceMs } from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const { values } = parseArgs({
@@ -170,9 +170,7 @@ try {
       `| ${t.name} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.95).toFixed(1)} | ${t.targetMs ?? "—"} | ${Number.isNaN(cpu) ? "n/a" : cpu.toFixed(1)} | ${(payload.length / 1024).toFixed(0)} |\n`,
     );
   }
-  process.stdout.write(
-    `machine reference (machine-reference.ts, lower is faster): ${referenceBefore.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after\n`,
-  );
+  process.stdout.write(`${machineReferenceLine(referenceBefore)}\n`);
   process.stdout.write(
     `load average (1, 5, 15 min): ${loadavg()
       .map((l) => l.toFixed(2))

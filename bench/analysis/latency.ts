@@ -12,7 +12,7 @@
 import { loadavg } from "node:os";
 import { detectChapters, suggestBroll, summarizeClip } from "../../src/domain/analysis/index.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import { machineReferenceMs } from "./machine-reference.ts";
+import { machineReferenceLine, machineReferenceMs } from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const TARGET_MS = { chapters: 150, summary: 100, broll: 50 } as const;
@@ -72,9 +72,7 @@ function main(): void {
   measure("chapters", runs, () => detectChapters({ transcript: segments, duration }));
   measure("summary", runs, () => summarizeClip({ transcript: segments }));
   measure("broll", runs, () => suggestBroll({ subtitles: segments }));
-  console.log(
-    `machine reference (machine-reference.ts, lower is faster): ${before.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`,
-  );
+  console.log(machineReferenceLine(before));
   // Other processes on a small machine inflate wall-clock figures; report the load with them.
   console.log(
     `load average (1, 5, 15 min): ${loadavg()

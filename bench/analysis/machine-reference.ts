@@ -33,8 +33,8 @@ function workload(): number {
 }
 
 /**
- * Median wall time in ms of 9 runs of the reference workload, after 3 warm-ups (≈ 10–30 ms
- * each on the project's VM; lower is faster).
+ * Median wall time in ms of 9 runs of the reference workload, after 3 warm-ups (34–100 ms on
+ * the project's VM on 2026-11-21; lower is faster).
  */
 export function machineReferenceMs(): number {
   for (let i = 0; i < 3; i++) workload();
@@ -45,4 +45,9 @@ export function machineReferenceMs(): number {
     times.push(performance.now() - t0);
   }
   return times.sort((a, b) => a - b)[4] as number;
+}
+
+/** The line the benches print: `beforeMs` (taken before the runs) and a reading taken now. */
+export function machineReferenceLine(beforeMs: number): string {
+  return `machine reference (machine-reference.ts, lower is faster): ${beforeMs.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`;
 }

@@ -6,7 +6,15 @@
  * for the cores), then the machine reference before and after the runs (`machine-reference.ts`:
  * how fast the machine was) and the load average.
  *
- *   node bench/analysis/http-latency.ts [--runs 40] [--text synthetic|prose] [--only chapters|summary|broll|floor]
+ *   node bench/analysis/http-latency.ts [--runs 40] [--rounds 1] [--text synthetic|prose] [--only chapters|summary|broll|floor]
+ *
+ * `--rounds R` repeats the endpoints in turn R times (`runs` requests each per round; the
+ * warm-up only before the first) and prints percentiles over all R × `runs` requests plus each
+ * round's p95 and machine reference: on a VM whose speed drifts within minutes, interleaving
+ * spreads every endpoint's samples over the same machine phases, and a p95 over hundreds of
+ * requests is not set by two slow ones as it is with 40.
+ * With `DATABASE_URL` set, the API process uses that PostgreSQL server instead of PGlite (the
+ * bench creates its own user there, with a fresh email each run).
  *
  * `--text synthetic` (default) is the generated talk of `synthetic-transcript.ts` (seed 42);
  * `--text prose` joins public-domain sentences (Moby-Dick, State of the Union; see
@@ -28,20 +36,26 @@ import { generateTranscript } from "./synthetic-transcript.ts";
 const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "40" },
+    rounds: { type: "string", default: "1" },
     text: { type: "string", default: "synthetic" },
     only: { type: "string" },
   },
 });
 const runs = Number(values.runs);
+const rounds = Number(values.rounds);
+if (!(Number.isInteger(runs) && runs > 0 && Number.isInteger(rounds) && rounds > 0))
+  throw new Error("--runs and --rounds are positive integers");
 if (values.text !== "synthetic" && values.text !== "prose") throw new Error("--text is synthetic or prose");
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-analysis-bench-"));
 const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", WORKER_IN_PROCESS: "false" };
 const cli = (args: string[]) =>
   execFileSync(process.execPath, ["src/main/cli.ts", "--json", ...args], { cwd: root, env }).toString();
-cli(["users", "create", "--email", "bench@example.test", "--plan", "admin"]);
+// A fresh email per run: with DATABASE_URL the database outlives the run.
+const email = `bench-${Date.now().toString(36)}-${process.pid}@example.test`;
+cli(["users", "create", "--email", email, "--plan", "admin"]);
 const key = (
-  JSON.parse(cli(["keys", "create", "--user", "bench@example.test", "--scopes", "read"])) as {
+  JSON.parse(cli(["keys", "create", "--user", email, "--scopes", "read"])) as {
     secret: string;
   }[]
 )[0]?.secret;
@@ -140,36 +154,61 @@ const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0;
 
 process.stdout.write(
-  `transcript (${values.text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each\n`,
+  `transcript (${values.text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each${rounds > 1 ? ` × ${rounds} rounds` : ""}\n`,
 );
-process.stdout.write(
-  "| endpoint | p50 ms | p95 ms | target p95 ms | API CPU ms/request | body KB |\n|---|---:|---:|---:|---:|---:|\n",
-);
+
+/** Sends `t.body` `count` times; returns each request's time in ms. */
+async function measure(t: Target, payload: string, count: number, warmup: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count + warmup; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}${t.url}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: payload,
+    });
+    await res.arrayBuffer();
+    if (res.status !== t.status) throw new Error(`${t.url}: ${res.status}`);
+    if (i >= warmup) times.push(performance.now() - t0);
+    if (process.env.BENCH_TRACE)
+      process.stderr.write(`${t.key} ${i} ${(performance.now() - t0).toFixed(1)}\n`);
+  }
+  return times;
+}
+
 const referenceBefore = machineReferenceMs();
 try {
-  for (const t of targets) {
-    const payload = JSON.stringify(t.body);
-    const times: number[] = [];
-    let cpu0 = 0;
-    for (let i = 0; i < runs + WARMUP; i++) {
-      if (i === WARMUP) cpu0 = serverCpuMs();
-      const t0 = performance.now();
-      const res = await fetch(`${base}${t.url}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: payload,
-      });
-      await res.arrayBuffer();
-      if (res.status !== t.status) throw new Error(`${t.url}: ${res.status}`);
-      if (i >= WARMUP) times.push(performance.now() - t0);
-      if (process.env.BENCH_TRACE)
-        process.stderr.write(`${t.key} ${i} ${(performance.now() - t0).toFixed(1)}\n`);
+  const payloads = targets.map((t) => JSON.stringify(t.body));
+  const times = targets.map((): number[] => []);
+  const cpuMs = targets.map(() => 0);
+  const roundLines: string[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const p95s: string[] = [];
+    for (const [k, t] of targets.entries()) {
+      const warmup = r === 0 ? WARMUP : 0;
+      if (warmup > 0) await measure(t, payloads[k] as string, 0, warmup);
+      const cpu0 = serverCpuMs();
+      const got = await measure(t, payloads[k] as string, runs, 0);
+      cpuMs[k] = (cpuMs[k] as number) + serverCpuMs() - cpu0;
+      (times[k] as number[]).push(...got);
+      p95s.push(`${t.key} ${pct(got, 0.95).toFixed(1)}`);
     }
-    const cpu = (serverCpuMs() - cpu0) / runs;
+    if (rounds > 1)
+      roundLines.push(
+        `round ${r + 1}: p95 ${p95s.join(", ")}; machine reference ${machineReferenceMs().toFixed(1)} ms`,
+      );
+  }
+  process.stdout.write(
+    "| endpoint | p50 ms | p95 ms | target p95 ms | API CPU ms/request | body KB |\n|---|---:|---:|---:|---:|---:|\n",
+  );
+  for (const [k, t] of targets.entries()) {
+    const all = times[k] as number[];
+    const cpu = (cpuMs[k] as number) / all.length;
     process.stdout.write(
-      `| ${t.name} | ${pct(times, 0.5).toFixed(1)} | ${pct(times, 0.95).toFixed(1)} | ${t.targetMs ?? "—"} | ${Number.isNaN(cpu) ? "n/a" : cpu.toFixed(1)} | ${(payload.length / 1024).toFixed(0)} |\n`,
+      `| ${t.name} | ${pct(all, 0.5).toFixed(1)} | ${pct(all, 0.95).toFixed(1)} | ${t.targetMs ?? "—"} | ${Number.isNaN(cpu) ? "n/a" : cpu.toFixed(1)} | ${((payloads[k] as string).length / 1024).toFixed(0)} |\n`,
     );
   }
+  for (const line of roundLines) process.stdout.write(`${line}\n`);
   process.stdout.write(`${machineReferenceLine(referenceBefore)}\n`);
   process.stdout.write(
     `load average (1, 5, 15 min): ${loadavg()

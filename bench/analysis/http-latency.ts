@@ -3,8 +3,9 @@
  * 28,000 words in 3,000 segments), against a real API process. Prints p50/p95 per endpoint,
  * the target, and the API process's CPU time per request (all its threads, from
  * /proc/<pid>/stat: unlike wall-clock time, it does not grow when other processes compete
- * for the cores), then the machine reference before and after the runs (`machine-reference.ts`:
- * how fast the machine was) and the load average.
+ * for the cores), then the CPU steal during the runs (from /proc/stat: the share of time the
+ * hypervisor ran other guests), the machine reference before and after the runs
+ * (`machine-reference.ts`: how fast the machine was) and the load average.
  *
  *   node bench/analysis/http-latency.ts [--runs 40] [--rounds 1] [--text synthetic|prose] [--only chapters|summary|broll|floor]
  *
@@ -30,7 +31,13 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import { machineReferenceLine, machineReferenceMs } from "./machine-reference.ts";
+import {
+  formatSteal,
+  machineReferenceLine,
+  machineReferenceMs,
+  readCpuTimes,
+  stealPercentSince,
+} from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const { values } = parseArgs({
@@ -177,6 +184,7 @@ async function measure(t: Target, payload: string, count: number, warmup: number
 }
 
 const referenceBefore = machineReferenceMs();
+const cpuBefore = readCpuTimes();
 try {
   const payloads = targets.map((t) => JSON.stringify(t.body));
   const times = targets.map((): number[] => []);
@@ -184,6 +192,7 @@ try {
   const roundLines: string[] = [];
   for (let r = 0; r < rounds; r++) {
     const p95s: string[] = [];
+    const roundCpu = readCpuTimes();
     for (const [k, t] of targets.entries()) {
       const warmup = r === 0 ? WARMUP : 0;
       if (warmup > 0) await measure(t, payloads[k] as string, 0, warmup);
@@ -195,7 +204,7 @@ try {
     }
     if (rounds > 1)
       roundLines.push(
-        `round ${r + 1}: p95 ${p95s.join(", ")}; machine reference ${machineReferenceMs().toFixed(1)} ms`,
+        `round ${r + 1}: p95 ${p95s.join(", ")}; CPU steal ${formatSteal(stealPercentSince(roundCpu))}; machine reference ${machineReferenceMs().toFixed(1)} ms`,
       );
   }
   process.stdout.write(
@@ -209,6 +218,9 @@ try {
     );
   }
   for (const line of roundLines) process.stdout.write(`${line}\n`);
+  process.stdout.write(
+    `CPU steal during the runs (time the hypervisor gave this VM's CPUs to other guests): ${formatSteal(stealPercentSince(cpuBefore))}\n`,
+  );
   process.stdout.write(`${machineReferenceLine(referenceBefore)}\n`);
   process.stdout.write(
     `load average (1, 5, 15 min): ${loadavg()

@@ -12,7 +12,13 @@
 import { loadavg } from "node:os";
 import { detectChapters, suggestBroll, summarizeClip } from "../../src/domain/analysis/index.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import { machineReferenceLine, machineReferenceMs } from "./machine-reference.ts";
+import {
+  formatSteal,
+  machineReferenceLine,
+  machineReferenceMs,
+  readCpuTimes,
+  stealPercentSince,
+} from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const TARGET_MS = { chapters: 150, summary: 100, broll: 50 } as const;
@@ -65,6 +71,7 @@ function main(): void {
     `transcript (${text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each`,
   );
   const before = machineReferenceMs();
+  const cpuBefore = readCpuTimes();
   console.log(
     "| function | wall p50 ms | wall p95 ms | wall max ms | CPU p50 ms | CPU p95 ms | target p95 | |",
   );
@@ -72,6 +79,7 @@ function main(): void {
   measure("chapters", runs, () => detectChapters({ transcript: segments, duration }));
   measure("summary", runs, () => summarizeClip({ transcript: segments }));
   measure("broll", runs, () => suggestBroll({ subtitles: segments }));
+  console.log(`CPU steal during the runs: ${formatSteal(stealPercentSince(cpuBefore))}`);
   console.log(machineReferenceLine(before));
   // Other processes on a small machine inflate wall-clock figures; report the load with them.
   console.log(

@@ -7,7 +7,12 @@
  * The work resembles text analysis: split a generated 28,000-word talk into words, lower-case
  * and count them in a `Map`, look 60,000 fresh strings up in a 100,000-key dictionary-mode
  * object (like wink-nlp's lexicon), sort the counts, and round-trip the transcript through JSON.
+ *
+ * The benches also print the CPU steal during their runs (`stealPercentSince`): the share of
+ * the machine's CPU time the hypervisor gave to other guests. It explains most slow phases
+ * (e.g. 22 % steal during a run whose p95 latencies were 1.5× those of a run without).
  */
+import { readFileSync } from "node:fs";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const transcript = generateTranscript();
@@ -50,4 +55,40 @@ export function machineReferenceMs(): number {
 /** The line the benches print: `beforeMs` (taken before the runs) and a reading taken now. */
 export function machineReferenceLine(beforeMs: number): string {
   return `machine reference (machine-reference.ts, lower is faster): ${beforeMs.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`;
+}
+
+/** Cumulative CPU times of the whole machine from `/proc/stat`, in clock ticks. */
+export interface CpuTimes {
+  /** Time the hypervisor ran other guests while this VM wanted a CPU (`steal`). */
+  steal: number;
+  /** All fields summed (user, nice, system, idle, iowait, irq, softirq, steal). */
+  total: number;
+}
+
+/** Reads the machine's CPU times; undefined where `/proc/stat` is missing (not Linux). */
+export function readCpuTimes(): CpuTimes | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) return undefined;
+    return { steal: fields[7] as number, total: fields.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Share of the machine's CPU time stolen by the hypervisor since `before`, in percent (0–100),
+ * or undefined without `/proc/stat`. On a shared VM this is the other guests' load: wall-clock
+ * latencies measured while it is above a few percent include waits no code change removes.
+ */
+export function stealPercentSince(before: CpuTimes | undefined): number | undefined {
+  const now = readCpuTimes();
+  if (before === undefined || now === undefined || now.total <= before.total) return undefined;
+  return (100 * (now.steal - before.steal)) / (now.total - before.total);
+}
+
+/** "x.y %" or "n/a". */
+export function formatSteal(percent: number | undefined): string {
+  return percent === undefined ? "n/a" : `${percent.toFixed(1)} %`;
 }

@@ -31,13 +31,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import {
-  formatSteal,
-  machineReferenceLine,
-  machineReferenceMs,
-  readCpuTimes,
-  stealPercentSince,
-} from "./machine-reference.ts";
+import * as machine from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const { values } = parseArgs({
@@ -183,8 +177,7 @@ async function measure(t: Target, payload: string, count: number, warmup: number
   return times;
 }
 
-const referenceBefore = machineReferenceMs();
-const cpuBefore = readCpuTimes();
+const before = machine.machineSnapshot();
 try {
   const payloads = targets.map((t) => JSON.stringify(t.body));
   const times = targets.map((): number[] => []);
@@ -192,7 +185,7 @@ try {
   const roundLines: string[] = [];
   for (let r = 0; r < rounds; r++) {
     const p95s: string[] = [];
-    const roundCpu = readCpuTimes();
+    const roundCpu = machine.readCpuTimes();
     for (const [k, t] of targets.entries()) {
       const warmup = r === 0 ? WARMUP : 0;
       if (warmup > 0) await measure(t, payloads[k] as string, 0, warmup);
@@ -204,7 +197,7 @@ try {
     }
     if (rounds > 1)
       roundLines.push(
-        `round ${r + 1}: p95 ${p95s.join(", ")}; CPU steal ${formatSteal(stealPercentSince(roundCpu))}; machine reference ${machineReferenceMs().toFixed(1)} ms`,
+        `round ${r + 1}: p95 ${p95s.join(", ")}; CPU steal ${machine.formatSteal(machine.stealPercentSince(roundCpu))}; machine reference ${machine.machineReferenceMs().toFixed(1)} ms`,
       );
   }
   process.stdout.write(
@@ -218,10 +211,7 @@ try {
     );
   }
   for (const line of roundLines) process.stdout.write(`${line}\n`);
-  process.stdout.write(
-    `CPU steal during the runs (time the hypervisor gave this VM's CPUs to other guests): ${formatSteal(stealPercentSince(cpuBefore))}\n`,
-  );
-  process.stdout.write(`${machineReferenceLine(referenceBefore)}\n`);
+  for (const line of machine.machineConditionLines(before)) process.stdout.write(`${line}\n`);
   process.stdout.write(
     `load average (1, 5, 15 min): ${loadavg()
       .map((l) => l.toFixed(2))

@@ -12,13 +12,7 @@
 import { loadavg } from "node:os";
 import { detectChapters, suggestBroll, summarizeClip } from "../../src/domain/analysis/index.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
-import {
-  formatSteal,
-  machineReferenceLine,
-  machineReferenceMs,
-  readCpuTimes,
-  stealPercentSince,
-} from "./machine-reference.ts";
+import { machineConditionLines, machineSnapshot } from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
 
 const TARGET_MS = { chapters: 150, summary: 100, broll: 50 } as const;
@@ -70,8 +64,7 @@ function main(): void {
   console.log(
     `transcript (${text}): ${segments.length} segments, ${words} words, ${(duration / 3600).toFixed(2)} h; ${runs} runs each`,
   );
-  const before = machineReferenceMs();
-  const cpuBefore = readCpuTimes();
+  const before = machineSnapshot();
   console.log(
     "| function | wall p50 ms | wall p95 ms | wall max ms | CPU p50 ms | CPU p95 ms | target p95 | |",
   );
@@ -79,8 +72,7 @@ function main(): void {
   measure("chapters", runs, () => detectChapters({ transcript: segments, duration }));
   measure("summary", runs, () => summarizeClip({ transcript: segments }));
   measure("broll", runs, () => suggestBroll({ subtitles: segments }));
-  console.log(`CPU steal during the runs: ${formatSteal(stealPercentSince(cpuBefore))}`);
-  console.log(machineReferenceLine(before));
+  for (const line of machineConditionLines(before)) console.log(line);
   // Other processes on a small machine inflate wall-clock figures; report the load with them.
   console.log(
     `load average (1, 5, 15 min): ${loadavg()

@@ -52,11 +52,6 @@ export function machineReferenceMs(): number {
   return times.sort((a, b) => a - b)[4] as number;
 }
 
-/** The line the benches print: `beforeMs` (taken before the runs) and a reading taken now. */
-export function machineReferenceLine(beforeMs: number): string {
-  return `machine reference (machine-reference.ts, lower is faster): ${beforeMs.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`;
-}
-
 /** Cumulative CPU times of the whole machine from `/proc/stat`, in clock ticks. */
 export interface CpuTimes {
   /** Time the hypervisor ran other guests while this VM wanted a CPU (`steal`). */
@@ -91,4 +86,27 @@ export function stealPercentSince(before: CpuTimes | undefined): number | undefi
 /** "x.y %" or "n/a". */
 export function formatSteal(percent: number | undefined): string {
   return percent === undefined ? "n/a" : `${percent.toFixed(1)} %`;
+}
+
+/** How fast the machine was when a run began: the reference time (ms) and the CPU times. */
+export interface MachineSnapshot {
+  referenceMs: number;
+  cpu: CpuTimes | undefined;
+}
+
+/** Takes a {@link MachineSnapshot} now (about half a second: the reference workload runs). */
+export function machineSnapshot(): MachineSnapshot {
+  return { referenceMs: machineReferenceMs(), cpu: readCpuTimes() };
+}
+
+/**
+ * The lines the benches print after their runs: the CPU steal since `before` and the machine
+ * reference before and now.
+ */
+export function machineConditionLines(before: MachineSnapshot): string[] {
+  const steal = formatSteal(stealPercentSince(before.cpu));
+  return [
+    `CPU steal during the runs (time the hypervisor gave this VM's CPUs to other guests): ${steal}`,
+    `machine reference (machine-reference.ts, lower is faster): ${before.referenceMs.toFixed(1)} ms before, ${machineReferenceMs().toFixed(1)} ms after`,
+  ];
 }

@@ -38,7 +38,7 @@ function workload(): number {
 }
 
 /**
- * Median wall time in ms of 9 runs of the reference workload, after 3 warm-ups (34–100 ms on
+ * Median wall time in ms of 9 runs of the reference workload, after 3 warm-ups (18–100 ms on
  * the project's VM on 2026-11-21; lower is faster).
  */
 export function machineReferenceMs(): number {

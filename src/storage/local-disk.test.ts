@@ -5,6 +5,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { filesUnder } from "../../test/helpers/files.ts";
 import { AppError } from "../errors.ts";
 import { createBlobStore } from "./create-blob-store.ts";
 import type { LocalDiskStore } from "./local-disk.ts";
@@ -18,12 +19,6 @@ async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
-}
-
-/** Every file under `dir`, relative, including dot-named temp files. */
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
 }
 
 beforeAll(async () => {
@@ -58,7 +53,7 @@ describe("LocalDiskStore", () => {
     await store.delete("uploads/u1/original");
     expect(await store.stat("uploads/u1/original")).toBeNull();
     await expect(store.openRead("uploads/u1/original")).rejects.toMatchObject({ status: 404 });
-    expect(await listFiles(store.dir)).toEqual([]);
+    expect(await filesUnder(store.dir)).toEqual([]);
     // empty folders are pruned too
     expect(await readdir(store.dir)).toEqual([]);
   });
@@ -67,7 +62,7 @@ describe("LocalDiskStore", () => {
     await store.put("a/b", Readable.from([Buffer.from("one")]), { contentType: "text/plain" });
     await store.put("a/b", Readable.from([Buffer.from("two!")]), { contentType: "text/plain" });
     expect((await readAll(await store.openRead("a/b"))).toString()).toBe("two!");
-    expect(await listFiles(store.dir)).toEqual(["a/b"]);
+    expect(await filesUnder(store.dir)).toEqual(["a/b"]);
   });
 
   it("deletePrefix removes one upload folder and nothing else", async () => {
@@ -76,7 +71,7 @@ describe("LocalDiskStore", () => {
     }
     expect(await store.deletePrefix("uploads/u1/")).toBe(2);
     expect(await store.deletePrefix("uploads/u1/")).toBe(0);
-    expect(await listFiles(store.dir)).toEqual(["uploads/u10/original"]);
+    expect(await filesUnder(store.dir)).toEqual(["uploads/u10/original"]);
     await expect(store.deletePrefix("uploads/u1")).rejects.toThrow(/Invalid storage prefix/);
   });
 
@@ -89,7 +84,7 @@ describe("LocalDiskStore", () => {
     await expect(
       store.put("uploads/u2/original", Readable.from(failing()), { contentType: "video/mp4" }),
     ).rejects.toThrow("client went away");
-    expect(await listFiles(store.dir)).toEqual([]);
+    expect(await filesUnder(store.dir)).toEqual([]);
   });
 
   it("keeps nothing when the signal aborts mid-way", async () => {
@@ -106,7 +101,7 @@ describe("LocalDiskStore", () => {
       store.put("uploads/u3/original", endless, { contentType: "video/mp4", signal: ac.signal }),
     ).rejects.toThrow();
     expect(endless.destroyed).toBe(true);
-    expect(await listFiles(store.dir)).toEqual([]);
+    expect(await filesUnder(store.dir)).toEqual([]);
   });
 
   it("with transferChunks, takes over chunks that own their memory and stores the same bytes", async () => {
@@ -155,7 +150,7 @@ describe("LocalDiskStore", () => {
     const old = new Date(Date.now() - 2 * 3600_000);
     await utimes(stale, old, old);
     expect(await store.sweepTempFiles(3600_000)).toBe(1);
-    expect((await listFiles(store.dir)).sort()).toEqual(["a/.b.abcdef.tmp", "a/b"]);
+    expect(await filesUnder(store.dir)).toEqual(["a/.b.abcdef.tmp", "a/b"]);
   });
 });
 

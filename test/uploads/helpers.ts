@@ -1,10 +1,8 @@
 // Shared helpers of the upload integration tests: a streaming multipart client over a real
 // socket, and "what is left behind" probes for both storage drivers.
 import { randomBytes } from "node:crypto";
-import { readdir } from "node:fs/promises";
 import http, { type Server } from "node:http";
 import type { Socket } from "node:net";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { uploads } from "../../src/db/schema/uploads.ts";
@@ -12,6 +10,7 @@ import type { MediaInfo } from "../../src/media/probe.ts";
 import { LocalDiskStore } from "../../src/storage/local-disk.ts";
 import { S3BlobStore } from "../../src/storage/s3.ts";
 import type { TestApp } from "../helpers/app.ts";
+import { filesUnder } from "../helpers/files.ts";
 import type { S3TestServer } from "../helpers/s3-server.ts";
 
 /** The Upload resource as the tests read it (DESIGN §5). */
@@ -222,18 +221,6 @@ export function postMultipart(
 }
 
 class StopWriting extends Error {}
-
-/**
- * Every file under `dir` (recursively, dot-named temp files included), as paths relative to it;
- * `[]` when it does not exist.
- */
-export async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
-}
 
 /**
  * What storage holds for the app, whatever the driver: files in the local blob directory

@@ -13,14 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeFixtures, paddedMp4Stream } from "../../src/domain/uploads/test-fixtures.ts";
 import type { LocalDiskStore } from "../../src/storage/local-disk.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
-import {
-  eventually,
-  filesUnder,
-  postMultipart,
-  serverBytesRead,
-  type UploadJson,
-  uploadRowCount,
-} from "./helpers.ts";
+import { filesUnder } from "../helpers/files.ts";
+import { eventually, postMultipart, serverBytesRead, type UploadJson, uploadRowCount } from "./helpers.ts";
 
 const LIMIT = 536_870_912;
 const MiB = 1024 * 1024;

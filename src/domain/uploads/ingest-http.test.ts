@@ -1,13 +1,14 @@
 // The wiring the upload route should use, exercised over real HTTP with @fastify/multipart:
 // limits, all-or-nothing, a prompt 413 while the client is still sending, client aborts.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { filesUnder } from "../../../test/helpers/files.ts";
 import { AppError } from "../../errors.ts";
 import { LocalDiskStore } from "../../storage/local-disk.ts";
 import { ingestParts, MAX_FILES_PER_UPLOAD, type UploadPart } from "./ingest-parts.ts";
@@ -20,10 +21,7 @@ let store: LocalDiskStore;
 let app: FastifyInstance;
 let port: number;
 
-async function storedFiles(): Promise<string[]> {
-  const entries = await readdir(store.dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => e.name);
-}
+const storedFiles = (): Promise<string[]> => filesUnder(store.dir);
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "cutroom-http-"));

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesUnder } from "../../../test/helpers/files.ts";
 import { AppError } from "../../errors.ts";
 import { LocalDiskStore } from "../../storage/local-disk.ts";
 import { DEFAULT_MAX_UPLOAD_BYTES, ingestFile } from "./ingest.ts";
@@ -30,10 +31,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function storedFiles(): Promise<string[]> {
-  const entries = await readdir(store.dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => e.name);
-}
+const storedFiles = (): Promise<string[]> => filesUnder(store.dir);
 
 large("512 MB upload limit (large streams)", () => {
   it("accepts exactly 536,870,912 bytes with the right SHA-256", async () => {

@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { filesUnder } from "../../../test/helpers/files.ts";
 import { createTestS3Store, type S3TestServer, startS3Server } from "../../../test/helpers/s3-server.ts";
 import { AppError } from "../../errors.ts";
 import { LocalDiskStore } from "../../storage/local-disk.ts";
@@ -33,13 +34,7 @@ beforeEach(() => {
   });
 });
 
-/** Every file the store holds (temp files included). */
-async function storedFiles(): Promise<string[]> {
-  const entries = await readdir(store.dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(store.dir, path.join(e.parentPath, e.name)));
-}
+const storedFiles = (): Promise<string[]> => filesUnder(store.dir);
 
 const sha256 = async (file: string) =>
   createHash("sha256")

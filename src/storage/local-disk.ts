@@ -130,8 +130,10 @@ export class LocalDiskStore implements BlobStore {
       const entries = await readdir(folder, { recursive: true, withFileTypes: true });
       count = entries.filter((e) => e.isFile() && !e.name.startsWith(".")).length;
     } catch (err) {
-      if (isMissing(err) || (err as NodeJS.ErrnoException).code === "ENOTDIR") return 0;
-      throw err;
+      if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return 0;
+      // Missing: the folder is gone, or a concurrent delete pruned a subfolder during the walk.
+      // What is left must still go (the count is then 0).
+      if (!isMissing(err)) throw err;
     }
     await rm(folder, { recursive: true, force: true });
     await this.pruneEmptyDirs(path.dirname(folder));

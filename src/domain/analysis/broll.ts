@@ -26,6 +26,7 @@ import {
   toTimedText,
   validateSegments,
 } from "./transcript.ts";
+import { modelWordId, withWink } from "./wink-instance.ts";
 import { scanWords } from "./word-scan.ts";
 
 /** Request of `POST /api/v1/broll/suggest`. */
@@ -235,27 +236,104 @@ interface Windows {
 /**
  * The words said inside the window: each overlapping piece's text cut at the characters
  * matching the window's start and end (speech assumed even within a piece), widened to
- * whole words.
+ * whole words; and `before`, what was said just before its first word (earlier in that
+ * piece, else the previous piece; "" at the start of the transcript).
  */
-function spokenWithin(ws: Windows, w: number, pieces: Piece[]): string {
+function spokenWithin(ws: Windows, w: number, pieces: Piece[]): { text: string; before: string } {
   const out: string[] = [];
   const wStart = ws.start[w] as number;
   const wEnd = ws.end[w] as number;
+  let before: string | undefined;
   for (let k = ws.first[w] as number; k < (ws.first[w + 1] as number); k++) {
-    const p = pieces[ws.piece[k] as number] as Piece;
+    const index = ws.piece[k] as number;
+    const p = pieces[index] as Piece;
     const len = p.end - p.start;
-    if (len <= 0) {
-      out.push(p.text);
-      continue;
-    }
     const n = p.text.length;
-    let a = Math.max(0, Math.floor(((wStart - p.start) / len) * n));
-    let b = Math.min(n, Math.ceil(((wEnd - p.start) / len) * n));
-    while (a > 0 && p.text[a - 1] !== " ") a--;
-    while (b < n && p.text[b] !== " ") b++;
-    out.push(p.text.slice(a, b));
+    let a = 0;
+    let b = n;
+    if (len > 0) {
+      a = Math.max(0, Math.floor(((wStart - p.start) / len) * n));
+      b = Math.min(n, Math.ceil(((wEnd - p.start) / len) * n));
+      while (a > 0 && p.text[a - 1] !== " ") a--;
+      while (b < n && p.text[b] !== " ") b++;
+    }
+    const slice = p.text.slice(a, b);
+    if (before === undefined && slice.trim() !== "") {
+      before = p.text.slice(0, a + slice.length - slice.trimStart().length).trim();
+      if (before === "") before = index > 0 ? (pieces[index - 1] as Piece).text : "";
+    }
+    out.push(slice);
   }
-  return out.join(" ").trim();
+  return { text: out.join(" ").trim(), before: before ?? "" };
+}
+
+/** A capitalised word (one capital, then lower-case letters) at `lastIndex`. */
+const CAPITALISED_WORD = /\p{Lu}\p{Ll}+(?![\p{L}\p{M}\p{N}])/uy;
+/** The next word starts with a capital letter (at `lastIndex`). */
+const NEXT_CAPITALISED = /\s+\p{Lu}/uy;
+
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+const isSentenceMark = (c: number) => c === 46 || c === 33 || c === 63 || c === 0x2026; // . ! ? …
+// Closing quotes and brackets after the mark: " ' ” ’ ) ]
+const isCloser = (c: number) => c === 34 || c === 39 || c === 0x201d || c === 0x2019 || c === 41 || c === 93;
+
+/**
+ * Whether the text ends a sentence just before index `at` of `text` (after optional spaces
+ * and closing quotes or brackets): a `.`, `!`, `?` or `…`, except a period after a single
+ * letter (an initial) or after a word that wink's lexicon lists with its period ("Mr.", "etc.").
+ */
+function endsSentenceAt(text: string, at: number, knows: (word: string) => boolean): boolean {
+  let i = at - 1;
+  while (i >= 0 && isSpace(text.charCodeAt(i))) i--;
+  while (i >= 0 && isCloser(text.charCodeAt(i))) i--;
+  if (i < 0 || !isSentenceMark(text.charCodeAt(i))) return false;
+  if (text.charCodeAt(i) !== 46) return true;
+  let w = i;
+  while (w > 0 && !isSpace(text.charCodeAt(w - 1))) w--;
+  const word = text.slice(w, i);
+  return !(/^\p{L}$/u.test(word) || (word !== "" && knows(`${word}.`)));
+}
+
+/**
+ * Lower-cases the first letter of sentence-initial words that wink's English lexicon knows in
+ * lower case but not capitalised ("Rest them in a jar" → "rest them in a jar"), so that its
+ * tagger, which reads any capitalised word at a sentence start as a proper noun, tags them as
+ * common words. Kept as written: words the lexicon lists capitalised ("China", "May") or not
+ * at all ("Berlin", "Toyota"), and words followed by another capitalised word ("Admiral
+ * Nelson"). Truecasing from lexicon evidence, after Lita et al., "tRuEcasIng", ACL 2003. The
+ * text keeps its length, so character offsets are unchanged.
+ *
+ * @param line - one window's words.
+ * @param before - what was said just before `line` ("" at the start of the transcript).
+ * @param knows - whether the lexicon has `word` exactly as written.
+ */
+export function truecaseSentenceStarts(
+  line: string,
+  before: string,
+  knows: (word: string) => boolean,
+): string {
+  let out = line;
+  const consider = (at: number) => {
+    CAPITALISED_WORD.lastIndex = at;
+    const word = CAPITALISED_WORD.exec(out)?.[0];
+    if (word === undefined) return;
+    NEXT_CAPITALISED.lastIndex = at + word.length;
+    if (NEXT_CAPITALISED.test(out)) return;
+    const lower = word.toLowerCase();
+    if (lower.length !== word.length || knows(word) || !knows(lower)) return;
+    out = out.slice(0, at) + lower + out.slice(at + word.length);
+  };
+  const c = out.charCodeAt(0);
+  const mayBeCapital = c >= 65 && (c <= 90 || c >= 128);
+  if (mayBeCapital && (before.trim() === "" || endsSentenceAt(before, before.length, knows))) consider(0);
+  for (let i = 1; i < out.length; i++) {
+    // A word start after a space that may be capitalised (cheap tests first), where the text
+    // before ends a sentence.
+    const c = out.charCodeAt(i);
+    if (c < 65 || (c > 90 && c < 128) || !isSpace(out.charCodeAt(i - 1))) continue;
+    if (endsSentenceAt(out, i, knows)) consider(i);
+  }
+  return out;
 }
 
 /** The texts of the pieces overlapping window w, joined. */
@@ -480,16 +558,20 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
   );
   if (pool.length === 0) return { suggestions: [] };
 
-  // Pass 2: POS-tag only what is said inside the pooled windows, one line per window.
+  // Pass 2: POS-tag only what is said inside the pooled windows, one line per window, with
+  // sentence-initial common words lower-cased so that they are not tagged as names.
   const parts: string[] = [];
   const ranges: Array<{ charStart: number; charEnd: number }> = [];
   let offset = 0;
-  for (const wi of pool) {
-    const text = spokenWithin(windows, wi, pieces);
-    ranges.push({ charStart: offset, charEnd: offset + text.length });
-    parts.push(text);
-    offset += text.length + 1;
-  }
+  withWink(["pos"], (nlp) => {
+    const knows = (word: string) => modelWordId(nlp, word) >= 0;
+    for (const wi of pool) {
+      const { text, before } = spokenWithin(windows, wi, pieces);
+      ranges.push({ charStart: offset, charEnd: offset + text.length });
+      parts.push(truecaseSentenceStarts(text, before, knows));
+      offset += text.length + 1;
+    }
+  });
   const parsed2 = parseText(parts.join("\n"), { pos: true, sentences: false });
   const terms2 = indexTerms(parsed2);
   const byWindow = tokensByPiece(parsed2, ranges);

@@ -21,6 +21,11 @@ const SEGMENTS_EXAMPLE = [
   { start: 4.2, end: 9.8, text: "First, the green beans: I use a washed Ethiopian from a small farm." },
   { start: 9.8, end: 15.1, text: "The popcorn machine gets to first crack in about four minutes." },
 ];
+const SUBTITLES_EXAMPLE = [
+  ...SEGMENTS_EXAMPLE,
+  { start: 15.1, end: 21, text: "Then the beans cool in a metal colander for two minutes." },
+  { start: 21, end: 27.4, text: "They go into a glass jar overnight before I grind them." },
+];
 
 /** `POST /api/v1/chapters/detect` body. */
 export const ChaptersRequest = Type.Object(
@@ -54,7 +59,7 @@ export const ChaptersResponse = Type.Object(
   },
   {
     title: "ChaptersResponse",
-    examples: [{ chapters: [{ start: 0, end: 15.1, title: "Roasting Coffee at Home" }] }],
+    examples: [{ chapters: [{ start: 0, end: 15.1, title: "Green beans" }] }],
   },
 );
 
@@ -77,7 +82,15 @@ export const SummaryResponse = Type.Object(
     summary: Type.String({ maxLength: 160, description: "One line that reads as a sentence" }),
     keywords: Type.Array(Type.String(), { description: "Key phrases by importance, deduplicated by lemma" }),
   },
-  { title: "SummaryResponse" },
+  {
+    title: "SummaryResponse",
+    examples: [
+      {
+        summary: "Welcome back to the channel, today we are roasting coffee at home.",
+        keywords: ["popcorn machine", "green beans", "farm", "coffee", "home"],
+      },
+    ],
+  },
 );
 
 /** `POST /api/v1/broll/suggest` body. */
@@ -94,7 +107,7 @@ export const BrollRequest = Type.Object(
   {
     additionalProperties: false,
     title: "BrollRequest",
-    examples: [{ subtitles: SEGMENTS_EXAMPLE, windowSec: 3 }],
+    examples: [{ subtitles: SUBTITLES_EXAMPLE, windowSec: 3, minGapSec: 5 }],
   },
 );
 
@@ -113,5 +126,22 @@ export const BrollResponse = Type.Object(
       }),
     ),
   },
-  { title: "BrollResponse" },
+  {
+    title: "BrollResponse",
+    examples: [
+      {
+        suggestions: [
+          {
+            start: 9.8,
+            end: 12.8,
+            text: "The popcorn machine gets to first crack in about four minutes.",
+            keywords: ["popcorn machine", "crack"],
+            query: "popcorn machine crack",
+            score: 0.522,
+            reason: "Mentions popcorn machine and crack, which footage can show.",
+          },
+        ],
+      },
+    ],
+  },
 );

@@ -6,7 +6,9 @@
  *
  * Two passes keep it fast on long inputs: words cut by ICU's segmenter (no tagger) score
  * every candidate window and pick a compatible pool; only the words inside pooled windows
- * are parsed and POS-tagged by wink-nlp and rescored.
+ * are parsed and POS-tagged by wink-nlp and rescored. Before tagging, sentence-initial
+ * common words are lower-cased (`truecaseSentenceStarts`): wink tags every capitalised word
+ * at a sentence start as a proper noun, which made keywords of "Rest" or "Welcome".
  */
 import { invalidRequest } from "../../errors.ts";
 import {

@@ -151,6 +151,7 @@ export function findPhraseOccurrences(
     }
     return low;
   };
+  const keys = new Int32Array(MAX_PHRASE_WORDS);
   const emit = (first: number, last: number, maximal: boolean) => {
     let node = phrases;
     for (let i = first; i <= last; i++) node = child(node, index.termOf[i] as number);
@@ -165,12 +166,28 @@ export function findPhraseOccurrences(
       entry = { key: lemmas.join(" "), terms, forms: trieNode<string>() };
       node.value = entry;
     }
+    // Display keys, last word first: a capitalised adjective inside a sentence keeps its case
+    // before a word that keeps its own ("Soviet Union", "New York"; wink tags them ADJ).
+    for (let i = last; i >= first; i--) {
+      let key = displayKey(i);
+      if (
+        (key & 1) === 0 &&
+        i < last &&
+        ((keys[i + 1 - first] as number) & 1) === 1 &&
+        parsed.pos[i] === "ADJ" &&
+        sentenceInitial[i] === 0 &&
+        ((formFlags[parsed.form[i] as number] as number) & 4) !== 0
+      ) {
+        key |= 1;
+      }
+      keys[i - first] = key;
+    }
     let formNode = entry.forms;
-    for (let i = first; i <= last; i++) formNode = child(formNode, displayKey(i));
+    for (let i = first; i <= last; i++) formNode = child(formNode, keys[i - first] as number);
     let display = formNode.value;
     if (display === undefined) {
       const words: string[] = [];
-      for (let i = first; i <= last; i++) words.push(displayWord(i, displayKey(i)));
+      for (let i = first; i <= last; i++) words.push(displayWord(i, keys[i - first] as number));
       display = words.join(" ");
       formNode.value = display;
     }

@@ -97,6 +97,15 @@ describe("summarizeClip", () => {
     }
   });
 
+  it("keeps the capital of an adjective that is part of a name (wink tags 'Soviet' ADJ)", () => {
+    const transcript =
+      "In 1957 the Soviet Union launched a small satellite. The launch by the Soviet Union shocked the public. " +
+      "Later the Soviet Union sent a dog into orbit.";
+    const { keywords } = summarizeClip({ transcript });
+    expect(keywords).toContain("Soviet Union");
+    expect(keywords).not.toContain("soviet Union");
+  });
+
   it("compresses a long monologue without punctuation to one line of at most 160 characters", () => {
     const words = Array.from(
       { length: 600 },

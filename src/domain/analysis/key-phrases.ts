@@ -199,7 +199,18 @@ export function findPhraseOccurrences(
     let last = end - 1;
     while (last >= runStart && !HEAD_POS.has(parsed.pos[last] as PosTag)) last--;
     let first = Math.max(runStart, last - MAX_PHRASE_WORDS + 1);
-    while (first < last && GENERIC_ADJECTIVES.has(parsed.lemma[first] as string)) first++;
+    // Generic adjectives ("new", "great") are dropped from the front, unless capitalised inside
+    // a sentence before a proper noun: then they are part of a name ("New York").
+    while (
+      first < last &&
+      GENERIC_ADJECTIVES.has(parsed.lemma[first] as string) &&
+      !(
+        sentenceInitial[first] === 0 &&
+        parsed.pos[first + 1] === "PROPN" &&
+        TITLE_CASE.test(parsed.value[first] as string)
+      )
+    )
+      first++;
     if (last >= first) {
       emit(first, last, true);
       // Noun-final tails, so "espresso machine" is counted inside "compact espresso machine".

@@ -106,6 +106,19 @@ describe("summarizeClip", () => {
     expect(keywords).not.toContain("soviet Union");
   });
 
+  it("drops a generic adjective from the front of a phrase unless it starts a name", () => {
+    const named = summarizeClip({
+      transcript: "Engineers in New York watched the launch. Reporters in New York wrote about the launch.",
+    }).keywords;
+    expect(named).toContain("New York");
+    expect(named).not.toContain("York");
+    const generic = summarizeClip({
+      transcript: "A new camera is great. The new camera has a great lens. New cameras are fun.",
+    }).keywords;
+    expect(generic).toContain("camera");
+    expect(generic.some((k) => /new/iu.test(k))).toBe(false);
+  });
+
   it("compresses a long monologue without punctuation to one line of at most 160 characters", () => {
     const words = Array.from(
       { length: 600 },

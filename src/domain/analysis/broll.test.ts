@@ -2,9 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { catchAppError, expectInvalid } from "../../../test/fixtures/analysis/assertions.ts";
 import { makeTopicTalk } from "../../../test/fixtures/analysis/topics.ts";
-import { type BrollSuggestion, suggestBroll, truecaseSentenceStarts } from "./broll.ts";
+import { type BrollSuggestion, suggestBroll } from "./broll.ts";
 import type { Segment } from "./transcript.ts";
-import { modelWordId, withWink } from "./wink-instance.ts";
 
 interface Fixture {
   name: string;
@@ -137,33 +136,6 @@ describe("suggestBroll", () => {
       "/minGapSec",
     );
     expect(catchAppError(() => suggestBroll(null as never)).status).toBe(400);
-  });
-});
-
-describe("truecaseSentenceStarts (wink's lexicon decides)", () => {
-  const truecase = (line: string, before: string) =>
-    withWink(["pos"], (nlp) => truecaseSentenceStarts(line, before, (w) => modelWordId(nlp, w) >= 0));
-
-  it("lower-cases sentence-initial words the lexicon knows only in lower case", () => {
-    expect(truecase("Rest them in a glass jar. Open the lid!", "")).toBe(
-      "rest them in a glass jar. open the lid!",
-    );
-    expect(truecase("Welcome back to the channel.", "That was the intro.")).toBe(
-      "welcome back to the channel.",
-    );
-  });
-
-  it("keeps names, words inside a sentence, and periods of abbreviations and initials", () => {
-    // Listed capitalised (China), unknown (Berlin), followed by a capital (Admiral Nelson).
-    expect(truecase("China and Berlin. Admiral Nelson sailed.", "")).toBe(
-      "China and Berlin. Admiral Nelson sailed.",
-    );
-    expect(truecase("Berlin is cold.", "")).toBe("Berlin is cold.");
-    // The line starts mid-sentence.
-    expect(truecase("Rest of the day", "and we spent the")).toBe("Rest of the day");
-    // "Mr." and "J." do not end sentences.
-    expect(truecase("Clay spoke first.", "Then Mr.")).toBe("Clay spoke first.");
-    expect(truecase("he met Mr. Clay and J. Smith.", "")).toBe("he met Mr. Clay and J. Smith.");
   });
 });
 

@@ -13,6 +13,23 @@ describe("parseText", () => {
     expect(p.sentenceStart.length).toBeGreaterThanOrEqual(3);
     expect(p.sentenceEnd[p.sentenceEnd.length - 1]).toBe(p.size);
   });
+
+  it("tags a common word that starts a sentence as what it is, not as a name", () => {
+    const text = "Engineers still inspect the bridge. China builds bridges. Admiral Nelson sailed.";
+    const p = parseText(text, { pos: true, sentences: true });
+    const tagOf = (word: string) => {
+      const i = p.value.indexOf(word);
+      return { pos: p.pos[i], lemma: p.lemma[i], content: p.content[i] };
+    };
+    expect(tagOf("Engineers")).toEqual({ pos: "NOUN", lemma: "engineer", content: 1 });
+    expect(tagOf("inspect").pos).toBe("VERB");
+    // Names stay names: listed capitalised (China), followed by a capital (Admiral Nelson).
+    expect(tagOf("China").pos).toBe("PROPN");
+    expect(tagOf("Admiral").pos).toBe("PROPN");
+    // Values, offsets and sentences are those of the text as written.
+    expect(p.value[0]).toBe("Engineers");
+    expect(p.sentenceStart).toHaveLength(3);
+  });
 });
 
 describe("parseText word memos", () => {

@@ -8,7 +8,8 @@
 
 import type { LRUCache } from "lru-cache";
 import type { ItsFunction, WinkMethods } from "wink-nlp";
-import { intrinsicLexiconSize, modelWordMemo, withWink } from "./wink-instance.ts";
+import { isCapitalisedCommonWord } from "./truecase.ts";
+import { intrinsicLexiconSize, modelWordId, modelWordMemo, withWink } from "./wink-instance.ts";
 
 /** Universal POS tags as wink reports them. */
 export type PosTag =
@@ -395,7 +396,70 @@ function maxOf(ids: number[]): number {
  * per distinct POS for lemmas), not once per token.
  */
 export function parseText(text: string, opts: ParseOptions): ParsedText {
-  return withWink(pipeFor(opts), (nlp) => parseWith(nlp, text, opts));
+  return withWink(pipeFor(opts), (nlp) => {
+    const parsed = parseWith(nlp, text, opts);
+    if (opts.pos && opts.sentences) retagSentenceStarts(nlp, parsed, opts);
+    return parsed;
+  });
+}
+
+/** A token that starts with a capital letter. */
+const STARTS_CAPITALISED = /^\p{Lu}/u;
+
+/**
+ * Re-tags the sentences whose first word wink tagged as a proper noun only because a
+ * sentence starts there ("Engineers inspect the bridge": "Engineers" PROPN, "inspect"
+ * NOUN). Such a sentence is tagged again with its first word in lower case, and its part of
+ * speech, lemma and content flags are taken from that second parse ("engineers" NOUN, lemma
+ * "engineer"; "inspect" VERB). Which first words qualify is {@link isCapitalisedCommonWord}
+ * (wink's lexicon knows the word in lower case only), and not when the next word is
+ * capitalised too ("Admiral Nelson"). Values, offsets and sentence ranges stay as parsed:
+ * sentence detection reads the capitals, so only the tags are redone. A sentence whose second
+ * parse cuts different tokens keeps its first tags. Mutates `parsed`.
+ */
+function retagSentenceStarts(nlp: WinkMethods, parsed: ParsedText, opts: ParseOptions): void {
+  const knows = (word: string) => modelWordId(nlp, word) >= 0;
+  const { text, value, pos } = parsed;
+  const lines: string[] = [];
+  const retagged: number[] = [];
+  for (let s = 0; s < parsed.sentenceStart.length; s++) {
+    const first = parsed.sentenceStart[s] as number;
+    const end = parsed.sentenceEnd[s] as number;
+    let i = first;
+    while (i < end && parsed.kind[i] !== "word") i++;
+    if (i >= end || pos[i] !== "PROPN") continue;
+    const word = value[i] as string;
+    if (i + 1 < end && STARTS_CAPITALISED.test(value[i + 1] as string)) continue;
+    if (!isCapitalisedCommonWord(word, knows)) continue;
+    const from = parsed.start[first] as number;
+    const at = parsed.start[i] as number;
+    const line = text.slice(from, parsed.end[end - 1] as number).replace(/[\r\n]/g, " ");
+    lines.push(line.slice(0, at - from) + word.toLowerCase() + line.slice(at - from + word.length));
+    retagged.push(s);
+  }
+  if (lines.length === 0) return;
+  const again = parseWith(nlp, lines.join("\n"), { pos: true, sentences: false, lemmas: opts.lemmas });
+  // Line k of the second parse is sentence retagged[k]; take its tags where it cut the same tokens.
+  let lineStart = 0;
+  let j = 0;
+  lines.forEach((line, k) => {
+    const lineEnd = lineStart + line.length;
+    const s = retagged[k] as number;
+    const first = parsed.sentenceStart[s] as number;
+    const end = parsed.sentenceEnd[s] as number;
+    const j0 = j;
+    while (j < again.size && (again.start[j] as number) < lineEnd) j++;
+    lineStart = lineEnd + 1;
+    if (j - j0 !== end - first) return;
+    for (let t = 0; t < end - first; t++) {
+      if (again.normal[j0 + t] !== parsed.normal[first + t]) return;
+    }
+    for (let t = 0; t < end - first; t++) {
+      pos[first + t] = again.pos[j0 + t] as PosTag;
+      parsed.lemma[first + t] = again.lemma[j0 + t] as string;
+      parsed.content[first + t] = again.content[j0 + t] as number;
+    }
+  });
 }
 
 function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedText {

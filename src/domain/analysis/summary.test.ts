@@ -106,6 +106,16 @@ describe("summarizeClip", () => {
     expect(keywords).not.toContain("soviet Union");
   });
 
+  it("lower-cases a common word that starts a sentence and counts it with its other uses", () => {
+    const { keywords } = summarizeClip({
+      transcript:
+        "Engineers built the old bridge in 1890. Engineers still inspect the bridge every spring. " +
+        "The engineers paint the cables when salt reaches them.",
+    });
+    // Before: both "Engineers" (tagged PROPN) and "engineers" were listed.
+    expect(keywords.filter((k) => k.toLowerCase() === "engineers")).toEqual(["engineers"]);
+  });
+
   it("drops a generic adjective from the front of a phrase unless it starts a name", () => {
     const named = summarizeClip({
       transcript: "Engineers in New York watched the launch. Reporters in New York wrote about the launch.",

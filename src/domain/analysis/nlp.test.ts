@@ -29,6 +29,9 @@ describe("parseText", () => {
     // Values, offsets and sentences are those of the text as written.
     expect(p.value[0]).toBe("Engineers");
     expect(p.sentenceStart).toHaveLength(3);
+    // After an opening quote too.
+    const quoted = parseText('"Engineers inspect the bridge," she said.', { pos: true, sentences: true });
+    expect(quoted.pos[quoted.value.indexOf("Engineers")]).toBe("NOUN");
   });
 });
 

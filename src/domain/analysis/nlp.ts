@@ -426,8 +426,9 @@ function retagSentenceStarts(nlp: WinkMethods, parsed: ParsedText, opts: ParseOp
     const first = parsed.sentenceStart[s] as number;
     const end = parsed.sentenceEnd[s] as number;
     let i = first;
-    while (i < end && parsed.kind[i] !== "word") i++;
-    if (i >= end || pos[i] !== "PROPN") continue;
+    // The first word, after opening quotes or brackets only ("2 Engineers" does not qualify).
+    while (i < end && parsed.kind[i] === "punctuation") i++;
+    if (i >= end || parsed.kind[i] !== "word" || pos[i] !== "PROPN") continue;
     const word = value[i] as string;
     if (i + 1 < end && STARTS_CAPITALISED.test(value[i + 1] as string)) continue;
     if (!isCapitalisedCommonWord(word, knows)) continue;

@@ -29,7 +29,7 @@ import {
   validateSegments,
 } from "./transcript.ts";
 import { truecaseSentenceStarts } from "./truecase.ts";
-import { modelWordId, withWink } from "./wink-instance.ts";
+import { modelKnows, withWink } from "./wink-instance.ts";
 import { scanWords } from "./word-scan.ts";
 
 /** Request of `POST /api/v1/broll/suggest`. */
@@ -498,7 +498,7 @@ export function suggestBroll(input: SuggestBrollInput): SuggestBrollOutput {
   const ranges: Array<{ charStart: number; charEnd: number }> = [];
   let offset = 0;
   withWink(["pos"], (nlp) => {
-    const knows = (word: string) => modelWordId(nlp, word) >= 0;
+    const knows = modelKnows(nlp);
     for (const wi of pool) {
       const { text, before } = spokenWithin(windows, wi, pieces);
       ranges.push({ charStart: offset, charEnd: offset + text.length });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { isCapitalisedCommonWord, truecaseSentenceStarts } from "./truecase.ts";
-import { modelWordId, withWink } from "./wink-instance.ts";
+import { modelKnows, withWink } from "./wink-instance.ts";
 
 describe("isCapitalisedCommonWord (wink's lexicon decides)", () => {
-  const common = (word: string) =>
-    withWink(["pos"], (nlp) => isCapitalisedCommonWord(word, (w) => modelWordId(nlp, w) >= 0));
+  const common = (word: string) => withWink(["pos"], (nlp) => isCapitalisedCommonWord(word, modelKnows(nlp)));
 
   it("is true for common words written with a capital", () => {
     expect(common("Engineers")).toBe(true);
@@ -22,7 +21,7 @@ describe("isCapitalisedCommonWord (wink's lexicon decides)", () => {
 
 describe("truecaseSentenceStarts (wink's lexicon decides)", () => {
   const truecase = (line: string, before: string) =>
-    withWink(["pos"], (nlp) => truecaseSentenceStarts(line, before, (w) => modelWordId(nlp, w) >= 0));
+    withWink(["pos"], (nlp) => truecaseSentenceStarts(line, before, modelKnows(nlp)));
 
   it("lower-cases sentence-initial words the lexicon knows only in lower case", () => {
     expect(truecase("Rest them in a glass jar. Open the lid!", "")).toBe(

@@ -108,6 +108,16 @@ export function modelWordId(nlp: WinkMethods, word: string): number {
 }
 
 /**
+ * A predicate: whether `word`, exactly as written (case-sensitive), is one of the model's own
+ * words ({@link modelWordId} ≥ 0). The lexicon evidence of the truecasing in `truecase.ts`.
+ *
+ * @throws Error (when called) if `nlp` is not an instance handed out by {@link withWink}.
+ */
+export function modelKnows(nlp: WinkMethods): (word: string) => boolean {
+  return (word) => modelWordId(nlp, word) >= 0;
+}
+
+/**
  * A bounded LRU memo (at most `max` entries, `lru-cache`) that lives with `nlp`'s instance,
  * for facts about the model's own words keyed by wink id (or a number derived from it), or
  * for facts about strings that depend on the model alone (key type `string`). Use numeric

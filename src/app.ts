@@ -21,6 +21,7 @@ import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import type { App } from "./http/types.ts";
+import { createEnqueue } from "./jobs/enqueue.ts";
 import type { Queue } from "./jobs/queue.ts";
 import { createLogger } from "./logger.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
@@ -113,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   registerCompositionRoutes(app, { db, clock });
-  registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
+  registerRenderRoutes(app, { db, clock, enqueue: createEnqueue(queue), store, signedUrlTtlSec: ttl });
 
   return app;
 }

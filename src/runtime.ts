@@ -3,9 +3,8 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
-import { startWorkDirSweeps } from "./jobs/handlers/work-dir-sweep.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
-import { startRenderWorker } from "./jobs/worker.ts";
+import { startJobWorker } from "./jobs/worker.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createBlobStore } from "./storage/create-blob-store.ts";
 import { LocalDiskStore } from "./storage/local-disk.ts";
@@ -83,21 +82,21 @@ export async function createStore(config: Config): Promise<BlobStore> {
 }
 
 /**
- * Makes this process a render worker (in-process beside the API, or the `worker` role), and
- * sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
+ * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
+ * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
  * @returns a function that stops taking jobs and waits for running ones.
  */
 export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
   const { config, database, store, queue, clock, log } = runtime;
-  const stopSweeps = startWorkDirSweeps({ db: database.db, workRoot: config.workDir, log });
-  const stopRenders = await startRenderWorker({
+  return startJobWorker({
     boss: queue,
     db: database.db,
     clock,
     store,
     log,
+    workRoot: config.workDir,
     concurrency: config.workerConcurrency,
-    pipeline: createRenderPipeline({
+    renderPipeline: createRenderPipeline({
       db: database.db,
       store,
       workRoot: config.workDir,
@@ -105,8 +104,4 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       stallTimeoutMs: config.renderStallTimeoutSec * 1000,
     }),
   });
-  return async () => {
-    stopSweeps();
-    await stopRenders();
-  };
 }

@@ -1,7 +1,9 @@
 /**
- * The typed job catalog: every queue, its payload (versioned) and its retry policy, in
- * one place. Handlers live in `handlers/`, one file per job.
+ * The job catalog: every job kind (queue name, versioned payload, policy) in one place.
+ * Handlers are given per process (see `worker.ts`); `startJobWorkers` refuses to start
+ * when a kind has none.
  */
+import { defineJob } from "./registry.ts";
 
 /** Payload of a `render` job: the render row is the source of truth; the job only points at it. */
 export interface RenderJobV1 {
@@ -9,20 +11,21 @@ export interface RenderJobV1 {
   renderId: string;
 }
 
-/** Queue names and policies. */
-export const QUEUES = {
-  render: {
-    name: "render",
-    /** Where jobs go when retries are exhausted (their worker died every time). */
-    deadLetter: "render_dead",
-    /** Retries after a lost worker (missed heartbeats) or a retryable failure. */
+/** Every job kind. */
+export const JOBS = {
+  render: defineJob<RenderJobV1>("render", {
+    // Retries after a lost worker (missed heartbeats) or a retryable failure; when they run
+    // out the job goes to `render_dead`, whose handler fails the render with WORKER_LOST.
     retryLimit: 2,
     retryDelay: 2,
-    /** pg-boss fails a job whose worker missed heartbeats this long (its minimum is 10 s). */
+    // pg-boss fails a job whose worker missed heartbeats this long (its minimum is 10 s).
     heartbeatSeconds: 10,
-  },
-  renderDead: { name: "render_dead" },
+    deadLetter: true,
+  }),
 } as const;
+
+/** The job kinds' definitions by kind. */
+export type JobCatalog = typeof JOBS;
 
 /**
  * Expiry of one render attempt from the timeline length: generous (encoding on two

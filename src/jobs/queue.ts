@@ -1,6 +1,7 @@
 import { fromPglite, PgBoss } from "pg-boss";
 import type { Database } from "../db/client.ts";
-import { QUEUES } from "./catalog.ts";
+import { JOBS } from "./catalog.ts";
+import { createJobQueues } from "./registry.ts";
 
 /** The pg-boss instance on the same PostgreSQL (or PGlite) as the application tables. */
 export type Queue = PgBoss;
@@ -8,8 +9,7 @@ export type Queue = PgBoss;
 /**
  * Creates and starts pg-boss on the application's database: its own small pool on a
  * PostgreSQL server, or the shared PGlite instance through pg-boss's PGlite adapter.
- * Creates the queues of the catalog (idempotent).
- *
+ * Creates the queues of the job catalog and their dead-letter queues (idempotent).
  */
 export async function startQueue(database: Database): Promise<Queue> {
   // pg-boss fails jobs whose worker stopped heartbeating (and expired ones) in its monitor
@@ -36,12 +36,6 @@ export async function startQueue(database: Database): Promise<Queue> {
     process.stderr.write(`pg-boss: ${(err as Error).message}\n`);
   });
   await boss.start();
-  await boss.createQueue(QUEUES.renderDead.name);
-  await boss.createQueue(QUEUES.render.name, {
-    retryLimit: QUEUES.render.retryLimit,
-    retryDelay: QUEUES.render.retryDelay,
-    heartbeatSeconds: QUEUES.render.heartbeatSeconds,
-    deadLetter: QUEUES.render.deadLetter,
-  });
+  await createJobQueues(boss, JOBS);
   return boss;
 }

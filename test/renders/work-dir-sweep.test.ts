@@ -2,11 +2,15 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/client.ts";
 import { insertRender } from "../../src/db/repositories/renders.ts";
 import type { RenderStatus } from "../../src/db/schema/renders.ts";
 import { newId } from "../../src/ids.ts";
-import { sweepRenderWorkDirs } from "../../src/jobs/handlers/work-dir-sweep.ts";
+import { renderWorkDirs } from "../../src/jobs/handlers/render-job.ts";
+import { sweepWorkDirs } from "../../src/jobs/handlers/work-dir-sweep.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+
+const sweepRenderWorkDirs = (db: Db, root: string) => sweepWorkDirs(root, [renderWorkDirs(db)]);
 
 let t: TestApp;
 let root: string;

@@ -165,23 +165,26 @@ export async function requestRenderCancel(
 }
 
 /**
- * Ends a render whatever attempt runs it (dead-letter path: its worker is gone): `failed` with
- * `error`, or `cancelled` (no error) when a cancel was pending; progress phase `done`.
+ * Ends a render whatever attempt runs it (its worker is gone): `cancelled` (no error) when a
+ * cancel was pending, else — only when `error` is given — `failed` with it; progress phase `done`.
  */
 export async function failRenderUnfenced(
   db: Db,
-  input: { id: string; error: Record<string, unknown>; now: Date },
+  input: { id: string; error: Record<string, unknown> | null; now: Date },
 ): Promise<boolean> {
   const rows = await db
     .update(renders)
     .set({
       status: sql`case when ${renders.status} = 'cancelling' then 'cancelled' else 'failed' end`,
-      error: sql`case when ${renders.status} = 'cancelling' then null else ${JSON.stringify(input.error)}::jsonb end`,
+      error: sql`case when ${renders.status} = 'cancelling' then null else ${JSON.stringify(input.error ?? {})}::jsonb end`,
       progress: sql`jsonb_set(${renders.progress}, '{phase}', '"done"')`,
       finishedAt: input.now,
     })
     .where(
-      and(eq(renders.id, input.id), inArray(renders.status, ["queued", "cancelling", ...ACTIVE_STATUSES])),
+      and(
+        eq(renders.id, input.id),
+        inArray(renders.status, input.error ? ["queued", "cancelling", ...ACTIVE_STATUSES] : ["cancelling"]),
+      ),
     )
     .returning({ id: renders.id });
   return rows.length > 0;

@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
 import { findRenderByIdempotencyKey, insertRender, type RenderRow } from "../../db/repositories/renders.ts";
-import { renders } from "../../db/schema/renders.ts";
 import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { QUEUES, type RenderJobV1, renderExpirySeconds } from "../../jobs/catalog.ts";
-import type { Queue } from "../../jobs/queue.ts";
+import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
+import type { Enqueue } from "../../jobs/enqueue.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import { toCompositionResource } from "../composition/edit-composition.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
@@ -73,14 +71,17 @@ export function resolveOutputOptions(
 
 /**
  * Starts a render: freezes the composition (at `compositionVersion` when given, else its
- * current version), stores a queued render and enqueues its job. With an Idempotency-Key,
+ * current version), stores a queued render and enqueues its job in the same transaction
+ * (a failed send leaves no render; a failed insert sends nothing). With an Idempotency-Key,
  * the same key and body return the existing render; the same key with another body is a 409.
  *
  * @returns the render and whether it was created now (false = idempotent replay).
- * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options.
+ * @param ctx.enqueue - sends the render's job (inside the insert's transaction).
+ * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options;
+ *   503 when the queue cannot take the job.
  */
 export async function startRender(
-  ctx: { db: Db; queue: Queue; now: Date; userId: string },
+  ctx: { db: Db; enqueue: Enqueue; now: Date; userId: string },
   input: { body: StartRenderBody; idempotencyKey: string | undefined },
 ): Promise<{ render: RenderRow; created: boolean }> {
   const { db, userId } = ctx;
@@ -108,21 +109,46 @@ export async function startRender(
   }
   const options = resolveOutputOptions(input.body.output, duration);
 
+  const row = {
+    id: newId("rnd"),
+    userId,
+    compositionId: composition.id,
+    compositionVersion: composition.version,
+    composition: frozen as unknown as Record<string, unknown>,
+    options: options as unknown as Record<string, unknown>,
+    status: "queued" as const,
+    progress: { ratio: 0, phase: "queued", updatedAt: ctx.now.toISOString() },
+    idempotencyKey: input.idempotencyKey ?? null,
+    requestHash,
+  };
   let render: RenderRow;
   try {
-    render = await insertRender(db, {
-      id: newId("rnd"),
-      userId,
-      compositionId: composition.id,
-      compositionVersion: composition.version,
-      composition: frozen as unknown as Record<string, unknown>,
-      options: options as unknown as Record<string, unknown>,
-      status: "queued",
-      progress: { ratio: 0, phase: "queued", updatedAt: ctx.now.toISOString() },
-      idempotencyKey: input.idempotencyKey ?? null,
-      requestHash,
+    render = await db.transaction(async (tx) => {
+      const inserted = await insertRender(tx, row);
+      await ctx
+        .enqueue(
+          {
+            job: JOBS.render,
+            data: { v: 1, renderId: inserted.id },
+            expireInSeconds: renderExpirySeconds(duration),
+          },
+          tx,
+        )
+        .catch((err: unknown) => {
+          throw new QueueUnavailable(err);
+        });
+      return inserted;
     });
   } catch (err) {
+    if (err instanceof QueueUnavailable) {
+      throw new AppError(
+        "unavailable",
+        "The render queue is unavailable; nothing was started, retry shortly",
+        {
+          extra: { cause: (err.cause as Error).name },
+        },
+      );
+    }
     // Two requests with one Idempotency-Key raced: the unique index let one in.
     if (input.idempotencyKey) {
       const existing = await findRenderByIdempotencyKey(db, userId, input.idempotencyKey);
@@ -130,15 +156,12 @@ export async function startRender(
     }
     throw err;
   }
-
-  const job: RenderJobV1 = { v: 1, renderId: render.id };
-  try {
-    await ctx.queue.send(QUEUES.render.name, job, { expireInSeconds: renderExpirySeconds(duration) });
-  } catch (err) {
-    await db.delete(renders).where(eq(renders.id, render.id));
-    throw new AppError("unavailable", "The render queue is unavailable; nothing was started, retry shortly", {
-      extra: { cause: (err as Error).name },
-    });
-  }
   return { render, created: true };
+}
+
+/** The queue refused the job (its error is the cause): the transaction rolled back. */
+class QueueUnavailable extends Error {
+  constructor(cause: unknown) {
+    super("queue unavailable", { cause });
+  }
 }

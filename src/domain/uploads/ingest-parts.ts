@@ -1,6 +1,7 @@
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { type IncomingFile, type IngestedFile, ingestFile, isParseError, uploadPrefix } from "./ingest.ts";
+import { uploadPrefix } from "../../storage/keys.ts";
+import { type IncomingFile, type IngestedFile, ingestFile, isParseError } from "./ingest.ts";
 
 /** Most files in one upload request (issue 3). */
 export const MAX_FILES_PER_UPLOAD = 20;

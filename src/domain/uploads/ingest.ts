@@ -4,6 +4,7 @@ import { newId } from "../../ids.ts";
 import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
 import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
 
 /** Largest accepted file, bytes: 512 MiB (API.md "512 MB"). */
@@ -53,9 +54,6 @@ export interface IngestedFile {
   posterKey: string | null;
 }
 
-/** Storage folder of one upload: every object of upload `id` lives under it. */
-export const uploadPrefix = (id: string) => `uploads/${id}/`;
-
 /** Signed URL lifetime used to let ffprobe/ffmpeg read a remote (S3) original, seconds. */
 const PROBE_URL_TTL_SEC = 900;
 
@@ -80,7 +78,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const name = sanitizeFilename(opts.filename);
   const id = opts.id ?? newId("upl");
-  const key = `${uploadPrefix(id)}original`;
+  const key = uploadOriginalKey(id);
   const tooLarge = () => payloadTooLarge(`File "${name}" is larger than the ${formatBytes(maxBytes)} limit`);
   // The part stream's own error (e.g. the multipart body ended inside this file), told apart
   // from storage and media errors by where it was thrown.
@@ -121,7 +119,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     const { type, mimeType, media, poster } = await analyse(store, key, name, sniffed, signal);
     let posterKey: string | null = null;
     if (poster) {
-      posterKey = `${uploadPrefix(id)}poster.jpg`;
+      posterKey = uploadPosterKey(id);
       await store.put(posterKey, Readable.from([poster]), {
         contentType: "image/jpeg",
         ...(signal ? { signal } : {}),

@@ -1,16 +1,36 @@
+/**
+ * The `render` job kind: the render table's lifecycle adapter for the fenced-attempt runner,
+ * the render pipeline's phases on top of the runner's attempt context, and the handler the
+ * worker registers.
+ */
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import {
   ACTIVE_STATUSES,
   claimRender,
+  failRenderUnfenced,
   finishRender,
   type RenderRow,
+  readRenderAttempts,
   readRenderControl,
+  TERMINAL_STATUSES,
   updateRenderFenced,
 } from "../../db/repositories/renders.ts";
 import { RenderError, type RenderWarning } from "../../domain/render/types.ts";
-import { QUEUES } from "../catalog.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { renderPrefix } from "../../storage/keys.ts";
+import {
+  type AttemptControl,
+  type AttemptProgress,
+  type DescribedFailure,
+  type ResourceLifecycle,
+  runAttempt,
+  workerLostError,
+} from "../attempt-runner.ts";
+import { JOBS, type RenderJobV1 } from "../catalog.ts";
+import type { JobHandler } from "../registry.ts";
+import type { WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** The file a render produced, as stored on the render (`Render.output`). */
 export interface RenderOutput {
@@ -28,14 +48,14 @@ export interface RenderOutput {
   posterKey?: string;
 }
 
-/** Progress as the pipeline reports it (ratio 0..1 of the current phase's work). */
+/** Progress as the render pipeline reports it (ratio 0..1 of the current phase's work). */
 export interface PipelineProgress {
   ratio: number;
   speed?: number;
   etaSeconds?: number;
 }
 
-/** What the lifecycle gives the pipeline: cancellation, phase changes, progress, warnings. */
+/** What a render attempt gives the render pipeline: cancellation, phase changes, progress, warnings. */
 export interface PipelineHooks {
   /** Aborted when the render is cancelled or another attempt took it over. */
   signal: AbortSignal;
@@ -51,162 +71,196 @@ export interface PipelineHooks {
  */
 export type RenderPipeline = (render: RenderRow, hooks: PipelineHooks) => Promise<RenderOutput>;
 
-/** Why an attempt's signal was aborted. */
-type AbortReason = "cancelled" | "superseded";
+type RenderPhase = "preparing" | "rendering" | "finalizing";
+
+/** Where each phase sits in the overall ratio: preparing 0–5 %, rendering 5–95 %, finalizing 95–100 %. */
+const PHASE_SPAN: Record<RenderPhase, [number, number]> = {
+  preparing: [0, 0.05],
+  rendering: [0.05, 0.9],
+  finalizing: [0.95, 0.05],
+};
+
+/** The stored `Render.progress` object for a runner progress (phase, speed and ETA in `detail`). */
+function progressJson(clock: Clock, p: AttemptProgress, phase?: string): Record<string, unknown> {
+  return { ratio: p.ratio, ...p.detail, ...(phase ? { phase } : {}), updatedAt: clock.now().toISOString() };
+}
 
 /**
- * Runs one attempt of a render job with the guarantees COMPOSITION.md asks of ours
- * (pg-boss does not stop a running handler on cancel or expiry):
- * - claim: increments `attempt` (the fence) and moves the render to `preparing`;
- * - every status/progress write is fenced by attempt and active status;
- * - a control loop (every `pollMs`) heartbeats the row and aborts the pipeline when the
- *   render is being cancelled or a newer attempt owns it;
- * - progress ratio never goes backwards, even across attempts;
- * - typed non-retryable failures end the render as `failed`; anything else is thrown so
- *   that pg-boss retries (and, when retries run out, dead-letters) the job.
- *
- * @returns what happened, for logs and tests.
+ * The render table as a {@link ResourceLifecycle}: claim moves the render to `preparing`,
+ * heartbeats write `heartbeatAt` and `progress`, final writes set `finishedAt` and progress
+ * phase `done`; a cancelled render's output is deleted from storage.
  */
-export async function runRenderAttempt(
+export function renderLifecycle(deps: {
+  db: Db;
+  clock: Clock;
+  store: BlobStore;
+}): ResourceLifecycle<RenderRow, RenderOutput, RenderWarning> {
+  const { db, clock } = deps;
+  const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
+    const control = await readRenderControl(db, id);
+    if (!control || control.attempt !== attempt) return "superseded";
+    if (control.status === "cancelling") return "cancelling";
+    return ACTIVE_STATUSES.includes(control.status) ? "ok" : "superseded";
+  };
+  return {
+    claim: (id) => claimRender(db, id, clock.now()),
+    readControl,
+    async heartbeat(id, attempt, progress) {
+      const ok = await updateRenderFenced(db, {
+        id,
+        attempt,
+        set: { heartbeatAt: clock.now(), progress: progressJson(clock, progress) },
+      });
+      return ok ? "ok" : readControl(id, attempt);
+    },
+    finish(id, attempt, end, progress) {
+      const finishedAt = clock.now();
+      if (end.status === "cancelled") {
+        return finishRender(db, {
+          id,
+          attempt,
+          from: ["cancelling"],
+          set: { status: "cancelled", progress: progressJson(clock, progress, "done"), finishedAt },
+        });
+      }
+      return finishRender(db, {
+        id,
+        attempt,
+        from: ACTIVE_STATUSES,
+        set: {
+          status: end.status,
+          warnings: end.warnings as unknown as Record<string, unknown>[],
+          finishedAt,
+          ...(end.status === "succeeded"
+            ? {
+                output: end.output as unknown as Record<string, unknown>,
+                error: null,
+                progress: { ratio: 1, phase: "done", updatedAt: finishedAt.toISOString() },
+              }
+            : { error: end.error, progress: progressJson(clock, progress, "done") }),
+        },
+      });
+    },
+    abandon: (id, error) => failRenderUnfenced(db, { id, error, now: clock.now() }),
+    async discardOutput(id) {
+      await deps.store.deletePrefix(renderPrefix(id));
+    },
+    initialProgress: (row) => Number((row.progress as { ratio?: number }).ratio ?? 0),
+    initialWarnings: (row) => (row.warnings as unknown as RenderWarning[] | null) ?? [],
+  };
+}
+
+/** A render failure as stored and whether it may be retried (anything untyped is `INTERNAL`, retryable). */
+export function describeRenderError(err: unknown): DescribedFailure {
+  if (err instanceof RenderError) return { error: err.toJSON(), retryable: err.retryable };
+  const internal = new RenderError("INTERNAL", "The render failed unexpectedly", { retryable: true });
+  return { error: internal.toJSON(), retryable: true, unexpected: true };
+}
+
+/**
+ * Runs one attempt of render `renderId` through the fenced-attempt runner, giving the render
+ * pipeline its phases: each phase change is a fenced status write, and the phase's own progress
+ * is mapped onto the overall ratio.
+ *
+ * @returns the attempt's outcome.
+ * @throws RetryableAttemptError for a retryable failure with attempts left (pg-boss retries).
+ */
+export function runRenderAttempt(
   deps: {
     db: Db;
     clock: Clock;
+    store: BlobStore;
     pipeline: RenderPipeline;
     log: Logger;
-    /** Deletes a finished output nobody will see (the render was cancelled meanwhile). */
-    discardOutput: (output: RenderOutput) => Promise<void>;
     pollMs?: number;
     maxAttempts?: number;
   },
   renderId: string,
-): Promise<"succeeded" | "failed" | "cancelled" | "superseded" | "skipped"> {
+) {
   const { db, clock } = deps;
-  const claimed = await claimRender(db, renderId, clock.now());
-  if (!claimed) return "skipped";
-  const attempt = claimed.attempt;
-  const maxAttempts = deps.maxAttempts ?? QUEUES.render.retryLimit + 1;
-  const log = deps.log.child({ renderId, attempt });
-  const controller = new AbortController();
-  const warnings: RenderWarning[] = [...((claimed.warnings as unknown as RenderWarning[]) ?? [])];
-  let bestRatio = Number((claimed.progress as { ratio?: number }).ratio ?? 0);
-  let phase: "preparing" | "rendering" | "finalizing" = "preparing";
-  let pendingProgress: PipelineProgress | null = null;
-
-  const progressValue = () => ({
-    ratio: bestRatio,
-    phase,
-    ...(pendingProgress?.speed !== undefined ? { speed: pendingProgress.speed } : {}),
-    ...(pendingProgress?.etaSeconds !== undefined ? { etaSeconds: pendingProgress.etaSeconds } : {}),
-    updatedAt: clock.now().toISOString(),
-  });
-
-  const abort = (reason: AbortReason) => {
-    if (!controller.signal.aborted) controller.abort(reason);
-  };
-
-  // The control loop: heartbeat + progress flush + cancellation/fencing check.
-  let tick: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    tick = tick.then(async () => {
-      if (controller.signal.aborted) return;
-      try {
-        const control = await readRenderControl(db, renderId);
-        if (!control || control.attempt !== attempt) return abort("superseded");
-        if (control.status === "cancelling") return abort("cancelled");
-        if (!ACTIVE_STATUSES.includes(control.status)) return abort("superseded");
-        const ok = await updateRenderFenced(db, {
-          id: renderId,
-          attempt,
-          set: { heartbeatAt: clock.now(), progress: progressValue() },
+  return runAttempt(
+    {
+      lifecycle: renderLifecycle(deps),
+      describeError: describeRenderError,
+      log: deps.log.child({ renderId }),
+      maxAttempts: deps.maxAttempts ?? JOBS.render.policy.retryLimit + 1,
+      ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
+      pipeline: (render, ctx) => {
+        let phase: RenderPhase = "preparing";
+        let best = Number((render.progress as { ratio?: number }).ratio ?? 0);
+        const report = (p: PipelineProgress) => {
+          const [base, span] = PHASE_SPAN[phase];
+          best = Math.max(best, base + span * Math.max(0, Math.min(1, p.ratio)));
+          ctx.progress(best, {
+            phase,
+            ...(p.speed !== undefined ? { speed: p.speed } : {}),
+            ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
+          });
+        };
+        report({ ratio: 0 });
+        return deps.pipeline(render, {
+          signal: ctx.signal,
+          attempt: ctx.attempt,
+          async phase(next) {
+            phase = next;
+            report({ ratio: 0 });
+            const ok = await updateRenderFenced(db, {
+              id: render.id,
+              attempt: ctx.attempt,
+              set: { status: next, progress: progressJson(clock, { ratio: best }, next) },
+            });
+            // The runner reads why (cancel pending or a newer attempt) when this throws.
+            if (!ok) throw new Error("the render moved on from this attempt");
+          },
+          progress: report,
+          warn: ctx.warn,
         });
-        if (!ok) abort("superseded");
-      } catch (err) {
-        log.warn({ err }, "render control loop failed; will retry");
-      }
-    });
-  }, deps.pollMs ?? 500);
+      },
+    },
+    renderId,
+  );
+}
 
-  const hooks: PipelineHooks = {
-    signal: controller.signal,
-    attempt,
-    async phase(next) {
-      phase = next;
-      const ok = await updateRenderFenced(db, {
-        id: renderId,
-        attempt,
-        set: { status: next, progress: progressValue() },
-      });
-      if (!ok) {
-        const control = await readRenderControl(db, renderId);
-        abort(control?.status === "cancelling" && control.attempt === attempt ? "cancelled" : "superseded");
-        throw controller.signal.reason;
-      }
+/**
+ * The `render` job handler: one fenced attempt per job ({@link runRenderAttempt}); a job whose
+ * retries ran out (its worker kept dying) fails its render with `WORKER_LOST`.
+ *
+ * @param opts.concurrency - renders run at once in this process (WORKER_CONCURRENCY).
+ */
+export function renderJobHandler(opts: {
+  db: Db;
+  clock: Clock;
+  store: BlobStore;
+  pipeline: RenderPipeline;
+  log: Logger;
+  concurrency: number;
+  pollingIntervalSeconds?: number;
+}): JobHandler<RenderJobV1> {
+  const { db, clock, log } = opts;
+  return {
+    concurrency: opts.concurrency,
+    ...(opts.pollingIntervalSeconds !== undefined
+      ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
+      : {}),
+    async run(data) {
+      const outcome = await runRenderAttempt(opts, data.renderId);
+      log.info({ renderId: data.renderId, outcome }, "render attempt ended");
     },
-    progress(p) {
-      pendingProgress = p;
-      // Overall ratio: preparing 0–5 %, rendering 5–95 %, finalizing 95–100 %; never backwards.
-      const base = phase === "preparing" ? 0 : phase === "rendering" ? 0.05 : 0.95;
-      const span = phase === "rendering" ? 0.9 : 0.05;
-      bestRatio = Math.max(bestRatio, Math.min(1, base + span * Math.max(0, Math.min(1, p.ratio))));
-    },
-    warn(w) {
-      warnings.push(w);
+    async deadLetter(data) {
+      await failRenderUnfenced(db, { id: data.renderId, now: clock.now(), error: workerLostError("render") });
     },
   };
+}
 
-  const finish = (from: RenderRow["status"][], set: Parameters<typeof finishRender>[1]["set"]) =>
-    finishRender(db, { id: renderId, attempt, from, set: { ...set, finishedAt: clock.now() } });
-
-  try {
-    const output = await deps.pipeline(claimed, hooks);
-    clearInterval(timer);
-    await tick;
-    const done = await finish(ACTIVE_STATUSES, {
-      status: "succeeded",
-      output: output as unknown as Record<string, unknown>,
-      warnings: warnings as unknown as Record<string, unknown>[],
-      error: null,
-      progress: { ratio: 1, phase: "done", updatedAt: clock.now().toISOString() },
-    });
-    if (done) return "succeeded";
-    // Cancelled (or superseded) after the file was made: the pipeline's output is orphaned.
-    log.info("render finished after cancellation; output discarded");
-    await deps.discardOutput(output).catch((err: unknown) => log.warn({ err }, "discarding output failed"));
-    const cancelled = await finish(["cancelling"], {
-      status: "cancelled",
-      progress: { ...progressValue(), phase: "done" },
-    });
-    return cancelled ? "cancelled" : "superseded";
-  } catch (err) {
-    clearInterval(timer);
-    await tick;
-    const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
-    if (reason === "cancelled") {
-      await finish(["cancelling"], { status: "cancelled", progress: { ...progressValue(), phase: "done" } });
-      log.info("render cancelled");
-      return "cancelled";
-    }
-    if (reason === "superseded") {
-      log.warn("render attempt superseded by a newer attempt; stopped");
-      return "superseded";
-    }
-    const renderError =
-      err instanceof RenderError
-        ? err
-        : new RenderError("INTERNAL", "The render failed unexpectedly", { retryable: true });
-    if (!(err instanceof RenderError)) log.error({ err }, "render attempt crashed");
-    if (renderError.retryable && attempt < maxAttempts) {
-      log.warn({ code: renderError.code }, "retryable render failure; pg-boss will retry");
-      throw renderError;
-    }
-    const failed = await finish(ACTIVE_STATUSES, {
-      status: "failed",
-      error: renderError.toJSON(),
-      warnings: warnings as unknown as Record<string, unknown>[],
-      progress: { ...progressValue(), phase: "done" },
-    });
-    if (!failed)
-      await finish(["cancelling"], { status: "cancelled", progress: { ...progressValue(), phase: "done" } });
-    return failed ? "failed" : "cancelled";
-  }
+/** Render attempts' work directories (`rnd_…-a<attempt>-…`) for the work-directory sweep. */
+export function renderWorkDirs(db: Db): WorkDirOwner {
+  return {
+    idPrefix: "rnd",
+    async readAttempts(ids) {
+      const rows = await readRenderAttempts(db, ids);
+      return new Map(
+        [...rows].map(([id, r]) => [id, { attempt: r.attempt, ended: TERMINAL_STATUSES.includes(r.status) }]),
+      );
+    },
+  };
 }

@@ -15,9 +15,10 @@ import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
 import { blameInput, type RemoteAssetLimits, redactPaths, resolveRenderAssets } from "./render-assets.ts";
-import type { PipelineHooks, RenderOutput, RenderPipeline } from "./render-job.ts";
-import { sweepRenderWorkDirs } from "./work-dir-sweep.ts";
+import { type PipelineHooks, type RenderOutput, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
@@ -74,15 +75,15 @@ export function createRenderPipeline(opts: {
   const remote = opts.remote ?? { maxBytes: 512 * 1024 * 1024, timeoutMs: 5 * 60_000 };
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, `${render.id}-a${hooks.attempt}-`));
+    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
     if (hooks.attempt > 1) {
       // A retry: the attempt before was lost with its worker. Sweeping now (this attempt's
       // claim is the fence) frees its scratch space at once instead of at the next sweep.
-      const removed = await sweepRenderWorkDirs(db, opts.workRoot).catch(() => []);
+      const removed = await sweepWorkDirs(opts.workRoot, [renderWorkDirs(db)]).catch(() => []);
       if (removed.length > 0)
         opts.log.info({ renderId: render.id, removed }, "removed ended attempts' work directories");
     }
-    const outputPrefix = `renders/${render.id}/`;
+    const outputPrefix = renderPrefix(render.id);
     let stored = false;
     try {
       const doc = render.composition as unknown as Timeline;
@@ -160,7 +161,7 @@ export function createRenderPipeline(opts: {
         sha256File(outPath),
       ]);
       const mime = FORMAT_MIME[options.format];
-      const key = `${outputPrefix}output.${options.format}`;
+      const key = renderOutputKey(render.id, options.format);
       stored = true;
       try {
         await store.putFile(key, outPath, { contentType: mime });
@@ -176,7 +177,7 @@ export function createRenderPipeline(opts: {
         if (poster) {
           const posterFile = path.join(workDir, "poster.jpg");
           await writeFile(posterFile, poster);
-          posterKey = `${outputPrefix}poster.jpg`;
+          posterKey = renderPosterKey(render.id);
           await store.putFile(posterKey, posterFile, { contentType: "image/jpeg" });
         }
       }

@@ -12,7 +12,7 @@ import { FORMAT_MIME } from "../../../domain/render/outputs.ts";
 import type { OutputFormat } from "../../../domain/render/types.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
-import type { Queue } from "../../../jobs/queue.ts";
+import type { Enqueue } from "../../../jobs/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
@@ -25,7 +25,7 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 export interface RenderRouteDeps {
   db: Db;
   clock: Clock;
-  queue: Queue;
+  enqueue: Enqueue;
   store: BlobStore;
   signedUrlTtlSec: number;
 }
@@ -100,7 +100,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     async (request, reply) => {
       const auth = requireAuth(request);
       const { render, created } = await startRender(
-        { db: deps.db, queue: deps.queue, now: deps.clock.now(), userId: auth.userId },
+        { db: deps.db, enqueue: deps.enqueue, now: deps.clock.now(), userId: auth.userId },
         { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
       );
       reply.header("Location", `/api/render/${render.id}`);

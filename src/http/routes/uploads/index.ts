@@ -8,10 +8,10 @@ import {
   listUploadsPage,
   type UploadRow,
 } from "../../../db/repositories/uploads.ts";
-import { uploadPrefix } from "../../../domain/uploads/ingest.ts";
 import { discardIngested, ingestParts } from "../../../domain/uploads/ingest-parts.ts";
 import { notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
+import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";

@@ -1,0 +1,153 @@
+/**
+ * The typed job registry: a job kind is a queue name, a payload type and a policy (retries,
+ * heartbeat, dead letter, expiry); a process that works jobs gives one handler per kind, and
+ * start-up fails when a queue has none.
+ */
+import type { Job, PgBoss } from "pg-boss";
+
+/** Retry, heartbeat, dead-letter and expiry policy of a job kind's queue. */
+export interface JobPolicy {
+  /** Retries after a failed attempt (a lost worker or a retryable failure). */
+  retryLimit: number;
+  /** Seconds before a retry. */
+  retryDelay: number;
+  /** pg-boss fails a job whose worker missed heartbeats this long (≥ 10 s); unset = no heartbeat. */
+  heartbeatSeconds?: number;
+  /** Expiry of one attempt when the sender gives none, seconds. */
+  expireInSeconds?: number;
+  /**
+   * Whether jobs whose retries ran out go to a dead-letter queue (`<name>_dead`), whose handler
+   * ends the resource (e.g. `failed` with `WORKER_LOST`).
+   */
+  deadLetter: boolean;
+}
+
+/** A job kind: queue name, payload type (`P`, type only) and policy. */
+export interface JobDefinition<P extends object> {
+  name: string;
+  policy: JobPolicy;
+  /** Type carrier only: never set. */
+  readonly payload?: P;
+}
+
+/** The payload type of a job definition. */
+export type PayloadOf<D> = D extends JobDefinition<infer P> ? P : never;
+
+/** Declares a job kind (see {@link JobDefinition}). */
+export function defineJob<P extends object>(name: string, policy: JobPolicy): JobDefinition<P> {
+  return { name, policy };
+}
+
+/** The dead-letter queue of a job kind, or undefined when it has none. */
+export function deadLetterQueue(def: JobDefinition<object>): string | undefined {
+  return def.policy.deadLetter ? `${def.name}_dead` : undefined;
+}
+
+/** How one process works one job kind. */
+export interface JobHandler<P extends object> {
+  /** Runs one attempt. Throwing fails the job (pg-boss retries it within the policy). */
+  run(data: P, job: { id: string; retryCount: number }): Promise<void>;
+  /** Runs for a job whose retries ran out (required when the policy has a dead letter). */
+  deadLetter?(data: P): Promise<void>;
+  /** Jobs of this kind run at once in this process (default 1). */
+  concurrency?: number;
+  /** Queue polling period, seconds (default 0.5). */
+  pollingIntervalSeconds?: number;
+}
+
+/** One handler for each job kind of `Defs`. */
+export type JobHandlers<Defs extends Record<string, JobDefinition<object>>> = {
+  [K in keyof Defs]: JobHandler<PayloadOf<Defs[K]>>;
+};
+
+/** A job id no job has: reading it loads a queue into pg-boss's cache. */
+const NO_JOB = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * Creates (idempotently) the queue of each job kind and its dead-letter queue, then loads them
+ * into pg-boss's queue cache: a send inside an application transaction then runs entirely on
+ * that transaction (on PGlite, the only connection, a cache miss would wait for it forever).
+ */
+export async function createJobQueues(
+  boss: PgBoss,
+  defs: Record<string, JobDefinition<object>>,
+): Promise<void> {
+  for (const def of Object.values(defs)) {
+    const dead = deadLetterQueue(def);
+    if (dead) await boss.createQueue(dead);
+    const { retryLimit, retryDelay, heartbeatSeconds, expireInSeconds } = def.policy;
+    await boss.createQueue(def.name, {
+      retryLimit,
+      retryDelay,
+      ...(heartbeatSeconds !== undefined ? { heartbeatSeconds } : {}),
+      ...(expireInSeconds !== undefined ? { expireInSeconds } : {}),
+      ...(dead ? { deadLetter: dead } : {}),
+    });
+    await boss.findJobs(def.name, { id: NO_JOB });
+  }
+}
+
+/**
+ * The start-up check: every job kind has a handler, with a dead-letter handler when its
+ * policy has a dead letter, and no handler names an unknown kind.
+ * @throws Error listing every problem.
+ */
+export function checkJobHandlers(
+  defs: Record<string, JobDefinition<object>>,
+  handlers: Record<string, JobHandler<never> | undefined>,
+): void {
+  const problems: string[] = [];
+  for (const [kind, def] of Object.entries(defs)) {
+    const handler = handlers[kind];
+    if (!handler) problems.push(`queue "${def.name}" has no handler`);
+    else if (def.policy.deadLetter && !handler.deadLetter)
+      problems.push(`queue "${deadLetterQueue(def)}" has no dead-letter handler`);
+  }
+  for (const kind of Object.keys(handlers)) {
+    if (!(kind in defs)) problems.push(`handler "${kind}" names no job kind`);
+  }
+  if (problems.length > 0) throw new Error(`Job registry: ${problems.join("; ")}`);
+}
+
+/**
+ * Checks the handlers ({@link checkJobHandlers}) and makes this process work every job kind
+ * of `defs` (one job per handler call) and every dead-letter queue.
+ *
+ * @returns a function that stops taking jobs and waits for running ones (graceful shutdown).
+ * @throws Error when a queue has no handler.
+ */
+export async function startJobWorkers<Defs extends Record<string, JobDefinition<object>>>(
+  boss: PgBoss,
+  defs: Defs,
+  handlers: JobHandlers<Defs>,
+): Promise<() => Promise<void>> {
+  checkJobHandlers(defs, handlers as Record<string, JobHandler<never>>);
+  const queues: string[] = [];
+  for (const kind of Object.keys(defs) as (keyof Defs & string)[]) {
+    const def = defs[kind] as JobDefinition<object>;
+    const handler = handlers[kind] as JobHandler<object>;
+    await boss.work<object>(
+      def.name,
+      {
+        batchSize: 1,
+        localConcurrency: handler.concurrency ?? 1,
+        pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
+      },
+      async ([job]: Job<object>[]) => {
+        if (job) await handler.run(job.data, { id: job.id, retryCount: job.retryCount });
+      },
+    );
+    queues.push(def.name);
+    const dead = deadLetterQueue(def);
+    const onDead = handler.deadLetter;
+    if (dead && onDead) {
+      await boss.work<object>(dead, { pollingIntervalSeconds: 2 }, async ([job]: Job<object>[]) => {
+        if (job) await onDead(job.data);
+      });
+      queues.push(dead);
+    }
+  }
+  return async () => {
+    for (const name of queues) await boss.offWork(name, { wait: true });
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * Every storage key Cutroom writes, in one place. Objects of one resource share a folder
+ * (`<kind>/<id>/`), so deleting the resource is one `deletePrefix`.
+ */
+
+/** Folder of upload `id`: its original and poster. */
+export const uploadPrefix = (id: string): string => `uploads/${id}/`;
+
+/** The uploaded (or generated) file itself. */
+export const uploadOriginalKey = (id: string): string => `${uploadPrefix(id)}original`;
+
+/** The JPEG poster of a video or image upload. */
+export const uploadPosterKey = (id: string): string => `${uploadPrefix(id)}poster.jpg`;
+
+/** Folder of render `id`: its output and poster. */
+export const renderPrefix = (id: string): string => `renders/${id}/`;
+
+/** A render's output file, e.g. `renders/rnd_…/output.mp4`. */
+export const renderOutputKey = (id: string, format: string): string => `${renderPrefix(id)}output.${format}`;
+
+/** The JPEG poster of a video render. */
+export const renderPosterKey = (id: string): string => `${renderPrefix(id)}poster.jpg`;

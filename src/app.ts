@@ -15,6 +15,7 @@ import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
+import { registerGenerationModelsRoute } from "./http/routes/generations/models.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
@@ -87,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
   registerHealth(app, { database });
-  registerMe(app);
+  registerMe(app, { db });
   registerProjectRoutes(app, { db });
   registerAnalysisRoutes(app);
   registerFileRoute(app, { store });
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   registerCompositionRoutes(app, { db, clock });
   registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
+  registerGenerationModelsRoute(app, { generation: config.generation });
 
   return app;
 }

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import { createProviders } from "./domain/generation/providers/index.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
@@ -15,6 +16,7 @@ import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
+import { registerGenerationRoutes } from "./http/routes/generations/index.ts";
 import { registerGenerationModelsRoute } from "./http/routes/generations/models.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
@@ -22,6 +24,7 @@ import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import type { App } from "./http/types.ts";
+import { generationEnqueuer } from "./jobs/generation-queue.ts";
 import type { Queue } from "./jobs/queue.ts";
 import { createLogger } from "./logger.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
@@ -116,6 +119,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCompositionRoutes(app, { db, clock });
   registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
   registerGenerationModelsRoute(app, { generation: config.generation });
+  registerGenerationRoutes(app, {
+    db,
+    clock,
+    store,
+    signedUrlTtlSec: ttl,
+    generation: config.generation,
+    enqueue: generationEnqueuer(queue),
+    providers: createProviders(config.generation, config.workDir),
+  });
 
   return app;
 }

@@ -1,7 +1,11 @@
+import path from "node:path";
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
+import { createProviders } from "./domain/generation/providers/index.ts";
+import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
+import { ensureGenerationQueue, startGenerationWorker } from "./jobs/generation-queue.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
 import { startWorkDirSweeps } from "./jobs/handlers/work-dir-sweep.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
@@ -45,6 +49,7 @@ export async function openRuntime(
   const store = await createStore(config);
   if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
   const queue = await startQueue(database);
+  await ensureGenerationQueue(queue);
   return {
     config,
     database,
@@ -105,8 +110,25 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       stallTimeoutMs: config.renderStallTimeoutSec * 1000,
     }),
   });
+  const stopGenerations = await startGenerationWorker({
+    boss: queue,
+    db: database.db,
+    clock,
+    log,
+    concurrency: config.workerConcurrency,
+    pipeline: {
+      db: database.db,
+      store,
+      clock,
+      providers: createProviders(config.generation, config.workDir),
+      workRoot: path.join(config.workDir, "generations"),
+      storeOutputs: createStoreOutputs({ db: database.db, store, maxBytes: config.uploadMaxBytes }),
+      discardOutputs: createDiscardOutputs({ db: database.db, store }),
+      remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 },
+    },
+  });
   return async () => {
     stopSweeps();
-    await stopRenders();
+    await Promise.all([stopRenders(), stopGenerations()]);
   };
 }

@@ -1,4 +1,8 @@
 import { Type } from "typebox";
+import { GENERATION_STATUSES } from "../../db/schema/generations.ts";
+import { IMAGE_SIZE_PRESETS } from "../../domain/generation/sizes.ts";
+import { Timestamp } from "./common.ts";
+import { Upload } from "./upload.ts";
 
 /** One model of `GET /api/v1/generate/models`. */
 export const ModelEntry = Type.Object(
@@ -73,3 +77,148 @@ export const ModelCatalog = Type.Object(
     ],
   },
 );
+
+const ID_EXAMPLE = "gen_01JD3Q5V0M8YB6Y2J4T6Z9KX1C";
+
+/** `imageSize`: one of fal's presets or an exact size. */
+export const ImageSizeSchema = Type.Union(
+  [
+    Type.Enum([...Object.keys(IMAGE_SIZE_PRESETS)], {
+      description: Object.entries(IMAGE_SIZE_PRESETS)
+        .map(([k, v]) => `${k} = ${v.width}×${v.height}`)
+        .join(", "),
+    }),
+    Type.Object(
+      {
+        width: Type.Integer({
+          minimum: 64,
+          maximum: 2048,
+          multipleOf: 8,
+          description: "Pixels, multiple of 8",
+        }),
+        height: Type.Integer({
+          minimum: 64,
+          maximum: 2048,
+          multipleOf: 8,
+          description: "Pixels, multiple of 8",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { default: "landscape_4_3" },
+);
+
+const Prompt = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description: "What to make, 1..2000 characters",
+});
+const ProjectId = Type.Optional(
+  Type.String({ maxLength: 64, description: "A project of the caller; the outputs are filed under it" }),
+);
+
+/** `POST /api/v1/generate/image` body. */
+export const ImageGenerationCreate = Type.Object(
+  {
+    prompt: Prompt,
+    imageSize: Type.Optional(ImageSizeSchema),
+    numImages: Type.Optional(Type.Integer({ minimum: 1, maximum: 4, default: 1 })),
+    seed: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 4294967295, description: "Same seed + prompt → same image" }),
+    ),
+    projectId: ProjectId,
+  },
+  {
+    additionalProperties: false,
+    title: "ImageGenerationCreate",
+    examples: [
+      {
+        prompt: "A lighthouse on a cliff at dusk, volumetric light",
+        imageSize: "landscape_16_9",
+        numImages: 1,
+      },
+    ],
+  },
+);
+
+/** `POST /api/v1/generate/video` body. */
+export const VideoGenerationCreate = Type.Object(
+  {
+    prompt: Prompt,
+    imageUrl: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        "The still: an `upl_…` id of one of your image uploads, the `url` this API returned for one, or a public https URL",
+    }),
+    resolution: Type.Optional(Type.Enum(["720p", "1080p"], { default: "720p" })),
+    duration: Type.Optional(Type.Enum(["4s", "6s", "8s"], { default: "8s" })),
+    aspectRatio: Type.Optional(
+      Type.Enum(["auto", "16:9", "9:16", "1:1"], {
+        default: "auto",
+        description: "`auto` = the closest of 16:9, 9:16 and 1:1 to the still (Veo has no 1:1)",
+      }),
+    ),
+    generateAudio: Type.Optional(
+      Type.Boolean({ default: false, description: "Ask the model for sound (doubles the vendor cost)" }),
+    ),
+    projectId: ProjectId,
+  },
+  {
+    additionalProperties: false,
+    title: "VideoGenerationCreate",
+    examples: [
+      {
+        prompt: "Slow push-in, waves rolling",
+        imageUrl: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+        resolution: "720p",
+        duration: "8s",
+        aspectRatio: "auto",
+      },
+    ],
+  },
+);
+
+/** The Generation resource. */
+export const Generation = Type.Object(
+  {
+    id: Type.String({ examples: [ID_EXAMPLE] }),
+    kind: Type.Union([Type.Literal("image"), Type.Literal("video")]),
+    status: Type.Union(GENERATION_STATUSES.map((s) => Type.Literal(s))),
+    projectId: Type.Union([Type.Null(), Type.String()]),
+    prompt: Type.String(),
+    params: Type.Record(Type.String(), Type.Unknown(), {
+      description: "The options as applied (defaults filled in)",
+    }),
+    model: Type.Object({
+      id: Type.String({ examples: ["fal-ai/flux-pro/v1.1", "offline/placeholder-image"] }),
+      provider: Type.Union([Type.Literal("fal"), Type.Literal("offline")]),
+      offline: Type.Boolean({
+        description: "true: a labelled placeholder made on this server, not AI output",
+      }),
+    }),
+    outputs: Type.Array(Upload, {
+      description: "Uploads of the caller (origin `generated`), once succeeded",
+    }),
+    error: Type.Union([
+      Type.Null(),
+      Type.Object({
+        code: Type.Union(
+          ["vendor_error", "vendor_timeout", "content_rejected", "input_unavailable", "worker_lost"].map(
+            (c) => Type.Literal(c),
+          ),
+        ),
+        message: Type.String(),
+      }),
+    ]),
+    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+    progress: Type.Union([Type.Null(), Type.Number({ minimum: 0, maximum: 1 })]),
+    createdAt: Timestamp(),
+    finishedAt: Type.Union([Type.Null(), Timestamp()]),
+  },
+  { title: "Generation" },
+);
+
+/** `:id` path parameter. */
+export const GenerationParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

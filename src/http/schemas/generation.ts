@@ -217,7 +217,52 @@ export const Generation = Type.Object(
     createdAt: Timestamp(),
     finishedAt: Type.Union([Type.Null(), Timestamp()]),
   },
-  { title: "Generation" },
+  {
+    title: "Generation",
+    examples: [
+      {
+        id: ID_EXAMPLE,
+        kind: "image",
+        status: "succeeded",
+        projectId: null,
+        prompt: "A lighthouse on a cliff at dusk, volumetric light",
+        params: { imageSize: "landscape_16_9", numImages: 1, seed: 7 },
+        model: { id: "fal-ai/flux-pro/v1.1", provider: "fal", offline: false },
+        outputs: [
+          {
+            id: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1D",
+            projectId: null,
+            url: "https://cutroom.example.com/files/uploads/upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1D/original?exp=1795600000&ct=image%2Fpng&sig=…",
+            urlExpiresAt: "2026-11-25T08:00:00.000Z",
+            type: "image",
+            mimeType: "image/png",
+            name: "gen_01JD3Q5V0M8YB6Y2J4T6Z9KX1C-1.png",
+            size: 1843211,
+            sha256: "9f2c…",
+            createdAt: "2026-11-24T08:00:03.000Z",
+            media: {
+              duration: null,
+              width: 1024,
+              height: 576,
+              fps: null,
+              videoCodec: null,
+              audioCodec: null,
+              hasAudio: false,
+            },
+            origin: "generated",
+            generationId: ID_EXAMPLE,
+            posterUrl:
+              "https://cutroom.example.com/files/uploads/upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1D/poster.jpg?exp=1795600000&ct=image%2Fjpeg&sig=…",
+          },
+        ],
+        error: null,
+        warnings: [],
+        progress: 1,
+        createdAt: "2026-11-24T08:00:00.000Z",
+        finishedAt: "2026-11-24T08:00:03.000Z",
+      },
+    ],
+  },
 );
 
 /** `:id` path parameter. */

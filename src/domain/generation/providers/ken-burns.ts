@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
+import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
 
 /** The part of the prepared still one output frame shows, in source pixels (sub-pixel floats). */
 export interface KenBurnsWindow {
@@ -130,6 +133,8 @@ export interface RenderKenBurnsOptions {
   signal?: AbortSignal;
   /** Called with the share of frames written, 0..1. */
   onProgress?: (ratio: number) => void;
+  /** Resampling threads (default: the machine's parallelism, at most 4). */
+  threads?: number;
 }
 
 /**
@@ -137,10 +142,11 @@ export interface RenderKenBurnsOptions {
  * exactly `width`×`height`, `fps` and `duration`, silent:
  * 1. ffmpeg scales the still once to cover `width·1.15`×`height·1.15` (Lanczos, centre crop),
  *    so the closest frame still reads the source at native resolution, as planar YUV 4:2:0;
- * 2. every frame is resampled here from that buffer with bilinear weights at sub-pixel positions
+ * 2. every frame is resampled from that buffer with bilinear weights at sub-pixel positions
  *    ({@link kenBurnsWindow}, eased by frame index), so zoom and drift advance smoothly instead of
- *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma;
- * 3. frames stream as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
+ *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma; worker
+ *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots;
+ * 3. frames stream in order as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
  *
  * @throws FfmpegError `FFMPEG_FAILED` when either ffmpeg fails (stderr tail in the message),
  *   `ABORTED` when `signal` aborts (both processes are killed first).
@@ -173,11 +179,6 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
       `the still decoded to ${still.length} bytes, not one ${srcW}x${srcH} frame`,
     );
   }
-  const planes = [
-    still.subarray(0, lumaSize),
-    still.subarray(lumaSize, lumaSize + chromaSize),
-    still.subarray(lumaSize + chromaSize),
-  ];
   const frames = Math.round(opts.duration * opts.fps);
   const encoder = spawn(
     "ffmpeg",
@@ -213,29 +214,63 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   encoder.stdin.on("error", () => {});
   const frameSize = width * height * 1.5;
-  // Two frame buffers: one is being written to the pipe while the next is resampled.
-  const buffers = [Buffer.allocUnsafe(frameSize), Buffer.allocUnsafe(frameSize)];
-  const pending: (Promise<void> | null)[] = [null, null];
+  const threadCount = opts.threads ?? Math.max(1, Math.min(4, availableParallelism()));
+  // Two frame slots per thread: one being resampled while the other waits for the pipe.
+  const slots = threadCount * 2;
+  const sharedStill = new SharedArrayBuffer(still.length);
+  new Uint8Array(sharedStill).set(still);
+  const sharedFrames = new SharedArrayBuffer(frameSize * slots);
+  const data: KenBurnsThreadData = {
+    still: sharedStill,
+    frames: sharedFrames,
+    srcW,
+    srcH,
+    width,
+    height,
+    frameCount: frames,
+  };
+  const threads = Array.from(
+    { length: threadCount },
+    () => new Worker(new URL("./ken-burns-thread.ts", import.meta.url), { workerData: data }),
+  );
+  const ready = new Map<number, () => void>();
+  let threadError: unknown;
+  for (const t of threads) {
+    t.on("message", ({ n }: { n: number }) => ready.get(n)?.());
+    t.on("error", (err) => {
+      threadError = err;
+      for (const resolve of ready.values()) resolve();
+    });
+  }
+  // Per slot: settles once the frame last written from it has left for the encoder.
+  const slotFree: Promise<void>[] = Array.from({ length: slots }, () => Promise.resolve());
+  const resampled: Promise<void>[] = [];
+  const schedule = (n: number) => {
+    const slot = n % slots;
+    resampled[n] = (slotFree[slot] as Promise<void>).then(
+      () =>
+        new Promise<void>((resolve) => {
+          ready.set(n, resolve);
+          threads[n % threadCount]?.postMessage({ n, slot });
+        }),
+    );
+  };
   try {
+    for (let n = 0; n < Math.min(slots, frames); n++) schedule(n);
     for (let n = 0; n < frames; n++) {
       if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");
-      const slot = n % 2;
-      await pending[slot];
-      const buf = buffers[slot] as Buffer;
-      const win = kenBurnsWindow(n, frames, srcW, srcH);
-      const half = { left: win.left / 2, top: win.top / 2, width: win.width / 2, height: win.height / 2 };
-      const y = buf.subarray(0, width * height);
-      const u = buf.subarray(width * height, width * height * 1.25);
-      const v = buf.subarray(width * height * 1.25);
-      resamplePlane(planes[0] as Buffer, srcW, srcH, win, y, width, height);
-      resamplePlane(planes[1] as Buffer, srcW / 2, srcH / 2, half, u, width / 2, height / 2);
-      resamplePlane(planes[2] as Buffer, srcW / 2, srcH / 2, half, v, width / 2, height / 2);
-      pending[slot] = new Promise<void>((resolve, reject) =>
-        encoder.stdin.write(buf, (err) => (err ? reject(err) : resolve())),
+      await resampled[n];
+      ready.delete(n);
+      if (threadError) throw threadError;
+      const slot = n % slots;
+      const frame = Buffer.from(sharedFrames, slot * frameSize, frameSize);
+      slotFree[slot] = new Promise<void>((resolve, reject) =>
+        encoder.stdin.write(frame, (err) => (err ? reject(err) : resolve())),
       );
+      if (n + slots < frames) schedule(n + slots);
       opts.onProgress?.((n + 1) / frames);
     }
-    await Promise.all(pending);
+    await Promise.all(slotFree);
     encoder.stdin.end();
     const [code] = await exited;
     if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");
@@ -256,6 +291,7 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
     );
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
+    await Promise.all(threads.map((t) => t.terminate()));
   }
 }
 

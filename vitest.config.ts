@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 60_000),
     pool: "forks",
     // Two cores: ffmpeg-heavy files would starve each other beyond two workers.
     maxWorkers: 2,

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import { createProviders } from "./domain/generation/providers/index.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
@@ -15,6 +16,8 @@ import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
+import { registerGenerationRoutes } from "./http/routes/generations/index.ts";
+import { registerGenerationModelsRoute } from "./http/routes/generations/models.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
@@ -88,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
   registerHealth(app, { database });
-  registerMe(app);
+  registerMe(app, { db });
   registerProjectRoutes(app, { db });
   registerAnalysisRoutes(app);
   registerFileRoute(app, { store });
@@ -114,7 +117,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   registerCompositionRoutes(app, { db, clock });
-  registerRenderRoutes(app, { db, clock, enqueue: createEnqueue(queue), store, signedUrlTtlSec: ttl });
+  const enqueue = createEnqueue(queue);
+  registerRenderRoutes(app, { db, clock, enqueue, store, signedUrlTtlSec: ttl });
+  registerGenerationModelsRoute(app, { generation: config.generation });
+  registerGenerationRoutes(app, {
+    db,
+    clock,
+    store,
+    signedUrlTtlSec: ttl,
+    generation: config.generation,
+    enqueue,
+    providers: createProviders(config.generation, config.workDir),
+  });
 
   return app;
 }

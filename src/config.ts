@@ -54,6 +54,24 @@ export interface Config {
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean;
+  /** Image and video generation (fal.ai or the offline placeholder provider). */
+  generation: GenerationConfig;
+}
+
+/** Which provider runs generations: `auto` = fal.ai when a key is set, else offline. */
+export type GenerationProviderSetting = "auto" | "fal" | "offline";
+
+/** Generation settings. `falKey` is a secret: never log or return it. */
+export interface GenerationConfig {
+  provider: GenerationProviderSetting;
+  /** fal.ai API key (`FAL_KEY`), or undefined. */
+  falKey: string | undefined;
+  /** Origin of fal's queue API, no trailing slash (default `https://queue.fal.run`). */
+  falQueueUrl: string;
+  /** fal model id of still-to-video (default `fal-ai/veo3/fast/image-to-video`). */
+  falVideoModel: string;
+  /** How long `POST /generate/image` waits for the result before answering 202, seconds. */
+  imageWaitSec: number;
 }
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -151,6 +169,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     };
   }
 
+  let falQueueUrl = str("FAL_QUEUE_URL") ?? "https://queue.fal.run";
+  try {
+    const u = new URL(falQueueUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("protocol");
+    falQueueUrl = u.origin;
+  } catch {
+    problems.push(
+      `FAL_QUEUE_URL=${JSON.stringify(falQueueUrl)}: must be an http(s) origin, e.g. https://queue.fal.run`,
+    );
+  }
+  const falVideoModel = str("FAL_VIDEO_MODEL");
+  if (falVideoModel !== undefined && !/^[\w.-]+\/[\w.-]+(\/[\w.-]+)*$/.test(falVideoModel)) {
+    problems.push(
+      `FAL_VIDEO_MODEL=${JSON.stringify(falVideoModel)}: must be a fal model id such as fal-ai/veo3/fast/image-to-video`,
+    );
+  }
+
   const secret = str("URL_SIGNING_SECRET");
   if (secret !== undefined && secret.length < 32)
     problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
@@ -180,7 +215,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
+    generation: {
+      provider: oneOf("GENERATION_PROVIDER", ["auto", "fal", "offline"] as const, "auto"),
+      falKey: str("FAL_KEY"),
+      falQueueUrl,
+      falVideoModel: falVideoModel ?? "fal-ai/veo3/fast/image-to-video",
+      imageWaitSec: int("IMAGE_WAIT_SEC", 30, 0, 300),
+    },
   };
+  if (config.generation.provider === "fal" && !config.generation.falKey) {
+    problems.push("GENERATION_PROVIDER=fal: needs FAL_KEY");
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

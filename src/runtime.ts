@@ -2,6 +2,8 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
+import { createProviders } from "./domain/generation/providers/index.ts";
+import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { startJobWorker } from "./jobs/worker.ts";
@@ -103,5 +105,15 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       log,
       stallTimeoutMs: config.renderStallTimeoutSec * 1000,
     }),
+    generationPipeline: {
+      db: database.db,
+      store,
+      clock,
+      providers: createProviders(config.generation, config.workDir),
+      workRoot: config.workDir,
+      storeOutputs: createStoreOutputs({ db: database.db, store, maxBytes: config.uploadMaxBytes }),
+      discardOutputs: createDiscardOutputs({ db: database.db, store }),
+      remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 },
+    },
   });
 }

@@ -11,6 +11,12 @@ export interface RenderJobV1 {
   renderId: string;
 }
 
+/** Payload of a `generation` job: the generation row is the source of truth. */
+export interface GenerationJobV1 {
+  v: 1;
+  generationId: string;
+}
+
 /** Every job kind. */
 export const JOBS = {
   render: defineJob<RenderJobV1>("render", {
@@ -20,6 +26,16 @@ export const JOBS = {
     retryDelay: 2,
     // pg-boss fails a job whose worker missed heartbeats this long (its minimum is 10 s).
     heartbeatSeconds: 10,
+    deadLetter: true,
+  }),
+  generation: defineJob<GenerationJobV1>("generation", {
+    // A retry resumes polling the vendor request the lost attempt submitted (its id is on
+    // the row), so retrying never pays twice; `generation_dead` fails it with `worker_lost`.
+    retryLimit: 2,
+    retryDelay: 2,
+    heartbeatSeconds: 10,
+    // Vendor video generations take minutes; the pipeline's own deadline (30 min) comes first.
+    expireInSeconds: 3600,
     deadLetter: true,
   }),
 } as const;

@@ -1,8 +1,10 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/client.ts";
+import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { JOBS, type JobCatalog } from "./catalog.ts";
+import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
 import type { Queue } from "./queue.ts";
@@ -14,7 +16,7 @@ import { type JobHandlers, startJobWorkers } from "./registry.ts";
  * that killed workers left behind. Returns a function that stops taking jobs and waits for
  * running ones (graceful shutdown).
  *
- * @param opts.concurrency - renders run at once in this process (WORKER_CONCURRENCY).
+ * @param opts.concurrency - jobs of each kind run at once in this process (WORKER_CONCURRENCY).
  */
 export async function startJobWorker(opts: {
   boss: Queue;
@@ -25,9 +27,12 @@ export async function startJobWorker(opts: {
   workRoot: string;
   concurrency: number;
   renderPipeline: RenderPipeline;
+  generationPipeline: GenerationPipelineDeps;
   pollingIntervalSeconds?: number;
 }): Promise<() => Promise<void>> {
   const { db, log } = opts;
+  const polling =
+    opts.pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds: opts.pollingIntervalSeconds } : {};
   const handlers: JobHandlers<JobCatalog> = {
     render: renderJobHandler({
       db,
@@ -36,12 +41,16 @@ export async function startJobWorker(opts: {
       log,
       pipeline: opts.renderPipeline,
       concurrency: opts.concurrency,
-      ...(opts.pollingIntervalSeconds !== undefined
-        ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
-        : {}),
+      ...polling,
+    }),
+    generation: generationJobHandler({
+      pipeline: opts.generationPipeline,
+      log,
+      concurrency: opts.concurrency,
+      ...polling,
     }),
   };
-  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db)];
+  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db), generationWorkDirs(db)];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });
   return async () => {

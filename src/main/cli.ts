@@ -7,6 +7,8 @@ import { insertProject, listProjectsPage } from "../db/repositories/projects.ts"
 import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
 import { issueApiKey } from "../domain/accounts/issue-api-key.ts";
 import { parseScopes } from "../domain/auth/scopes.ts";
+import { effectiveImageModelId, IMAGE_MODEL_IDS } from "../domain/generation/models.ts";
+import { setImageModelPreference } from "../domain/generation/preference.ts";
 import { PLANS, type Plan } from "../domain/quota/daily-quota.ts";
 
 /** CLI for operators: users, keys and projects, on the same database the server uses. */
@@ -107,6 +109,25 @@ users
       const user = await requireUser(database, who);
       const u = await updateUserPlan(database.db, user.id, plan);
       print([{ id: u?.id, email: u?.email, plan: u?.plan }], json());
+    });
+  });
+
+users
+  .command("set-image-model")
+  .description('set the user\'s preferred image model ("default" clears the preference)')
+  .argument("<user>", "usr_ id or email")
+  .argument("<model>", `one of ${IMAGE_MODEL_IDS.join(", ")}, or default`)
+  .action(async (who: string, model: string) => {
+    await withDb(async (database) => {
+      const user = await requireUser(database, who);
+      let stored: string | null;
+      try {
+        stored = await setImageModelPreference(database.db, user.id, model === "default" ? null : model);
+      } catch (err) {
+        const detail = (err as { details?: { message: string }[] }).details?.[0]?.message;
+        throw new Error(detail ? `model ${detail}` : (err as Error).message);
+      }
+      print([{ id: user.id, email: user.email, imageModel: effectiveImageModelId(stored) }], json());
     });
   });
 

@@ -154,6 +154,24 @@ async function checkUrl(
   return addresses[0] as ResolvedAddress;
 }
 
+/**
+ * Checks a URL the way {@link fetchRemoteAsset} does before it connects (https, no credentials,
+ * every address of the host public), without fetching it: lets an API refuse a URL at once.
+ * @throws RemoteAssetError `refused` (not a URL, or not allowed) or `network` (DNS failed).
+ */
+export async function checkRemoteUrl(
+  src: string,
+  opts: Pick<FetchRemoteAssetOptions, "resolve" | "refusal"> = {},
+): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(src);
+  } catch {
+    throw new RemoteAssetError("refused", "The asset URL is not a valid URL");
+  }
+  await checkUrl(url, opts);
+}
+
 /** A `lookup` that answers every query with the checked address (no second DNS query). */
 function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {

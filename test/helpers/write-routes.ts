@@ -5,6 +5,7 @@
  */
 export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: string }[] = [
   { method: "POST", url: "/api/v1/projects" },
+  { method: "PATCH", url: "/api/v1/me/settings" },
   { method: "POST", url: "/api/compositions" },
   { method: "PUT", url: "/api/compositions/:id" },
   { method: "PATCH", url: "/api/compositions/:id" },
@@ -13,4 +14,7 @@ export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: s
   { method: "DELETE", url: "/api/v1/uploads/:id" },
   { method: "POST", url: "/api/render" },
   { method: "DELETE", url: "/api/render/:jobId" },
+  { method: "POST", url: "/api/v1/generate/image" },
+  { method: "POST", url: "/api/v1/generate/video" },
+  { method: "DELETE", url: "/api/v1/generations/:id" },
 ];

@@ -35,7 +35,11 @@ describe("authentication (DESIGN §3)", () => {
     const res = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(acct.key) });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.user).toMatchObject({ id: acct.userId, plan: "upgraded", settings: { imageModel: null } });
+    expect(body.user).toMatchObject({
+      id: acct.userId,
+      plan: "upgraded",
+      settings: { imageModel: "fal-ai/flux-pro/v1.1" },
+    });
     expect(body.apiKey).toMatchObject({ id: acct.keyId, scopes: ["read", "write"], revokedAt: null });
     expect(body.apiKey.prefix).toBe(acct.key.slice(0, 10));
     expect(JSON.stringify(body)).not.toContain(acct.key);

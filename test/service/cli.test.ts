@@ -43,6 +43,12 @@ describe("cutroom CLI on a PGlite data directory", () => {
     expect(await cli(env, "users", "set-plan", "ana@example.test", "admin")).toMatchObject([
       { plan: "admin" },
     ]);
+    expect(
+      await cli(env, "users", "set-image-model", "ana@example.test", "fal-ai/flux/schnell"),
+    ).toMatchObject([{ imageModel: "fal-ai/flux/schnell" }]);
+    await expect(cli(env, "users", "set-image-model", "ana@example.test", "dall-e")).rejects.toThrow(
+      /fal-ai\/flux-pro\/v1\.1, fal-ai\/flux\/schnell/,
+    );
     const [key] = await cli(
       env,
       "keys",

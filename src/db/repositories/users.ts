@@ -48,3 +48,13 @@ export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
   return row?.n ?? 0;
 }
+
+/** Sets (or clears, with null) a user's image-model preference; returns the updated row or null. */
+export async function updateUserImageModel(
+  db: Db,
+  userId: string,
+  imageModel: string | null,
+): Promise<UserRow | null> {
+  const [row] = await db.update(users).set({ imageModel }).where(eq(users.id, userId)).returning();
+  return row ?? null;
+}

@@ -1,5 +1,6 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { MediaInfo } from "../../media/probe.ts";
+import { generations } from "./generations.ts";
 import { projects } from "./projects.ts";
 import { users } from "./users.ts";
 
@@ -24,7 +25,14 @@ export const uploads = pgTable(
     storageKey: text("storage_key").notNull(),
     posterKey: text("poster_key"),
     media: jsonb("media").$type<UploadMedia | null>(),
+    /** `upload` (sent by the client) or `generated` (an output of generation `generation_id`). */
+    origin: text("origin").$type<"upload" | "generated">().notNull().default("upload"),
+    generationId: text("generation_id").references(() => generations.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("uploads_user_idx").on(t.userId, t.id), index("uploads_project_idx").on(t.projectId)],
+  (t) => [
+    index("uploads_user_idx").on(t.userId, t.id),
+    index("uploads_project_idx").on(t.projectId),
+    index("uploads_generation_idx").on(t.generationId),
+  ],
 );

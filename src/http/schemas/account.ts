@@ -12,8 +12,10 @@ export const User = Type.Object(
     plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
     createdAt: Timestamp(),
     settings: Type.Object({
-      imageModel: Type.Union([Type.String(), Type.Null()], {
-        description: "Preferred image model; null = default",
+      imageModel: Type.String({
+        description:
+          "The image model generations use: the account's preference, else the default (see GET /api/v1/generate/models)",
+        examples: ["fal-ai/flux-pro/v1.1"],
       }),
     }),
   },
@@ -46,3 +48,14 @@ export const RateLimit = Type.Object(
 
 /** `GET /api/v1/me` response. */
 export const Me = Type.Object({ user: User, apiKey: ApiKey, rateLimit: RateLimit }, { title: "Me" });
+
+/** `PATCH /api/v1/me/settings` body. */
+export const SettingsUpdate = Type.Object(
+  {
+    imageModel: Type.Union([Type.Null(), Type.String({ maxLength: 200 })], {
+      description:
+        "`fal-ai/flux-pro/v1.1` (high quality, the default) or `fal-ai/flux/schnell` (fast); null = default",
+    }),
+  },
+  { additionalProperties: false, title: "SettingsUpdate", examples: [{ imageModel: "fal-ai/flux/schnell" }] },
+);

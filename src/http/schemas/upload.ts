@@ -31,6 +31,10 @@ export const Upload = Type.Object(
         hasAudio: Type.Boolean(),
       }),
     ]),
+    origin: Type.Union([Type.Literal("upload"), Type.Literal("generated")], {
+      description: "`generated`: an output of the generation `generationId`",
+    }),
+    generationId: Type.Union([Type.Null(), Type.String()]),
     posterUrl: Type.Union([
       Type.Null(),
       Type.String({ description: "Signed JPEG poster URL (video and image)" }),

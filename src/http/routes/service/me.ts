@@ -1,6 +1,10 @@
+import { Type } from "typebox";
+import type { Db } from "../../../db/client.ts";
+import { effectiveImageModelId } from "../../../domain/generation/models.ts";
+import { setImageModelPreference } from "../../../domain/generation/preference.ts";
 import { resetAtIso } from "../../../domain/quota/daily-quota.ts";
-import { Me } from "../../schemas/account.ts";
-import { responses } from "../../schemas/common.ts";
+import { Me, SettingsUpdate, User } from "../../schemas/account.ts";
+import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
 type Presented = { user: Record<string, unknown>; apiKey: Record<string, unknown> };
@@ -18,7 +22,7 @@ function present(auth: AuthContext): Presented {
         name: auth.user.name,
         plan: auth.plan,
         createdAt: auth.user.createdAt.toISOString(),
-        settings: { imageModel: auth.user.imageModel },
+        settings: { imageModel: effectiveImageModelId(auth.user.imageModel) },
       },
       apiKey: {
         id: auth.key.id,
@@ -35,8 +39,11 @@ function present(auth: AuthContext): Presented {
   return p;
 }
 
-/** `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state. */
-export function registerMe(app: App): void {
+/**
+ * `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state;
+ * `PATCH /api/v1/me/settings`: the owner's settings (the image-model preference).
+ */
+export function registerMe(app: App, deps: { db: Db }): void {
   app.get(
     "/api/v1/me",
     {
@@ -53,6 +60,31 @@ export function registerMe(app: App): void {
       const { user, apiKey } = present(auth);
       const { limit, remaining, resetAt } = auth.quota;
       return { user, apiKey, rateLimit: { limit, remaining, resetAt: resetAtIso(resetAt) } };
+    },
+  );
+
+  app.patch(
+    "/api/v1/me/settings",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "updateSettings",
+        summary: "Change the account's settings (preferred image model)",
+        description:
+          "`imageModel` must be one of the selectable image models of `GET /api/v1/generate/models` (400 naming the allowed ids otherwise); null returns to the default.",
+        tags: ["Service"],
+        body: SettingsUpdate,
+        response: responses({ 200: Type.Object({ user: User }, { title: "SettingsUpdated" }) }, [
+          ...AUTH_ERRORS,
+          403,
+        ]),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const stored = await setImageModelPreference(deps.db, auth.userId, request.body.imageModel);
+      const { user } = present(auth);
+      return { user: { ...user, settings: { imageModel: effectiveImageModelId(stored) } } };
     },
   );
 }

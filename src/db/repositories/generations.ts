@@ -1,0 +1,198 @@
+import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Db } from "../client.ts";
+import { type GenerationStatus, generations } from "../schema/generations.ts";
+import { uploads } from "../schema/uploads.ts";
+import type { UploadRow } from "./uploads.ts";
+
+/** A generation row. */
+export type GenerationRow = typeof generations.$inferSelect;
+/** Values of a new generation row. */
+export type NewGeneration = typeof generations.$inferInsert;
+
+/** Statuses that never change again. */
+export const GENERATION_TERMINAL: GenerationStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** Inserts a queued generation. */
+export async function insertGeneration(db: Db, row: NewGeneration): Promise<GenerationRow> {
+  const [r] = await db.insert(generations).values(row).returning();
+  return r as GenerationRow;
+}
+
+/** One generation of `userId`, or null (also another owner's). */
+export async function findGeneration(db: Db, userId: string, id: string): Promise<GenerationRow | null> {
+  const [r] = await db
+    .select()
+    .from(generations)
+    .where(and(eq(generations.userId, userId), eq(generations.id, id)))
+    .limit(1);
+  return r ?? null;
+}
+
+/** A generation by id regardless of owner (workers). */
+export async function findGenerationById(db: Db, id: string): Promise<GenerationRow | null> {
+  const [r] = await db.select().from(generations).where(eq(generations.id, id)).limit(1);
+  return r ?? null;
+}
+
+/** A page of a user's generations, newest first, filtered by kind and status. */
+export async function listGenerationsPage(
+  db: Db,
+  input: {
+    userId: string;
+    kind?: "image" | "video" | undefined;
+    status?: GenerationStatus | undefined;
+    limit: number;
+    afterId: string | undefined;
+  },
+): Promise<{ rows: GenerationRow[]; hasMore: boolean }> {
+  const conditions = [eq(generations.userId, input.userId)];
+  if (input.kind) conditions.push(eq(generations.kind, input.kind));
+  if (input.status) conditions.push(eq(generations.status, input.status));
+  if (input.afterId) conditions.push(lt(generations.id, input.afterId));
+  const rows = await db
+    .select()
+    .from(generations)
+    .where(and(...conditions))
+    .orderBy(desc(generations.id))
+    .limit(input.limit + 1);
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}
+
+/** The output uploads of each generation, in creation order. */
+export async function outputsOf(db: Db, generationIds: string[]): Promise<Map<string, UploadRow[]>> {
+  const map = new Map<string, UploadRow[]>(generationIds.map((id) => [id, []]));
+  if (generationIds.length === 0) return map;
+  const rows = await db
+    .select()
+    .from(uploads)
+    .where(inArray(uploads.generationId, generationIds))
+    .orderBy(asc(uploads.id));
+  for (const r of rows) map.get(r.generationId as string)?.push(r);
+  return map;
+}
+
+/**
+ * A worker claims a generation for a new attempt: increments `attempt` (the fence) and marks it
+ * `running`, unless it is terminal. Returns the claimed row or null.
+ */
+export async function claimGeneration(db: Db, id: string, now: Date): Promise<GenerationRow | null> {
+  const [r] = await db
+    .update(generations)
+    .set({ attempt: sql`${generations.attempt} + 1`, status: "running", heartbeatAt: now })
+    .where(and(eq(generations.id, id), inArray(generations.status, ["queued", "running"])))
+    .returning();
+  return r ?? null;
+}
+
+/**
+ * Fenced write by the attempt `attempt` of a running generation. Returns false when the attempt
+ * lost the generation (cancelled, finished, or a newer attempt) and must stop.
+ */
+export async function updateGenerationFenced(
+  db: Db,
+  input: { id: string; attempt: number; set: Partial<NewGeneration> },
+): Promise<boolean> {
+  const rows = await db
+    .update(generations)
+    .set(input.set)
+    .where(
+      and(
+        eq(generations.id, input.id),
+        eq(generations.attempt, input.attempt),
+        eq(generations.status, "running"),
+      ),
+    )
+    .returning({ id: generations.id });
+  return rows.length > 0;
+}
+
+/**
+ * Records the vendor's request id, once: fenced like {@link updateGenerationFenced} and only
+ * while no id is stored. Returns false when the attempt lost the generation.
+ */
+export async function setVendorRequestId(
+  db: Db,
+  input: { id: string; attempt: number; requestId: string },
+): Promise<boolean> {
+  const rows = await db
+    .update(generations)
+    .set({ vendorRequestId: input.requestId })
+    .where(
+      and(
+        eq(generations.id, input.id),
+        eq(generations.attempt, input.attempt),
+        eq(generations.status, "running"),
+        isNull(generations.vendorRequestId),
+      ),
+    )
+    .returning({ id: generations.id });
+  return rows.length > 0;
+}
+
+/**
+ * Cancels a queued or running generation of `userId`. Returns `{ row, changed }`: the row after
+ * the change (`changed` true), the unchanged row of a terminal one, or null when it does not exist.
+ */
+export async function cancelGenerationRow(
+  db: Db,
+  userId: string,
+  id: string,
+  now: Date,
+): Promise<{ row: GenerationRow; changed: boolean } | null> {
+  const [changed] = await db
+    .update(generations)
+    .set({ status: "cancelled", finishedAt: now })
+    .where(
+      and(
+        eq(generations.userId, userId),
+        eq(generations.id, id),
+        inArray(generations.status, ["queued", "running"]),
+      ),
+    )
+    .returning();
+  if (changed) return { row: changed, changed: true };
+  const row = await findGeneration(db, userId, id);
+  return row ? { row, changed: false } : null;
+}
+
+/** Status and attempt of a generation (the worker's cancellation poll). */
+export async function readGenerationControl(
+  db: Db,
+  id: string,
+): Promise<{ status: GenerationStatus; attempt: number } | null> {
+  const [r] = await db
+    .select({ status: generations.status, attempt: generations.attempt })
+    .from(generations)
+    .where(eq(generations.id, id))
+    .limit(1);
+  return r ?? null;
+}
+
+/**
+ * Ends a queued or running generation whatever attempt owns it (its worker is gone): `failed`
+ * with `error`. Returns whether a row changed.
+ */
+export async function failGenerationUnfenced(
+  db: Db,
+  input: { id: string; error: { code: string; message: string }; now: Date },
+): Promise<boolean> {
+  const rows = await db
+    .update(generations)
+    .set({ status: "failed", error: input.error, finishedAt: input.now })
+    .where(and(eq(generations.id, input.id), inArray(generations.status, ["queued", "running"])))
+    .returning({ id: generations.id });
+  return rows.length > 0;
+}
+
+/** Current attempt and status of each of `ids` that exists (the work-directory sweep). */
+export async function readGenerationAttempts(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, { attempt: number; status: GenerationStatus }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: generations.id, attempt: generations.attempt, status: generations.status })
+    .from(generations)
+    .where(inArray(generations.id, ids));
+  return new Map(rows.map((r) => [r.id, { attempt: r.attempt, status: r.status }]));
+}

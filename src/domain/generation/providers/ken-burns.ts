@@ -1,0 +1,331 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { FfmpegError } from "../../../media/ffmpeg-run.ts";
+import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
+
+/** The part of the prepared still one output frame shows, in source pixels (sub-pixel floats). */
+export interface KenBurnsWindow {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** Largest zoom of the move: the last frame shows 1/1.15 of the still's width and height. */
+export const KEN_BURNS_MAX_ZOOM = 1.15;
+
+/**
+ * Sine ease-in-out (0 → 1 with zero velocity at both ends): `0.5 − 0.5·cos(π·t)`.
+ * @param t - progress 0..1 (clamped).
+ */
+export function easeInOutSine(t: number): number {
+  const c = Math.min(1, Math.max(0, t));
+  return 0.5 - 0.5 * Math.cos(Math.PI * c);
+}
+
+/**
+ * The window of frame `n` of `frames` over a still of `srcWidth`×`srcHeight` pixels: the zoom
+ * goes from 1 (the whole still) to {@link KEN_BURNS_MAX_ZOOM} while the centre drifts right and
+ * up, both driven by the frame index through {@link easeInOutSine}. Positions are real numbers:
+ * the resampler reads between pixels, so the motion has no integer steps.
+ */
+export function kenBurnsWindow(
+  n: number,
+  frames: number,
+  srcWidth: number,
+  srcHeight: number,
+): KenBurnsWindow {
+  const e = easeInOutSine(frames > 1 ? n / (frames - 1) : 0);
+  const zoom = 1 + (KEN_BURNS_MAX_ZOOM - 1) * e;
+  const width = srcWidth / zoom;
+  const height = srcHeight / zoom;
+  // Drift within the slack the final zoom leaves (60 % of it to the right, 40 % up).
+  const slackX = (srcWidth - srcWidth / KEN_BURNS_MAX_ZOOM) / 2;
+  const slackY = (srcHeight - srcHeight / KEN_BURNS_MAX_ZOOM) / 2;
+  const cx = srcWidth / 2 + 0.6 * slackX * e;
+  const cy = srcHeight / 2 - 0.4 * slackY * e;
+  return { left: cx - width / 2, top: cy - height / 2, width, height };
+}
+
+/** Sampling positions of one axis: source index and 8-bit fraction of every output pixel. */
+function axisTaps(
+  outSize: number,
+  start: number,
+  span: number,
+  srcSize: number,
+): { i: Int32Array; f: Int32Array } {
+  const i = new Int32Array(outSize);
+  const f = new Int32Array(outSize);
+  const step = span / outSize;
+  for (let x = 0; x < outSize; x++) {
+    // Pixel centres map to pixel centres (the convention of swscale and most resamplers).
+    const s = Math.min(srcSize - 1, Math.max(0, start + (x + 0.5) * step - 0.5));
+    const base = Math.min(srcSize - 2, Math.floor(s));
+    i[x] = base;
+    f[x] = Math.round((s - base) * 256);
+  }
+  return { i, f };
+}
+
+/**
+ * Bilinear resampling of one 8-bit plane: the window (`left`, `top`, `width`, `height`, source
+ * pixels) of `src` (`srcW`×`srcH`) into `dst` (`dstW`×`dstH`), fixed-point with 1/256 pixel steps.
+ */
+export function resamplePlane(
+  src: Uint8Array,
+  srcW: number,
+  srcH: number,
+  win: KenBurnsWindow,
+  dst: Uint8Array,
+  dstW: number,
+  dstH: number,
+): void {
+  const xs = axisTaps(dstW, win.left, win.width, srcW);
+  const ys = axisTaps(dstH, win.top, win.height, srcH);
+  const xi = xs.i;
+  const xf = xs.f;
+  for (let y = 0; y < dstH; y++) {
+    const r0 = (ys.i[y] as number) * srcW;
+    const r1 = r0 + srcW;
+    const fy = ys.f[y] as number;
+    const out = y * dstW;
+    for (let x = 0; x < dstW; x++) {
+      const c = xi[x] as number;
+      const fx = xf[x] as number;
+      const a = src[r0 + c] as number;
+      const b = src[r0 + c + 1] as number;
+      const d = src[r1 + c] as number;
+      const e = src[r1 + c + 1] as number;
+      const top = (a << 8) + (b - a) * fx;
+      const bottom = (d << 8) + (e - d) * fx;
+      dst[out + x] = ((top << 8) + (bottom - top) * fy + 32768) >> 16;
+    }
+  }
+}
+
+/** The x264 settings of the offline video (and of the benchmark's encode-only floor). */
+export const KEN_BURNS_X264_ARGS = [
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-crf",
+  "20",
+  "-pix_fmt",
+  "yuv420p",
+];
+
+/** Options of {@link renderKenBurns}. */
+export interface RenderKenBurnsOptions {
+  /** The still (any format ffmpeg reads). */
+  input: string;
+  /** MP4 file to write. */
+  output: string;
+  /** Output size, pixels (even numbers). */
+  width: number;
+  height: number;
+  /** Frames per second (24). */
+  fps: number;
+  /** Output duration, seconds; the video has `round(duration·fps)` frames. */
+  duration: number;
+  signal?: AbortSignal;
+  /** Called with the share of frames written, 0..1. */
+  onProgress?: (ratio: number) => void;
+  /** Resampling threads (default: the machine's parallelism, at most 4). */
+  threads?: number;
+}
+
+/**
+ * Animates a still with a Ken Burns move (slow zoom-in with a drift) into an H.264 MP4 of
+ * exactly `width`×`height`, `fps` and `duration`, silent:
+ * 1. ffmpeg scales the still once to cover `width·1.15`×`height·1.15` (Lanczos, centre crop),
+ *    so the closest frame still reads the source at native resolution, as planar YUV 4:2:0;
+ * 2. every frame is resampled from that buffer with bilinear weights at sub-pixel positions
+ *    ({@link kenBurnsWindow}, eased by frame index), so zoom and drift advance smoothly instead of
+ *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma; worker
+ *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots;
+ * 3. frames stream in order as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
+ *
+ * @throws FfmpegError `FFMPEG_FAILED` when either ffmpeg fails (stderr tail in the message),
+ *   `ABORTED` when `signal` aborts (both processes are killed first).
+ */
+export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void> {
+  const { width, height } = opts;
+  const srcW = even(width * KEN_BURNS_MAX_ZOOM);
+  const srcH = even(height * KEN_BURNS_MAX_ZOOM);
+  const still = await runToBuffer(
+    [
+      "-v",
+      "error",
+      "-i",
+      opts.input,
+      "-frames:v",
+      "1",
+      "-vf",
+      `scale=${srcW}:${srcH}:force_original_aspect_ratio=increase:flags=lanczos,crop=${srcW}:${srcH},format=yuv420p`,
+      "-f",
+      "rawvideo",
+      "pipe:1",
+    ],
+    opts.signal,
+  );
+  const lumaSize = srcW * srcH;
+  const chromaSize = (srcW / 2) * (srcH / 2);
+  if (still.length !== lumaSize + 2 * chromaSize) {
+    throw new FfmpegError(
+      "FFMPEG_FAILED",
+      `the still decoded to ${still.length} bytes, not one ${srcW}x${srcH} frame`,
+    );
+  }
+  const frames = Math.round(opts.duration * opts.fps);
+  const encoder = spawn(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "yuv420p",
+      "-s",
+      `${width}x${height}`,
+      "-framerate",
+      String(opts.fps),
+      "-i",
+      "pipe:0",
+      "-frames:v",
+      String(frames),
+      ...KEN_BURNS_X264_ARGS,
+      "-movflags",
+      "+faststart",
+      opts.output,
+    ],
+    { stdio: ["pipe", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  encoder.stderr.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4096);
+  });
+  const exited = once(encoder, "close") as Promise<[number | null]>;
+  const onAbort = () => encoder.kill("SIGKILL");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  encoder.stdin.on("error", () => {});
+  const frameSize = width * height * 1.5;
+  const threadCount = opts.threads ?? Math.max(1, Math.min(4, availableParallelism()));
+  // Two frame slots per thread: one being resampled while the other waits for the pipe.
+  const slots = threadCount * 2;
+  const sharedStill = new SharedArrayBuffer(still.length);
+  new Uint8Array(sharedStill).set(still);
+  const sharedFrames = new SharedArrayBuffer(frameSize * slots);
+  const data: KenBurnsThreadData = {
+    still: sharedStill,
+    frames: sharedFrames,
+    srcW,
+    srcH,
+    width,
+    height,
+    frameCount: frames,
+  };
+  const threads = Array.from(
+    { length: threadCount },
+    () => new Worker(new URL("./ken-burns-thread.ts", import.meta.url), { workerData: data }),
+  );
+  const ready = new Map<number, () => void>();
+  let threadError: unknown;
+  for (const t of threads) {
+    t.on("message", ({ n }: { n: number }) => ready.get(n)?.());
+    t.on("error", (err) => {
+      threadError = err;
+      for (const resolve of ready.values()) resolve();
+    });
+  }
+  // Per slot: settles once the frame last written from it has left for the encoder.
+  const slotFree: Promise<void>[] = Array.from({ length: slots }, () => Promise.resolve());
+  const resampled: Promise<void>[] = [];
+  const schedule = (n: number) => {
+    const slot = n % slots;
+    resampled[n] = (slotFree[slot] as Promise<void>).then(
+      () =>
+        new Promise<void>((resolve) => {
+          ready.set(n, resolve);
+          threads[n % threadCount]?.postMessage({ n, slot });
+        }),
+    );
+  };
+  try {
+    for (let n = 0; n < Math.min(slots, frames); n++) schedule(n);
+    for (let n = 0; n < frames; n++) {
+      if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");
+      await resampled[n];
+      ready.delete(n);
+      if (threadError) throw threadError;
+      const slot = n % slots;
+      const frame = Buffer.from(sharedFrames, slot * frameSize, frameSize);
+      slotFree[slot] = new Promise<void>((resolve, reject) =>
+        encoder.stdin.write(frame, (err) => (err ? reject(err) : resolve())),
+      );
+      if (n + slots < frames) schedule(n + slots);
+      opts.onProgress?.((n + 1) / frames);
+    }
+    await Promise.all(slotFree);
+    encoder.stdin.end();
+    const [code] = await exited;
+    if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");
+    if (code !== 0) {
+      throw new FfmpegError("FFMPEG_FAILED", `ffmpeg failed (exit ${code}): ${stderr.trim()}`, {
+        stderrTail: stderr,
+        exitCode: code,
+      });
+    }
+  } catch (err) {
+    encoder.kill("SIGKILL");
+    await exited.catch(() => {});
+    if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");
+    if (err instanceof FfmpegError) throw err;
+    throw new FfmpegError(
+      "FFMPEG_FAILED",
+      `encoding the offline video failed: ${(err as Error).message}; ${stderr.trim()}`,
+    );
+  } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
+    await Promise.all(threads.map((t) => t.terminate()));
+  }
+}
+
+/** Nearest even integer ≥ 2 (4:2:0 frames need even sizes). */
+function even(x: number): number {
+  return Math.max(2, 2 * Math.round(x / 2));
+}
+
+/**
+ * Runs ffmpeg with `args` and collects its stdout.
+ * @throws FfmpegError `FFMPEG_FAILED` on a non-zero exit, `ABORTED` when `signal` aborts.
+ */
+export async function runToBuffer(args: string[], signal?: AbortSignal): Promise<Buffer> {
+  signal?.throwIfAborted();
+  const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const chunks: Buffer[] = [];
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => chunks.push(d));
+  child.stderr.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4096);
+  });
+  const onAbort = () => child.kill("SIGKILL");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const [code] = (await once(child, "close")) as [number | null];
+    if (signal?.aborted) throw new FfmpegError("ABORTED", "ffmpeg was stopped: the generation was cancelled");
+    if (code !== 0) {
+      throw new FfmpegError("FFMPEG_FAILED", `ffmpeg failed (exit ${code}): ${stderr.trim()}`, {
+        stderrTail: stderr,
+        exitCode: code,
+      });
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}

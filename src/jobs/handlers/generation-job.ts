@@ -1,0 +1,201 @@
+/**
+ * The `generation` job kind: the generations table's lifecycle adapter for the fenced-attempt
+ * runner, and the handler the worker registers. The work itself (submit or resume the vendor
+ * request, poll, store the outputs as uploads) is `runGenerationPipeline`.
+ */
+import type { Logger } from "pino";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import {
+  claimGeneration,
+  failGenerationUnfenced,
+  GENERATION_TERMINAL,
+  type GenerationRow,
+  readGenerationAttempts,
+  readGenerationControl,
+  updateGenerationFenced,
+} from "../../db/repositories/generations.ts";
+import type { GenerationWarning } from "../../db/schema/generations.ts";
+import { GenerationError } from "../../domain/generation/errors.ts";
+import { type GenerationPipelineDeps, runGenerationPipeline } from "../../domain/generation/pipeline.ts";
+import { announceSettled } from "../../domain/generation/settled.ts";
+import {
+  type AttemptControl,
+  type AttemptOutcome,
+  type DescribedFailure,
+  type ResourceLifecycle,
+  runAttempt,
+} from "../attempt-runner.ts";
+import { type GenerationJobV1, JOBS } from "../catalog.ts";
+import type { JobHandler } from "../registry.ts";
+import type { WorkDirOwner } from "./work-dir-sweep.ts";
+
+/** What a successful generation attempt produced: the ids of its output uploads. */
+export interface GenerationOutput {
+  outputs: string[];
+}
+
+/**
+ * The generations table as a {@link ResourceLifecycle}. A generation has no `cancelling` state:
+ * `DELETE` makes it `cancelled` at once (and cancels the vendor request), so a running attempt
+ * reads `cancelled` as "being cancelled" and its final `cancelled` write is already done. Every
+ * final write wakes the API's waiters in this process (`announceSettled`).
+ */
+export function generationLifecycle(deps: {
+  db: Db;
+  clock: Clock;
+  discardOutputs: GenerationPipelineDeps["discardOutputs"];
+}): ResourceLifecycle<GenerationRow, GenerationOutput, GenerationWarning> {
+  const { db, clock } = deps;
+  const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
+    const row = await readGenerationControl(db, id);
+    if (!row || row.attempt !== attempt) return "superseded";
+    if (row.status === "cancelled") return "cancelling";
+    return row.status === "running" ? "ok" : "superseded";
+  };
+  return {
+    claim: (id) => claimGeneration(db, id, clock.now()),
+    readControl,
+    async heartbeat(id, attempt, progress) {
+      const ok = await updateGenerationFenced(db, {
+        id,
+        attempt,
+        set: { heartbeatAt: clock.now(), progress: progress.ratio },
+      });
+      return ok ? "ok" : readControl(id, attempt);
+    },
+    async finish(id, attempt, end, progress) {
+      if (end.status === "cancelled") {
+        const ok = (await readControl(id, attempt)) === "cancelling";
+        if (ok) announceSettled(id);
+        return ok;
+      }
+      const ok = await updateGenerationFenced(db, {
+        id,
+        attempt,
+        set:
+          end.status === "succeeded"
+            ? {
+                status: "succeeded",
+                progress: 1,
+                error: null,
+                warnings: end.warnings,
+                finishedAt: clock.now(),
+              }
+            : {
+                status: "failed",
+                progress: progress.ratio,
+                error: { code: end.error.code, message: end.error.message },
+                warnings: end.warnings,
+                finishedAt: clock.now(),
+              },
+      });
+      if (ok) announceSettled(id);
+      return ok;
+    },
+    async abandon(id, error) {
+      if (!error) return false;
+      const ok = await failGenerationUnfenced(db, {
+        id,
+        error: { code: error.code, message: error.message },
+        now: clock.now(),
+      });
+      if (ok) announceSettled(id);
+      return ok;
+    },
+    async discardOutput(_id, output) {
+      await deps.discardOutputs(output.outputs);
+    },
+    initialProgress: (row) => row.progress ?? 0,
+    initialWarnings: (row) => row.warnings ?? [],
+  };
+}
+
+/** A generation failure as stored, and whether another attempt may help (untyped errors may). */
+export function describeGenerationError(err: unknown): DescribedFailure {
+  if (err instanceof GenerationError) {
+    return { error: { ...err.toJSON(), retryable: err.retryable }, retryable: err.retryable };
+  }
+  return {
+    error: { code: "vendor_error", message: "The generation failed unexpectedly", retryable: true },
+    retryable: true,
+    unexpected: true,
+  };
+}
+
+/**
+ * Runs one attempt of generation `generationId` through the fenced-attempt runner.
+ *
+ * @returns the attempt's outcome.
+ * @throws RetryableAttemptError for a retryable failure with attempts left (pg-boss retries; the
+ *   next attempt resumes the vendor request this one submitted).
+ */
+export function runGenerationAttempt(
+  deps: { pipeline: GenerationPipelineDeps; log: Logger; pollMs?: number; maxAttempts?: number },
+  generationId: string,
+): Promise<AttemptOutcome> {
+  const { pipeline } = deps;
+  return runAttempt(
+    {
+      lifecycle: generationLifecycle(pipeline),
+      describeError: describeGenerationError,
+      log: deps.log.child({ generationId }),
+      maxAttempts: deps.maxAttempts ?? JOBS.generation.policy.retryLimit + 1,
+      ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
+      pipeline: (row, ctx) => runGenerationPipeline(pipeline, row, ctx),
+    },
+    generationId,
+  );
+}
+
+/**
+ * The `generation` job handler: one fenced attempt per job ({@link runGenerationAttempt}); a job
+ * whose retries ran out (its worker kept dying) fails its generation with `worker_lost`.
+ *
+ * @param opts.concurrency - generations run at once in this process (WORKER_CONCURRENCY).
+ */
+export function generationJobHandler(opts: {
+  pipeline: GenerationPipelineDeps;
+  log: Logger;
+  concurrency: number;
+  pollingIntervalSeconds?: number;
+}): JobHandler<GenerationJobV1> {
+  const { pipeline, log } = opts;
+  return {
+    concurrency: opts.concurrency,
+    ...(opts.pollingIntervalSeconds !== undefined
+      ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
+      : {}),
+    async run(data) {
+      const outcome = await runGenerationAttempt(opts, data.generationId);
+      log.info({ generationId: data.generationId, outcome }, "generation attempt ended");
+    },
+    async deadLetter(data) {
+      const ok = await failGenerationUnfenced(pipeline.db, {
+        id: data.generationId,
+        error: {
+          code: "worker_lost",
+          message: "The worker running this generation stopped responding on every attempt",
+        },
+        now: pipeline.clock.now(),
+      });
+      if (ok) announceSettled(data.generationId);
+    },
+  };
+}
+
+/** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
+export function generationWorkDirs(db: Db): WorkDirOwner {
+  return {
+    idPrefix: "gen",
+    async readAttempts(ids) {
+      const rows = await readGenerationAttempts(db, ids);
+      return new Map(
+        [...rows].map(([id, r]) => [
+          id,
+          { attempt: r.attempt, ended: GENERATION_TERMINAL.includes(r.status) },
+        ]),
+      );
+    },
+  };
+}

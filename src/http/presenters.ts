@@ -10,3 +10,43 @@ export function presentProject(p: ProjectRow) {
     updatedAt: p.updatedAt.toISOString(),
   };
 }
+
+/** API key details → wire shape; never the secret. */
+export function presentApiKey(k: {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt?: Date | null;
+}) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** A user → the `User` wire shape. */
+export function presentUser(u: {
+  id: string;
+  email: string;
+  name: string;
+  plan: string;
+  createdAt: Date;
+  imageModel: string | null;
+}) {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    plan: u.plan,
+    createdAt: u.createdAt.toISOString(),
+    settings: { imageModel: u.imageModel },
+  };
+}

@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./compositions.ts";
+export * from "./console-auth.ts";
 export * from "./projects.ts";
 export * from "./quota-counters.ts";
 export * from "./renders.ts";

@@ -45,4 +45,11 @@ export const RateLimit = Type.Object(
 );
 
 /** `GET /api/v1/me` response. */
-export const Me = Type.Object({ user: User, apiKey: ApiKey, rateLimit: RateLimit }, { title: "Me" });
+export const Me = Type.Object(
+  {
+    user: User,
+    apiKey: Type.Union([ApiKey, Type.Null()], { description: "The calling key; null for a console session" }),
+    rateLimit: RateLimit,
+  },
+  { title: "Me" },
+);

@@ -20,7 +20,7 @@ const STATUS_HELP: Record<number, string> = {
   401: "Not signed in, or the link expired.",
   403: "Not allowed.",
   413: "The file is too large (512 MB at most).",
-  415: "This file type is not supported (video, audio, image, subtitles or fonts only).",
+  415: "This file type is not supported (video, audio, images, subtitles or fonts only).",
   429: "The daily quota is used up.",
 };
 

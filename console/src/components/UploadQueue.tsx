@@ -1,5 +1,5 @@
 import { useCallback, useState } from "react";
-import { type UploadProgress, uploadFile } from "../api/upload";
+import { type UploadError, type UploadProgress, uploadFile } from "../api/upload";
 import { formatBytes } from "../format";
 
 interface Item {
@@ -8,6 +8,8 @@ interface Item {
   progress: UploadProgress;
   state: "uploading" | "done" | "failed";
   error?: string;
+  /** False when sending the same file again cannot help (too large, wrong type, not allowed). */
+  retryable?: boolean;
 }
 
 let seq = 0;
@@ -31,7 +33,8 @@ export function useUploadQueue(opts: { projectId?: string; bearer?: string; onUp
           patch({ state: "done", progress: { loaded: item.file.size, total: item.file.size } });
           onUploaded?.();
         },
-        (err: Error) => patch({ state: "failed", error: err.message }),
+        (err: UploadError) =>
+          patch({ state: "failed", error: err.message, retryable: ![403, 413, 415].includes(err.status) }),
       );
     },
     [projectId, bearer, onUploaded],
@@ -76,8 +79,8 @@ export function UploadList(props: { items: Item[]; retry: (item: Item) => void; 
               {i.state === "done" && "Uploaded"}
               {i.state === "failed" && i.error}
             </span>
-            {i.state === "failed" && (
-              <button type="button" onClick={() => props.retry(i)}>
+            {i.state === "failed" && i.retryable && (
+              <button type="button" onClick={() => props.retry(i)} aria-label={`Retry ${i.file.name}`}>
                 Retry
               </button>
             )}

@@ -98,7 +98,7 @@ export function KeysPage() {
           <p>No keys yet.</p>
         ) : (
           <div className="table-wrap">
-            <table>
+            <table className="responsive">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -112,14 +112,14 @@ export function KeysPage() {
               <tbody>
                 {keys.map((k) => (
                   <tr key={k.id}>
-                    <td>{k.name}</td>
-                    <td>
+                    <td data-label="Name">{k.name}</td>
+                    <td data-label="Prefix">
                       <code>{k.prefix}…</code>
                     </td>
-                    <td>{k.scopes.includes("write") ? "Read and write" : "Read only"}</td>
-                    <td>{formatTime(k.createdAt)}</td>
-                    <td>{k.lastUsedAt ? formatTime(k.lastUsedAt) : "Never"}</td>
-                    <td>
+                    <td data-label="Scopes">{k.scopes.includes("write") ? "Read and write" : "Read only"}</td>
+                    <td data-label="Created">{formatTime(k.createdAt)}</td>
+                    <td data-label="Last used">{k.lastUsedAt ? formatTime(k.lastUsedAt) : "Never"}</td>
+                    <td data-label="Status">
                       {k.revokedAt ? (
                         `Revoked ${formatTime(k.revokedAt)}`
                       ) : confirming === k.id ? (

@@ -166,7 +166,7 @@ export function SettingsPage() {
                 )}
               </dd>
               <dt>Resets</dt>
-              <dd>{formatTime(rl.resetAt)}</dd>
+              <dd>{formatTime(rl.resetAt)} (midnight UTC)</dd>
             </dl>
           )}
         </section>

@@ -240,7 +240,7 @@ describe("web console", () => {
     );
     await expect
       .poll(() => page.locator(".upload.failed", { hasText: "notes.bin" }).textContent())
-      .toMatch(/not supported/);
+      .toMatch(/not a supported type/);
     const poster = page.getByRole("img", { name: "Poster of clip.mp4" });
     await poster.waitFor();
     await expect

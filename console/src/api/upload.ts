@@ -56,11 +56,8 @@ export function uploadFile(
       const first = body?.data?.[0];
       if (xhr.status === 201 && first) resolve(first);
       else {
-        const help = STATUS_HELP[xhr.status];
-        const msg = body?.error?.message ?? help ?? `Upload failed (HTTP ${xhr.status}).`;
-        reject(
-          new UploadError(xhr.status, xhr.status === 413 || xhr.status === 415 ? `${help} ${msg}` : msg),
-        );
+        const msg = body?.error?.message ?? STATUS_HELP[xhr.status] ?? `Upload failed (HTTP ${xhr.status}).`;
+        reject(new UploadError(xhr.status, msg));
       }
     };
     xhr.onerror = () => reject(new UploadError(0, "The connection failed. Check the network and retry."));

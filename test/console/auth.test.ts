@@ -139,24 +139,6 @@ describe("sign-in", () => {
     expect(me.json().user.email).toBe(email);
   });
 
-  it("rate-limits attempts per client IP", async () => {
-    const u = await startTestApp({ env: { LOGIN_MAX_ATTEMPTS_PER_IP: "2" } });
-    try {
-      const codes: number[] = [];
-      for (const who of ["a@example.test", "b@example.test", "c@example.test"]) {
-        const r = await u.app.inject({
-          method: "POST",
-          url: "/api/v1/auth/login",
-          payload: { email: who, password: "x" },
-        });
-        codes.push(r.statusCode);
-      }
-      expect(codes).toEqual([401, 401, 429]);
-    } finally {
-      await u.close();
-    }
-  });
-
   it("never keeps a session id the client brought (session fixation)", async () => {
     const planted = await login(t, email, PASSWORD);
     const res = await inject({
@@ -330,8 +312,21 @@ describe("key management", () => {
   });
 });
 
-describe("sign-up", () => {
-  it("is closed by default and opens with SIGNUP=open", async () => {
+describe("a second server: open sign-up, https, IP limit, no console build", () => {
+  let u: TestApp;
+  beforeAll(async () => {
+    u = await startTestApp({
+      env: {
+        SIGNUP: "open",
+        PUBLIC_URL: "https://cutroom.example.test",
+        LOGIN_MAX_ATTEMPTS_PER_IP: "4",
+        CONSOLE_DIR: "/nonexistent/console",
+      },
+    });
+  });
+  afterAll(() => u?.close());
+
+  it("sign-up is closed by default and opens with SIGNUP=open; the cookie is Secure on https", async () => {
     const closed = await inject({
       method: "POST",
       url: "/api/v1/auth/signup",
@@ -339,25 +334,47 @@ describe("sign-up", () => {
     });
     expect(closed.statusCode).toBe(403);
     expect((await inject({ url: "/api/v1/auth/options" })).json()).toEqual({ signup: false });
+    expect((await u.app.inject({ url: "/api/v1/auth/options" })).json()).toEqual({ signup: true });
 
-    const u = await startTestApp({ env: { SIGNUP: "open", PUBLIC_URL: "https://cutroom.example.test" } });
-    try {
-      const res = await u.app.inject({
+    const res = await u.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/signup",
+      payload: { email: "new@example.test", password: PASSWORD },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(String(res.headers["set-cookie"])).toMatch(/Secure/);
+    expect(res.json().user.plan).toBe("standard");
+    const dup = await u.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/signup",
+      payload: { email: "new@example.test", password: PASSWORD },
+    });
+    expect(dup.statusCode).toBe(409);
+  });
+
+  it("rate-limits sign-in attempts per client IP, whatever the email", async () => {
+    const codes: number[] = [];
+    for (const who of [
+      "a@example.test",
+      "b@example.test",
+      "c@example.test",
+      "d@example.test",
+      "e@example.test",
+    ]) {
+      const r = await u.app.inject({
         method: "POST",
-        url: "/api/v1/auth/signup",
-        payload: { email: "new@example.test", password: PASSWORD },
+        url: "/api/v1/auth/login",
+        payload: { email: who, password: "x" },
       });
-      expect(res.statusCode).toBe(201);
-      expect(String(res.headers["set-cookie"])).toMatch(/Secure/);
-      expect(res.json().user.plan).toBe("standard");
-      const dup = await u.app.inject({
-        method: "POST",
-        url: "/api/v1/auth/signup",
-        payload: { email: "new@example.test", password: PASSWORD },
-      });
-      expect(dup.statusCode).toBe(409);
-    } finally {
-      await u.close();
+      codes.push(r.statusCode);
     }
+    expect(codes).toEqual([401, 401, 401, 401, 429]);
+  });
+
+  it("without a console build, /console says how to build it and the API still works", async () => {
+    const page = await u.app.inject({ url: "/console/keys" });
+    expect(page.statusCode).toBe(503);
+    expect(page.body).toMatch(/npm run build:console/);
+    expect((await u.app.inject({ url: "/api/v1/health" })).statusCode).toBe(200);
   });
 });

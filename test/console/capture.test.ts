@@ -1,6 +1,10 @@
 // Phone capture tokens through HTTP: made from the console, upload-only, bound to one project,
 // counted against the owner's quota, revocable, and expiring after 30 minutes.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteDeadConsoleCredentials } from "../../src/db/repositories/console-sessions.ts";
 import { bearer, fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
 import { postMultipart } from "../uploads/helpers.ts";
 import { type ConsoleLogin, setPassword } from "./helpers.ts";
@@ -13,9 +17,14 @@ let s: ConsoleLogin;
 let account: { userId: string; key: string };
 let projectId: string;
 let otherProjectId: string;
+let consoleDir: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ clock, env: { QUOTA_STANDARD_DAILY: "50" } });
+  consoleDir = await mkdtemp(path.join(tmpdir(), "cutroom-console-"));
+  await mkdir(path.join(consoleDir, "assets"));
+  await writeFile(path.join(consoleDir, "index.html"), "<!doctype html><title>console</title>");
+  await writeFile(path.join(consoleDir, "assets", "app-1234.js"), "console.log(1)");
+  t = await startTestApp({ clock, env: { QUOTA_STANDARD_DAILY: "50", CONSOLE_DIR: consoleDir } });
   base = await t.listen();
   account = await t.createAccount();
   s = await setPassword(t, account.userId, "phone capture password");
@@ -29,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   t?.app.server.closeAllConnections();
   await t?.close();
+  await rm(consoleDir, { recursive: true, force: true });
 });
 
 async function newToken(): Promise<{ token: string; id: string; url: string }> {
@@ -129,5 +139,28 @@ describe("phone capture tokens", () => {
     expect((await upload(token, projectId)).status).toBe(201);
     clock.set(new Date(clock.now().getTime() + 2 * 60_000));
     expect((await upload(token, projectId)).status).toBe(401);
+  });
+});
+
+describe("the console's files", () => {
+  it("serve the app for every console and capture path, assets as files, all uncounted", async () => {
+    for (const url of ["/console", "/console/keys", "/console/projects/prj_x", "/capture/crc_abc"]) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toContain("<title>console</title>");
+      expect(res.headers["referrer-policy"]).toBe("no-referrer");
+      expect(res.headers["x-ratelimit-limit"]).toBeUndefined();
+    }
+    const asset = await t.app.inject({ url: "/console/assets/app-1234.js" });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers["cache-control"]).toMatch(/immutable/);
+    expect((await t.app.inject({ url: "/console/assets/missing.js" })).statusCode).toBe(404);
+  });
+
+  it("ended sessions and links are pruned a day later; live ones stay", async () => {
+    const later = new Date(clock.now().getTime() + 2 * 86_400_000);
+    expect(await deleteDeadConsoleCredentials(t.database.db, later)).toBeGreaterThan(0);
+    const me = await t.app.inject({ url: "/api/v1/me", headers: { cookie: s.cookie } });
+    expect(me.statusCode).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNull, lt, ne, or } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { consoleSessions } from "../schema/console-auth.ts";
+import { captureTokens, consoleSessions, passwordTokens } from "../schema/console-auth.ts";
 import { users } from "../schema/users.ts";
 import type { UserRow } from "./users.ts";
 
@@ -96,11 +96,26 @@ export async function revokeSessions(
   return rows.length;
 }
 
-/** Deletes sessions that expired or were revoked before `before` (housekeeping). */
-export async function deleteDeadSessions(db: Db, before: Date): Promise<void> {
-  await db
+/**
+ * Deletes console sessions and phone capture tokens that expired or were revoked before
+ * `before`, and password links that expired or were used before it (housekeeping).
+ *
+ * @returns rows deleted.
+ */
+export async function deleteDeadConsoleCredentials(db: Db, before: Date): Promise<number> {
+  const sessions = await db
     .delete(consoleSessions)
-    .where(or(lt(consoleSessions.expiresAt, before), lt(consoleSessions.revokedAt, before)));
+    .where(or(lt(consoleSessions.expiresAt, before), lt(consoleSessions.revokedAt, before)))
+    .returning({ id: consoleSessions.id });
+  const captures = await db
+    .delete(captureTokens)
+    .where(or(lt(captureTokens.expiresAt, before), lt(captureTokens.revokedAt, before)))
+    .returning({ id: captureTokens.id });
+  const links = await db
+    .delete(passwordTokens)
+    .where(or(lt(passwordTokens.expiresAt, before), lt(passwordTokens.usedAt, before)))
+    .returning({ id: passwordTokens.id });
+  return sessions.length + captures.length + links.length;
 }
 
 /** One session by id (any state), or null. */

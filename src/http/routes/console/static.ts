@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../../../errors.ts";
 import type { App } from "../../types.ts";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cutroom console</title></head>
@@ -23,15 +24,16 @@ export async function registerConsoleStatic(app: App, opts: { dir: string }): Pr
       route.config = { ...(route.config ?? {}), public: true, uncounted: true };
       route.schema = { ...(route.schema ?? {}), hide: true };
     });
-    if (built) {
-      await scope.register(fastifyStatic, {
-        root: path.join(opts.dir, "assets"),
-        prefix: "/console/assets/",
-        index: false,
-        immutable: true,
-        maxAge: "365d",
-      });
-    }
+    const assets = path.join(opts.dir, "assets");
+    // Files are sent by our own routes (serve: false) so that a missing one is a plain 404.
+    if (built) await scope.register(fastifyStatic, { root: assets, serve: false });
+    scope.get("/console/assets/*", async (request, reply) => {
+      const name = (request.params as { "*": string })["*"];
+      if (!built || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) {
+        throw new AppError("not_found", `No console file ${name}`);
+      }
+      return reply.sendFile(name, assets, { immutable: true, maxAge: "365d" });
+    });
     const sendApp = async (_request: FastifyRequest, reply: FastifyReply) => {
       reply.header("Referrer-Policy", "no-referrer").header("X-Frame-Options", "DENY");
       reply.header("Cache-Control", "no-cache");

@@ -84,7 +84,8 @@ async function axe(page: Page, name: string): Promise<void> {
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (scripts/test.sh does)`);
-  if (!existsSync("dist/console/index.html")) throw new Error("console not built: npm run build:console");
+  // scripts/test.sh builds the console through setup.sh; a bare `vitest run` builds it here.
+  if (!existsSync("dist/console/index.html")) await run("npm", ["run", "--silent", "build:console"]);
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-e2e-"));
   await mkdir(SHOTS, { recursive: true });
   video = path.join(dir, "clip.mp4");

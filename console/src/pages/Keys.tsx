@@ -125,7 +125,12 @@ export function KeysPage() {
                       ) : confirming === k.id ? (
                         <span className="confirm">
                           Revoke “{k.name}”?{" "}
-                          <button type="button" className="danger" onClick={() => revoke(k.id)}>
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => revoke(k.id)}
+                            ref={(el) => el?.focus()}
+                          >
                             Yes, revoke
                           </button>{" "}
                           <button type="button" className="secondary" onClick={() => setConfirming(null)}>

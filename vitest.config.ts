@@ -9,7 +9,11 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: "unit", include: ["src/**/*.test.ts"] } },
-      { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "integration", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**"] },
+      },
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } },
     ],
   },
 });

@@ -39,3 +39,18 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   npm ci --no-audit --no-fund --loglevel=error >&2
   echo "$want" > "$stamp"
 fi
+
+# The web console (console/, built into dist/console and served under /console): rebuilt when
+# its sources, the API's route schemas (the client is generated from the OpenAPI document) or
+# the dependencies changed. A failed build leaves the API usable; /console then says so.
+console_stamp="dist/console/.build-hash"
+console_want=$(find console src package-lock.json -type f \( -name '*.ts' -o -name '*.tsx' -o -name '*.css' -o -name '*.html' -o -name '*.json' \) \
+  ! -name schema.d.ts ! -name '*.test.ts' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+if [ ! -f "$console_stamp" ] || [ "$(cat "$console_stamp")" != "$console_want" ]; then
+  echo "setup: building the web console (npm run build:console)" >&2
+  if npm run --silent build:console >&2; then
+    echo "$console_want" > "$console_stamp"
+  else
+    echo "setup: the console build failed; the API still runs, /console explains how to build it" >&2
+  fi
+fi

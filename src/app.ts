@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
@@ -15,6 +16,10 @@ import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
+import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
+import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
+import { registerKeyRoutes } from "./http/routes/console/keys.ts";
+import { registerConsoleStatic } from "./http/routes/console/static.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
 import { registerGenerationRoutes } from "./http/routes/generations/index.ts";
 import { registerGenerationModelsRoute } from "./http/routes/generations/models.ts";
@@ -79,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerNotFound(app);
   registerLingeringClose(app, { lingerMs: 5000 });
   if (config.metricsEnabled) registerMetrics(app);
+  await app.register(cookie);
   registerAuth(app, {
     db: database.hotDb,
     sql: database.hotSql,
@@ -92,6 +98,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const ttl = config.signedUrlTtlSec;
   registerHealth(app, { database });
   registerMe(app, { db });
+  registerConsoleAuthRoutes(app, { db, clock, config });
+  registerKeyRoutes(app, { db, clock });
+  registerCaptureTokenRoutes(app, { db, clock, publicUrl: config.publicUrl });
+  await registerConsoleStatic(app, { dir: config.consoleDir });
   registerProjectRoutes(app, { db });
   registerAnalysisRoutes(app);
   registerFileRoute(app, { store });

@@ -54,6 +54,14 @@ export interface Config {
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean;
+  /** `open` lets anyone create an account from the console's sign-in page. */
+  signup: "closed" | "open";
+  /** Lifetime of a console sign-in session, seconds. */
+  sessionTtlSec: number;
+  /** Sign-in rate limits: attempts per IP and failures per account in one window. */
+  loginLimits: { maxPerIp: number; maxFailuresPerAccount: number; windowSec: number };
+  /** Folder holding the built web console (index.html and assets/). */
+  consoleDir: string;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
 }
@@ -222,6 +230,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       falVideoModel: falVideoModel ?? "fal-ai/veo3/fast/image-to-video",
       imageWaitSec: int("IMAGE_WAIT_SEC", 30, 0, 300),
     },
+    signup: oneOf("SIGNUP", ["closed", "open"] as const, "closed"),
+    sessionTtlSec: int("SESSION_TTL_HOURS", 7 * 24, 1, 24 * 365) * 3600,
+    loginLimits: {
+      maxPerIp: int("LOGIN_MAX_ATTEMPTS_PER_IP", 30, 1, 1_000_000),
+      maxFailuresPerAccount: int("LOGIN_MAX_FAILURES", 10, 1, 1_000_000),
+      windowSec: int("LOGIN_WINDOW_MIN", 15, 1, 24 * 60) * 60,
+    },
+    consoleDir: path.resolve(
+      cwd,
+      str("CONSOLE_DIR") ?? path.join(import.meta.dirname, "..", "dist", "console"),
+    ),
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {
     problems.push("GENERATION_PROVIDER=fal: needs FAL_KEY");

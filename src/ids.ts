@@ -14,7 +14,10 @@ export type IdPrefix =
   | "req"
   | "trk"
   | "clp"
-  | "mrk";
+  | "mrk"
+  | "cns"
+  | "cpt"
+  | "pwt";
 
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPos = randomPool.length;

@@ -14,8 +14,16 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** Who is calling: set on `request.auth` by the auth hook for every keyed request. */
-export interface AuthContext extends CallerIdentity {
+/**
+ * Who is calling: set on `request.auth` by the auth hook for every authenticated request.
+ * `via` says which credential: an API key (`key` set), a console session cookie (`sessionId`
+ * set) or a phone capture token (`captureProjectId` set, uploads into that project only).
+ */
+export interface AuthContext extends Omit<CallerIdentity, "key"> {
+  via: "key" | "session" | "capture";
+  key: CallerIdentity["key"] | null;
+  sessionId: string | null;
+  captureProjectId: string | null;
   quota: QuotaState;
 }
 
@@ -27,6 +35,12 @@ declare module "fastify" {
     neverThrottle?: boolean;
     /** Scope a key needs beyond `read` (DESIGN §3). */
     scope?: Scope;
+    /** Only a console session may call it (API keys and capture tokens get 403). */
+    consoleOnly?: boolean;
+    /** A phone capture token may call it (403 on every other route). */
+    captureUpload?: boolean;
+    /** Public and not counted against any quota (the console's static files). */
+    uncounted?: boolean;
   }
   interface FastifyInstance {
     /** `"METHOD /path"` of every route registered with `config.scope = "write"`. */

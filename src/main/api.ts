@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const runtime = await openRuntime(config, logger);
   const { database } = runtime;
 
-  const owner = await bootstrapOwner(database.db);
+  const owner = await bootstrapOwner(database.db, { publicUrl: config.publicUrl });
   if (owner) {
     // Printed to stdout once, not logged: logs must never carry keys.
     process.stdout.write(
@@ -28,10 +28,15 @@ async function main(): Promise<void> {
         "",
         `    ${owner.secret}`,
         "",
-        "  Try it:",
+        "  Set the owner's console password (one-time link, valid 24 hours):",
+        "",
+        `    ${owner.setupUrl}`,
+        "",
+        "  Try the key:",
         `    curl -H "Authorization: Bearer ${owner.secret}" ${config.publicUrl}/api/v1/me`,
         "",
-        "  More keys: npm run cli -- keys create --user owner@localhost --name laptop --scopes read,write",
+        `  Then sign in at ${config.publicUrl}/console (user ${owner.user.email}) to manage keys and uploads.`,
+        "  A new link later: npm run cli -- users reset-password owner@localhost",
         "",
       ].join("\n"),
     );

@@ -7,6 +7,7 @@ import { insertProject, listProjectsPage } from "../db/repositories/projects.ts"
 import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
 import { issueApiKey } from "../domain/accounts/issue-api-key.ts";
 import { parseScopes } from "../domain/auth/scopes.ts";
+import { issuePasswordLink } from "../domain/console/password-link.ts";
 import { effectiveImageModelId, IMAGE_MODEL_IDS } from "../domain/generation/models.ts";
 import { setImageModelPreference } from "../domain/generation/preference.ts";
 import { PLANS, type Plan } from "../domain/quota/daily-quota.ts";
@@ -49,7 +50,7 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
   process.stdout.write(`${line(cols)}\n${rows.map((r) => line(cols.map((c) => cell(r[c])))).join("\n")}\n`);
 }
 
-async function withDb<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+async function withDb<T>(fn: (database: Database, publicUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -58,7 +59,7 @@ async function withDb<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   });
   try {
     await database.migrate();
-    return await fn(database);
+    return await fn(database, config.publicUrl);
   } finally {
     await database.close();
   }
@@ -68,6 +69,17 @@ async function requireUser(database: Database, idOrEmail: string) {
   const user = await findUser(database.db, idOrEmail);
   if (!user) throw new Error(`No user ${JSON.stringify(idOrEmail)} (give a usr_ id or an email)`);
   return user;
+}
+
+function printPasswordLink(row: Record<string, unknown>, link: { url: string; expiresAt: Date }): void {
+  if (json()) {
+    print([{ ...row, setupUrl: link.url, setupUrlExpiresAt: link.expiresAt }], true);
+    return;
+  }
+  print([row], false);
+  process.stdout.write(
+    `\nSet the console password with this one-time link (valid until ${link.expiresAt.toISOString()}):\n\n  ${link.url}\n\n`,
+  );
 }
 
 const program = new Command("cutroom")
@@ -82,13 +94,25 @@ users
   .option("--name <name>", "display name")
   .option("--plan <plan>", `one of ${PLANS.join(", ")}`, parsePlan, "standard" as Plan)
   .action(async (o: { email: string; name?: string; plan: Plan }) => {
-    await withDb(async ({ db }) => {
+    await withDb(async ({ db }, publicUrl) => {
       const u = await insertUser(db, {
         email: o.email,
         name: o.name ?? o.email.split("@")[0] ?? o.email,
         plan: o.plan,
       });
-      print([{ id: u.id, email: u.email, name: u.name, plan: u.plan }], json());
+      const link = await issuePasswordLink(db, { userId: u.id, publicUrl });
+      printPasswordLink({ id: u.id, email: u.email, name: u.name, plan: u.plan }, link);
+    });
+  });
+users
+  .command("reset-password")
+  .description("print a one-time link (valid 24 h) that sets the user's console password")
+  .argument("<user>", "usr_ id or email")
+  .action(async (who: string) => {
+    await withDb(async (database, publicUrl) => {
+      const user = await requireUser(database, who);
+      const link = await issuePasswordLink(database.db, { userId: user.id, publicUrl });
+      printPasswordLink({ id: user.id, email: user.email }, link);
     });
   });
 users.command("list").action(async () => {

@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./compositions.ts";
+export * from "./console-auth.ts";
 export * from "./generations.ts";
 export * from "./projects.ts";
 export * from "./quota-counters.ts";

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
+import { deleteDeadConsoleCredentials } from "../../db/repositories/console-sessions.ts";
 import { deleteQuotaCountersBefore } from "../../db/repositories/quota.ts";
 import { repeatInBackground } from "../../repeat.ts";
 import { quotaDay } from "./daily-quota.ts";
@@ -30,7 +31,8 @@ export async function pruneQuotaCounters(
 }
 
 /**
- * Prunes now and then every {@link PRUNE_INTERVAL_MS} in the background (see
+ * Prunes now and then every {@link PRUNE_INTERVAL_MS} in the background, together with
+ * console sessions, capture tokens and password links that ended more than a day ago (see
  * `repeatInBackground`); a failed run is logged and retried at the next interval.
  *
  * @returns a function that stops the timer.
@@ -41,6 +43,9 @@ export function startQuotaPruning(opts: { db: Db; clock: Clock; keepDays: number
     async () => {
       const { keptFrom, deleted } = await pruneQuotaCounters(opts.db, opts.clock, opts.keepDays);
       if (deleted > 0) opts.log.info({ keptFrom, deleted }, "pruned old quota counters");
+      const dayAgo = new Date(opts.clock.now().getTime() - 86_400_000);
+      const dead = await deleteDeadConsoleCredentials(opts.db, dayAgo);
+      if (dead > 0) opts.log.info({ deleted: dead }, "pruned ended console sessions and links");
     },
     (err) => opts.log.warn({ err }, "pruning quota counters failed; will retry"),
   );

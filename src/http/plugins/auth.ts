@@ -1,9 +1,14 @@
+import { timingSafeEqual } from "node:crypto";
+import type {} from "@fastify/cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../clock.ts";
 import type { Db, SqlExecutor } from "../../db/client.ts";
 import { authenticateAndCount } from "../../db/repositories/api-keys.ts";
+import { findLiveCaptureToken } from "../../db/repositories/capture-tokens.ts";
+import { findLiveSession } from "../../db/repositories/console-sessions.ts";
 import { countCall } from "../../db/repositories/quota.ts";
-import { hashKeySecret, isWellFormedKey } from "../../domain/auth/api-key-secret.ts";
+import type { UserRow } from "../../db/repositories/users.ts";
+import { hashKeySecret, isWellFormedKey, isWellFormedSecret } from "../../domain/auth/api-key-secret.ts";
 import { hasScope } from "../../domain/auth/scopes.ts";
 import {
   planDailyLimit,
@@ -18,6 +23,27 @@ import type { App } from "../types.ts";
 import { createAuthBatcher } from "./auth-batcher.ts";
 
 const INVALID_KEY = "Invalid or revoked API key";
+const INVALID_CAPTURE = "This phone capture link has expired or was revoked; make a new one in the console";
+
+/** Name of the console session cookie. */
+export const SESSION_COOKIE = "cutroom_session";
+/** Header carrying the session's CSRF token on cookie-authenticated writes. */
+export const CSRF_HEADER = "x-csrf-token";
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function userIdentity(user: UserRow) {
+  return {
+    userId: user.id,
+    plan: user.plan,
+    user: { email: user.email, name: user.name, createdAt: user.createdAt, imageModel: user.imageModel },
+  };
+}
 
 function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
   reply.headers({
@@ -35,10 +61,15 @@ function rateLimited(now: Date, what: string): AppError {
 }
 
 /**
- * Registers the onRequest hook that authenticates every non-public request (DESIGN §3),
- * counts it against the daily quota (DESIGN §4) and enforces route scopes. Public routes
- * and requests without a valid key count against the caller IP's anonymous quota.
- * Quota headers are set before any error so that every response carries them.
+ * Registers the onRequest hook that authenticates every non-public request, counts it
+ * against the daily quota and enforces route scopes. Public routes and requests without a
+ * valid credential count against the caller IP's anonymous quota. Quota headers are set
+ * before any error so that every response carries them.
+ *
+ * Credentials: `Authorization: Bearer crk_…` (API key), `Bearer crc_…` (phone capture token,
+ * only on `captureUpload` routes) or, without an Authorization header, the console session
+ * cookie, whose writes must carry the session's token in `X-CSRF-Token` (synchronizer token).
+ * `consoleOnly` routes accept the session cookie alone.
  */
 export function registerAuth(
   app: App,
@@ -66,14 +97,88 @@ export function registerAuth(
     if (used === null) throw rateLimited(now, "This client's anonymous");
   }
 
+  async function countUser(reply: FastifyReply, user: UserRow, now: Date): Promise<QuotaState> {
+    const limit = planDailyLimit(user.plan, deps.planLimits);
+    const used =
+      limit === null ? null : await countCall(deps.db, { subject: user.id, day: quotaDay(now), limit });
+    const quota = quotaState(limit, used, now);
+    setQuotaHeaders(reply, quota);
+    if (limit !== null && used === null) throw rateLimited(now, "This account's");
+    return quota;
+  }
+
+  async function sessionAuth(request: FastifyRequest, reply: FastifyReply, now: Date): Promise<boolean> {
+    const secret = request.cookies?.[SESSION_COOKIE];
+    if (!secret) return false;
+    const found = isWellFormedSecret(secret, "crs")
+      ? await findLiveSession(deps.db, hashKeySecret(secret), now)
+      : null;
+    if (!found) {
+      await countAnonymous(request, reply, now, true);
+      throw new AppError("unauthorized", "You are not signed in, or your session ended; sign in again");
+    }
+    if (!SAFE_METHODS.has(request.method)) {
+      const sent = request.headers[CSRF_HEADER];
+      if (typeof sent !== "string" || !sameToken(sent, found.session.csrfToken)) {
+        throw new AppError(
+          "forbidden",
+          "Missing or wrong X-CSRF-Token header: cookie-authenticated writes must send the session's CSRF token (GET /api/v1/auth/session)",
+        );
+      }
+    }
+    const quota = await countUser(reply, found.user, now);
+    request.auth = {
+      ...userIdentity(found.user),
+      via: "session",
+      key: null,
+      sessionId: found.session.id,
+      captureProjectId: null,
+      quota,
+    };
+    return true;
+  }
+
+  async function captureAuth(request: FastifyRequest, reply: FastifyReply, token: string, now: Date) {
+    const found = await findLiveCaptureToken(deps.db, hashKeySecret(token), now);
+    if (!found) {
+      await countAnonymous(request, reply, now, true);
+      throw new AppError("unauthorized", INVALID_CAPTURE, {
+        headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
+      });
+    }
+    if (!request.routeOptions.config.captureUpload) {
+      throw new AppError("forbidden", "A phone capture token can only upload files (POST /api/v1/uploads)");
+    }
+    const quota = await countUser(reply, found.user, now);
+    request.auth = {
+      ...userIdentity(found.user),
+      via: "capture",
+      key: null,
+      sessionId: null,
+      captureProjectId: found.token.projectId,
+      quota,
+    };
+  }
+
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config;
+    if (config.uncounted) return;
     const now = deps.clock.now();
     if (config.public) {
       await countAnonymous(request, reply, now, !config.neverThrottle);
       return;
     }
     const header = request.headers.authorization?.trim();
+    if (!header && (await sessionAuth(request, reply, now))) return;
+    if (config.consoleOnly) {
+      if (!header) await countAnonymous(request, reply, now, true);
+      throw new AppError(
+        header ? "forbidden" : "unauthorized",
+        header
+          ? "This operation needs a console session: sign in at /console (API keys cannot manage keys, sessions or capture links)"
+          : "You are not signed in; sign in at /console",
+      );
+    }
     if (!header || /^bearer$/i.test(header)) {
       await countAnonymous(request, reply, now, true);
       throw new AppError("unauthorized", "Missing API key", {
@@ -81,6 +186,7 @@ export function registerAuth(
       });
     }
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (token && isWellFormedSecret(token, "crc")) return captureAuth(request, reply, token, now);
     const check = token && isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
     const found = check?.found;
     if (!check || !found) {
@@ -94,7 +200,16 @@ export function registerAuth(
     setQuotaHeaders(reply, quota);
     if (!check.granted) throw rateLimited(now, "This account's");
     // user and key are shared by every request the statement counted (see authenticateAndCount).
-    request.auth = { userId: found.userId, plan: found.plan, user: found.user, key: found.key, quota };
+    request.auth = {
+      userId: found.userId,
+      plan: found.plan,
+      user: found.user,
+      key: found.key,
+      via: "key",
+      sessionId: null,
+      captureProjectId: null,
+      quota,
+    };
     const needed = config.scope;
     if (needed && !hasScope(found.key.scopes, needed)) {
       throw new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);

@@ -6,6 +6,11 @@ import type { App } from "../types.ts";
 /** Operation tags, in the order the reference page shows them. */
 export const TAGS = [
   { name: "Service", description: "Health, account and the API description" },
+  {
+    name: "Console",
+    description:
+      "Sign-in, sessions, API keys and phone capture links of the web console. Key, session and capture-link management accept only the console session cookie.",
+  },
   { name: "Projects", description: "Projects group uploads and compositions" },
   { name: "Uploads", description: "Media files: upload, probe, signed URLs" },
   {
@@ -41,10 +46,22 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
       tags: TAGS,
       components: {
         securitySchemes: {
-          bearerAuth: { type: "http", scheme: "bearer", description: "API key `crk_…` created with the CLI" },
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description:
+              "API key `crk_…` created in the console or with the CLI (or, on POST /api/v1/uploads only, a phone capture token `crc_…`)",
+          },
+          cookieAuth: {
+            type: "apiKey",
+            in: "cookie",
+            name: "cutroom_session",
+            description:
+              "Console session cookie set by POST /api/v1/auth/login; every write sent with it must carry the session's CSRF token in `X-CSRF-Token`",
+          },
         },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { cookieAuth: [] }],
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

@@ -47,7 +47,14 @@ export const RateLimit = Type.Object(
 );
 
 /** `GET /api/v1/me` response. */
-export const Me = Type.Object({ user: User, apiKey: ApiKey, rateLimit: RateLimit }, { title: "Me" });
+export const Me = Type.Object(
+  {
+    user: User,
+    apiKey: Type.Union([ApiKey, Type.Null()], { description: "The calling key; null for a console session" }),
+    rateLimit: RateLimit,
+  },
+  { title: "Me" },
+);
 
 /** `PATCH /api/v1/me/settings` body. */
 export const SettingsUpdate = Type.Object(

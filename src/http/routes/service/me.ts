@@ -3,38 +3,24 @@ import type { Db } from "../../../db/client.ts";
 import { effectiveImageModelId } from "../../../domain/generation/models.ts";
 import { setImageModelPreference } from "../../../domain/generation/preference.ts";
 import { resetAtIso } from "../../../domain/quota/daily-quota.ts";
+import { presentApiKey, presentUser } from "../../presenters.ts";
 import { Me, SettingsUpdate, User } from "../../schemas/account.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
-type Presented = { user: Record<string, unknown>; apiKey: Record<string, unknown> };
+type Presented = { user: Record<string, unknown>; apiKey: Record<string, unknown> | null };
 
 /** The user and key as `/me` shows them, built once per identity (the auth hook shares one per statement). */
-const presented = new WeakMap<AuthContext["key"], Presented>();
+const presented = new WeakMap<object, Presented>();
 
 function present(auth: AuthContext): Presented {
-  let p = presented.get(auth.key);
+  let p = auth.key ? presented.get(auth.key) : undefined;
   if (!p) {
     p = {
-      user: {
-        id: auth.userId,
-        email: auth.user.email,
-        name: auth.user.name,
-        plan: auth.plan,
-        createdAt: auth.user.createdAt.toISOString(),
-        settings: { imageModel: effectiveImageModelId(auth.user.imageModel) },
-      },
-      apiKey: {
-        id: auth.key.id,
-        name: auth.key.name,
-        prefix: auth.key.prefix,
-        scopes: auth.key.scopes,
-        createdAt: auth.key.createdAt.toISOString(),
-        lastUsedAt: auth.key.lastUsedAt?.toISOString() ?? null,
-        revokedAt: null,
-      },
+      user: presentUser({ id: auth.userId, plan: auth.plan, ...auth.user }),
+      apiKey: auth.key && presentApiKey(auth.key),
     };
-    presented.set(auth.key, p);
+    if (auth.key) presented.set(auth.key, p);
   }
   return p;
 }
@@ -49,7 +35,9 @@ export function registerMe(app: App, deps: { db: Db }): void {
     {
       schema: {
         operationId: "getMe",
-        summary: "The calling key's owner, key and quota",
+        summary: "The caller's account, key and quota",
+        description:
+          "The account, the calling API key (null when called from a signed-in console session) and today's quota state.",
         tags: ["Service"],
         response: responses({ 200: Me }),
       },

@@ -9,13 +9,13 @@ import {
   type UploadRow,
 } from "../../../db/repositories/uploads.ts";
 import { discardIngested, ingestParts } from "../../../domain/uploads/ingest-parts.ts";
-import { notFound } from "../../../errors.ts";
+import { AppError, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
-import { type App, requireAuth } from "../../types.ts";
+import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
 /** What the upload routes need. */
 export interface UploadRouteDeps {
@@ -56,6 +56,13 @@ export async function presentUpload(deps: Pick<UploadRouteDeps, "store" | "signe
   };
 }
 
+/** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */
+function assertCaptureProject(auth: AuthContext, projectId: string): void {
+  if (auth.captureProjectId && projectId !== auth.captureProjectId) {
+    throw new AppError("forbidden", "This phone capture link may only upload into its own project");
+  }
+}
+
 /**
  * Upload routes: multipart upload (streamed to storage, typed by content, probed, all or
  * nothing), list, fetch (fresh signed URLs) and delete (objects removed).
@@ -64,14 +71,14 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
   app.post(
     "/api/v1/uploads",
     {
-      config: { scope: "write" },
+      config: { scope: "write", captureUpload: true },
       // The multipart body is parsed by the handler as a stream; the schema documents it only.
       validatorCompiler: () => () => true,
       schema: {
         operationId: "createUploads",
         summary: "Upload one or more files",
         description:
-          "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept.",
+          "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept. A phone capture token (`crc_…`) may call this operation only, and only for its own project, which is also the default `projectId`.",
         tags: ["Uploads"],
         consumes: ["multipart/form-data"],
         body: Type.Object({
@@ -104,11 +111,13 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
           transferChunks: true,
           onField: async (name, value) => {
             if (name !== "projectId") return;
+            assertCaptureProject(auth, value);
             if (!(await findProject(deps.db, auth.userId, value))) throw notFound(`Project ${value}`);
             projectId = value;
           },
         });
         if (fields.projectId && projectId === null) throw notFound(`Project ${fields.projectId}`);
+        projectId ??= auth.captureProjectId;
         let rows: UploadRow[];
         try {
           rows = await insertUploads(

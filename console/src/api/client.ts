@@ -1,0 +1,57 @@
+import createClient, { type Middleware } from "openapi-fetch";
+import type { paths } from "./schema";
+
+/** The JSON body of response `S` of operation `M` on path `P`, from the generated document types. */
+type JsonOf<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? S extends keyof R
+    ? R[S] extends { content: { "application/json": infer J } }
+      ? J
+      : never
+    : never
+  : never;
+
+/** Wire shapes of the documented API, taken from the operations that return them. */
+export interface Schemas {
+  Upload: JsonOf<"/api/v1/uploads/{id}", "get", 200>;
+  Project: JsonOf<"/api/v1/projects/{projectId}", "get", 200>;
+  Me: JsonOf<"/api/v1/me", "get", 200>;
+  ApiKey: JsonOf<"/api/v1/keys", "get", 200>["data"][number];
+  ConsoleSession: JsonOf<"/api/v1/auth/sessions", "get", 200>["data"][number];
+  SessionState: JsonOf<"/api/v1/auth/session", "get", 200>;
+  CaptureTokenCreated: JsonOf<"/api/v1/projects/{projectId}/capture-tokens", "post", 201>;
+  Models: JsonOf<"/api/v1/generate/models", "get", 200>;
+}
+export type Upload = Schemas["Upload"];
+
+let csrfToken: string | null = null;
+
+/** Remembers the session's CSRF token (from sign-in or GET /api/v1/auth/session). */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** The token cookie-authenticated writes send in `X-CSRF-Token`. */
+export function getCsrfToken(): string | null {
+  return csrfToken;
+}
+
+const csrf: Middleware = {
+  onRequest({ request }) {
+    if (csrfToken && !["GET", "HEAD", "OPTIONS"].includes(request.method)) {
+      request.headers.set("X-CSRF-Token", csrfToken);
+    }
+    return request;
+  },
+};
+
+/** Typed client of the Cutroom API for the signed-in console (session cookie + CSRF header). */
+export const api = createClient<paths>({ baseUrl: "", credentials: "same-origin" });
+api.use(csrf);
+
+/** The message of an API error body, or a generic one. */
+export function errorMessage(error: unknown, fallback = "Something went wrong; try again."): string {
+  const e = error as { error?: { message?: string } } | undefined;
+  return e?.error?.message ?? fallback;
+}

@@ -1,0 +1,52 @@
+import { useEffect, useState } from "react";
+import { api, errorMessage, type Schemas } from "../api/client";
+import { Layout, Status } from "../components/Layout";
+import { formatTime } from "../format";
+import { Link, navigate } from "../router";
+
+/** The account's projects and a form to create one. */
+export function ProjectsPage() {
+  const [projects, setProjects] = useState<Schemas["Project"][] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.GET("/api/v1/projects", { params: { query: { limit: 100 } } }).then(({ data, error }) => {
+      if (data) setProjects(data.data);
+      else setError(errorMessage(error));
+    });
+  }, []);
+
+  async function create(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const { data, error } = await api.POST("/api/v1/projects", { body: { name: String(form.get("name")) } });
+    if (data) navigate(`/console/projects/${data.id}`);
+    else setError(errorMessage(error));
+  }
+
+  return (
+    <Layout title="Projects">
+      <form onSubmit={create} className="card inline-form">
+        <label>
+          Project name
+          <input name="name" required maxLength={200} placeholder="e.g. Launch video" />
+        </label>
+        <button type="submit">Create project</button>
+      </form>
+      <Status message={error} kind="error" />
+      {projects === null ? (
+        <p>Loading…</p>
+      ) : projects.length === 0 ? (
+        <p>No projects yet. Create one to upload media.</p>
+      ) : (
+        <ul className="plain cards">
+          {projects.map((p) => (
+            <li key={p.id} className="card">
+              <Link to={`/console/projects/${p.id}`}>{p.name}</Link>
+              <small>Created {formatTime(p.createdAt)}</small>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Layout>
+  );
+}

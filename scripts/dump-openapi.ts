@@ -1,0 +1,33 @@
+/**
+ * Writes the OpenAPI document the server serves at /api/v1/openapi.json to a file, without
+ * listening and without a database: the document is built from the route schemas alone, so
+ * the app is given inert stand-ins for the database, store and queue, which registration
+ * never calls. Usage: node scripts/dump-openapi.ts <out.json>
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import type { Database } from "../src/db/client.ts";
+import type { Queue } from "../src/jobs/queue.ts";
+import { createLogger } from "../src/logger.ts";
+import type { BlobStore } from "../src/storage/blob-store.ts";
+
+const out = process.argv[2];
+if (!out) {
+  process.stderr.write("usage: node scripts/dump-openapi.ts <out.json>\n");
+  process.exit(2);
+}
+const inert = <T>(what: string): T =>
+  new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : inert(`${what}.${String(prop)}`)) }) as T;
+const app = await buildApp({
+  config: loadConfig({ PUBLIC_URL: "http://127.0.0.1:3000" }),
+  database: inert<Database>("database"),
+  store: inert<BlobStore>("store"),
+  queue: inert<Queue>("queue"),
+  logger: createLogger("silent"),
+});
+await app.ready();
+mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+writeFileSync(out, `${JSON.stringify(app.swagger(), null, 1)}\n`);
+await app.close();

@@ -1,0 +1,123 @@
+import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
+import type { Db } from "../../../db/client.ts";
+import {
+  type CaptureTokenRow,
+  listLiveCaptureTokens,
+  revokeCaptureToken,
+} from "../../../db/repositories/capture-tokens.ts";
+import { findProject } from "../../../db/repositories/projects.ts";
+import { issueCaptureToken } from "../../../domain/console/capture-token.ts";
+import { notFound } from "../../../errors.ts";
+import { responses } from "../../schemas/common.ts";
+import { CaptureToken, CaptureTokenCreated, CONSOLE_SECURITY } from "../../schemas/console.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+const ERRORS = [400, 401, 403, 429, 500];
+const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
+
+function present(t: CaptureTokenRow) {
+  return {
+    id: t.id,
+    projectId: t.projectId,
+    createdAt: t.createdAt.toISOString(),
+    expiresAt: t.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Phone capture links, made from the console: a token valid 30 minutes that may only upload
+ * into one project (`POST /api/v1/uploads` with it as bearer), listed and revocable.
+ */
+export function registerCaptureTokenRoutes(
+  app: App,
+  deps: { db: Db; clock: Clock; publicUrl: string },
+): void {
+  const consoleOnly = { config: { consoleOnly: true } } as const;
+
+  async function requireProject(userId: string, projectId: string) {
+    if (!(await findProject(deps.db, userId, projectId))) throw notFound(`Project ${projectId}`);
+  }
+
+  app.post(
+    "/api/v1/projects/:projectId/capture-tokens",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "createCaptureToken",
+        summary: "Create a phone capture link for a project (valid 30 minutes)",
+        description:
+          "Console only. The token may only call `POST /api/v1/uploads` with `projectId` set to this project (403 elsewhere); its uploads count against the account's quota.",
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        params: ProjectParams,
+        response: responses({ 201: CaptureTokenCreated }, [...ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      await requireProject(auth.userId, request.params.projectId);
+      const { token, secret } = await issueCaptureToken(deps.db, {
+        userId: auth.userId,
+        projectId: request.params.projectId,
+        now: deps.clock.now(),
+      });
+      return reply
+        .code(201)
+        .send({ captureToken: present(token), token: secret, url: `${deps.publicUrl}/capture/${secret}` });
+    },
+  );
+
+  app.get(
+    "/api/v1/projects/:projectId/capture-tokens",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "listCaptureTokens",
+        summary: "The project's live phone capture links, newest first",
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        params: ProjectParams,
+        response: responses(
+          { 200: Type.Object({ data: Type.Array(CaptureToken) }, { title: "CaptureTokenList" }) },
+          [...ERRORS, 404],
+        ),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      await requireProject(auth.userId, request.params.projectId);
+      const rows = await listLiveCaptureTokens(deps.db, {
+        userId: auth.userId,
+        projectId: request.params.projectId,
+        now: deps.clock.now(),
+      });
+      return { data: rows.map(present) };
+    },
+  );
+
+  app.delete(
+    "/api/v1/capture-tokens/:tokenId",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "revokeCaptureToken",
+        summary: "Revoke a phone capture link (idempotent)",
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        params: Type.Object({ tokenId: Type.String({ maxLength: 64 }) }),
+        response: responses({ 204: null }, [...ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await revokeCaptureToken(deps.db, {
+        userId: auth.userId,
+        id: request.params.tokenId,
+        now: deps.clock.now(),
+      });
+      if (!found) throw notFound(`Capture token ${request.params.tokenId}`);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,91 @@
+import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
+import type { Db } from "../../../db/client.ts";
+import { listApiKeys, revokeApiKey } from "../../../db/repositories/api-keys.ts";
+import { issueApiKey } from "../../../domain/accounts/issue-api-key.ts";
+import { parseScopes } from "../../../domain/auth/scopes.ts";
+import { notFound } from "../../../errors.ts";
+import { presentApiKey } from "../../presenters.ts";
+import { ApiKey } from "../../schemas/account.ts";
+import { responses } from "../../schemas/common.ts";
+import { CONSOLE_SECURITY, KeyCreate, KeyCreated } from "../../schemas/console.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+const ERRORS = [400, 401, 403, 429, 500];
+const DESCRIPTION =
+  "Console only: needs the session cookie (and `X-CSRF-Token` for writes); an API key gets 403.";
+
+/** Key management for the signed-in console user: list, create (secret shown once), revoke. */
+export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): void {
+  const consoleOnly = { config: { consoleOnly: true } } as const;
+
+  app.get(
+    "/api/v1/keys",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "listKeys",
+        summary: "List the account's API keys (revoked ones included), oldest first",
+        description: DESCRIPTION,
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        response: responses(
+          { 200: Type.Object({ data: Type.Array(ApiKey) }, { title: "ApiKeyList" }) },
+          ERRORS,
+        ),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return { data: (await listApiKeys(deps.db, auth.userId)).map(presentApiKey) };
+    },
+  );
+
+  app.post(
+    "/api/v1/keys",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "createKey",
+        summary: "Create an API key; the secret is in this response only",
+        description: DESCRIPTION,
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        body: KeyCreate,
+        response: responses({ 201: KeyCreated }, ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const { key, secret } = await issueApiKey(deps.db, {
+        userId: auth.userId,
+        name: request.body.name,
+        scopes: parseScopes(request.body.scopes.join(",")),
+      });
+      return reply.code(201).send({ key: presentApiKey(key), secret });
+    },
+  );
+
+  app.delete(
+    "/api/v1/keys/:keyId",
+    {
+      ...consoleOnly,
+      schema: {
+        operationId: "revokeKey",
+        summary: "Revoke an API key (idempotent); it stops working on its next request",
+        description: DESCRIPTION,
+        tags: ["Console"],
+        security: CONSOLE_SECURITY,
+        params: Type.Object({ keyId: Type.String({ maxLength: 64 }) }),
+        response: responses({ 204: null }, [...ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const mine = (await listApiKeys(deps.db, auth.userId)).some((k) => k.id === request.params.keyId);
+      if (!mine) throw notFound(`Key ${request.params.keyId}`);
+      await revokeApiKey(deps.db, request.params.keyId, deps.clock.now());
+      return reply.code(204).send();
+    },
+  );
+}

@@ -89,7 +89,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, { database });
   registerMe(app);
   registerProjectRoutes(app, { db });
-  registerAnalysisRoutes(app);
+  registerAnalysisRoutes(app, {
+    threads: config.analysisThreads,
+    inlineMaxChars: config.analysisInlineMaxChars,
+    timeoutSec: config.analysisTimeoutSec,
+    maxQueue: 8 * config.analysisThreads,
+  });
   registerFileRoute(app, { store });
   // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
   // onResponse hook to every request of the context it is registered in.

@@ -54,6 +54,12 @@ export interface Config {
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean;
+  /** Worker threads that run large analysis requests. */
+  analysisThreads: number;
+  /** Analysis inputs with at most this many characters of text run on the event loop. */
+  analysisInlineMaxChars: number;
+  /** A threaded analysis running longer than this is stopped with 413, seconds. */
+  analysisTimeoutSec: number;
 }
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -180,6 +186,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
+    analysisThreads: int("ANALYSIS_THREADS", 1, 1, 64),
+    analysisInlineMaxChars: int("ANALYSIS_INLINE_MAX_CHARS", 32_768, 0, 64 * 1024 * 1024),
+    analysisTimeoutSec: int("ANALYSIS_TIMEOUT_SEC", 30, 1, 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,3 +1,4 @@
+import { AjvCompiler, type BuildCompilerFromPool } from "@fastify/ajv-compiler";
 import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
@@ -6,12 +7,13 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
-import { handleError } from "./http/plugins/error-handler.ts";
+import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
@@ -37,6 +39,26 @@ export interface AppDeps {
 }
 
 /**
+ * Fastify's validator factory with one Ajv per coercion rule: JSON bodies are validated as
+ * sent (`"name": true` is not a string, `null` is not a number), while path and query
+ * parameters, which arrive as text, are still coerced to the numbers and booleans their
+ * schemas declare.
+ */
+function buildValidatorByPart(): BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  return (externalSchemas, options) => {
+    const coercing = pool(externalSchemas, options);
+    const strict = pool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...(options?.customOptions as object), coerceTypes: false },
+    });
+    // Fastify calls the compiler with its route definition ({ schema, url, method, httpPart }).
+    return (route) => ((route as { httpPart?: string }).httpPart === "body" ? strict : coercing)(route);
+  };
+}
+
+/**
  * Builds the Fastify app with every plugin and route registered, in order, in one place.
  * Never listens: entry points (src/main/*) own `listen`, signals and shutdown.
  */
@@ -50,10 +72,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     // Reject unknown fields (schemas say additionalProperties: false) instead of silently dropping them.
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorByPart() } },
+    frameworkErrors: handleFrameworkError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setErrorHandler(handleError);
+  registerStringGuard(app);
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);
     done();
@@ -80,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sql: database.hotSql,
     clock,
     anonDailyLimit: config.anonDailyLimit,
+    filesDailyLimit: config.filesDailyLimit,
     planLimits: config.planLimits,
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });

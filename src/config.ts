@@ -31,6 +31,8 @@ export interface Config {
   planLimits: { standard: number; upgraded: number };
   /** Calls per UTC day allowed per client IP for requests without a valid key. */
   anonDailyLimit: number;
+  /** Signed file downloads (`GET /files/...`) per UTC day per client IP. */
+  filesDailyLimit: number;
   /** Days of quota counters kept (today included); older ones are deleted hourly. */
   quotaKeepDays: number;
   /** Trust `X-Forwarded-For` from a proxy in front (Fastify `trustProxy`). */
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       upgraded: int("QUOTA_UPGRADED_DAILY", 10_000, 1, 2_147_483_646),
     },
     anonDailyLimit: int("ANON_DAILY_LIMIT", 1000, 0, 2_147_483_647),
+    filesDailyLimit: int("FILES_DAILY_LIMIT", 100_000, 1, 2_147_483_647),
     quotaKeepDays: int("QUOTA_KEEP_DAYS", 7, 1, 3650),
     trustProxy: bool("TRUST_PROXY", false),
     bodyLimitBytes: int("BODY_LIMIT_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -18,6 +18,7 @@ import type { App } from "../types.ts";
 import { createAuthBatcher } from "./auth-batcher.ts";
 
 const INVALID_KEY = "Invalid or revoked API key";
+const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
 function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
   reply.headers({
@@ -47,6 +48,8 @@ export function registerAuth(
     sql: SqlExecutor;
     clock: Clock;
     anonDailyLimit: number;
+    /** Signed file downloads per UTC day per client IP. */
+    filesDailyLimit: number;
     planLimits: { standard: number; upgraded: number };
   },
 ): void {
@@ -56,35 +59,47 @@ export function registerAuth(
     return authenticateAndCount(deps.sql, { hash, day: quotaDay(now), now, calls, limits: deps.planLimits });
   });
 
-  async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
+  async function countAnonymous(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    now: Date,
+    opts: { refuse: boolean; files?: boolean },
+  ) {
+    const limit = opts.files ? deps.filesDailyLimit : deps.anonDailyLimit;
     const used = await countCall(deps.db, {
-      subject: `ip:${request.ip}`,
+      subject: opts.files ? `files-ip:${request.ip}` : `ip:${request.ip}`,
       day: quotaDay(now),
-      limit: refuse ? deps.anonDailyLimit : null,
+      limit: opts.refuse ? limit : null,
     });
-    setQuotaHeaders(reply, quotaState(deps.anonDailyLimit, used, now));
-    if (used === null) throw rateLimited(now, "This client's anonymous");
+    setQuotaHeaders(reply, quotaState(limit, used, now));
+    if (used === null)
+      throw rateLimited(now, opts.files ? "This client's file-download" : "This client's anonymous");
   }
 
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config;
     const now = deps.clock.now();
     if (config.public) {
-      await countAnonymous(request, reply, now, !config.neverThrottle);
+      await countAnonymous(request, reply, now, {
+        refuse: !config.neverThrottle,
+        files: config.signedUrl === true,
+      });
       return;
     }
+    // A header that is not `Bearer <token>` (another scheme, a bare key, no token) carries
+    // no API key: "Missing API key". A Bearer token that is no known key is "Invalid".
     const header = request.headers.authorization?.trim();
-    if (!header || /^bearer$/i.test(header)) {
-      await countAnonymous(request, reply, now, true);
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    if (!token) {
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", "Missing API key", {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' },
       });
     }
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    const check = token && isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
+    const check = isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
     const found = check?.found;
     if (!check || !found) {
-      await countAnonymous(request, reply, now, true);
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", INVALID_KEY, {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });

@@ -7,9 +7,9 @@ let t: TestApp;
 let key: string;
 beforeAll(async () => {
   t = await startTestApp();
-  key = (await t.createAccount()).key;
+  ({ key } = await t.createAccount({ scopes: ["read", "write"] }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const composition = (text: unknown = "Hello", family: unknown = "Sans", start: unknown = 0) => ({
   name: "Teaser",

@@ -30,7 +30,7 @@ beforeAll(async () => {
   base = await t.listen();
   key = (await t.createAccount({ plan: "admin" })).key;
   doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Schema;
-});
+}, 180_000);
 afterAll(async () => {
   t?.app.server.closeAllConnections();
   await t?.close();

@@ -1,3 +1,4 @@
+import { AjvCompiler, type BuildCompilerFromPool } from "@fastify/ajv-compiler";
 import cookie from "@fastify/cookie";
 import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -8,12 +9,13 @@ import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
-import { handleError } from "./http/plugins/error-handler.ts";
+import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
@@ -46,6 +48,26 @@ export interface AppDeps {
 }
 
 /**
+ * Fastify's validator factory with one Ajv per coercion rule: JSON bodies are validated as
+ * sent (`"name": true` is not a string, `null` is not a number), while path and query
+ * parameters, which arrive as text, are still coerced to the numbers and booleans their
+ * schemas declare.
+ */
+function buildValidatorByPart(): BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  return (externalSchemas, options) => {
+    const coercing = pool(externalSchemas, options);
+    const strict = pool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...(options?.customOptions as object), coerceTypes: false },
+    });
+    // Fastify calls the compiler with its route definition ({ schema, url, method, httpPart }).
+    return (route) => ((route as { httpPart?: string }).httpPart === "body" ? strict : coercing)(route);
+  };
+}
+
+/**
  * Builds the Fastify app with every plugin and route registered, in order, in one place.
  * Never listens: entry points (src/main/*) own `listen`, signals and shutdown.
  */
@@ -59,10 +81,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     // Reject unknown fields (schemas say additionalProperties: false) instead of silently dropping them.
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorByPart() } },
+    frameworkErrors: handleFrameworkError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setErrorHandler(handleError);
+  registerStringGuard(app);
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);
     done();
@@ -90,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sql: database.hotSql,
     clock,
     anonDailyLimit: config.anonDailyLimit,
+    filesDailyLimit: config.filesDailyLimit,
     planLimits: config.planLimits,
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
@@ -103,7 +129,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCaptureTokenRoutes(app, { db, clock, publicUrl: config.publicUrl });
   await registerConsoleStatic(app, { dir: config.consoleDir });
   registerProjectRoutes(app, { db });
-  registerAnalysisRoutes(app);
+  registerAnalysisRoutes(app, {
+    threads: config.analysisThreads,
+    inlineMaxChars: config.analysisInlineMaxChars,
+    timeoutSec: config.analysisTimeoutSec,
+    maxQueue: 8 * config.analysisThreads,
+  });
   registerFileRoute(app, { store });
   // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
   // onResponse hook to every request of the context it is registered in.

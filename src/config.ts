@@ -31,6 +31,8 @@ export interface Config {
   planLimits: { standard: number; upgraded: number };
   /** Calls per UTC day allowed per client IP for requests without a valid key. */
   anonDailyLimit: number;
+  /** Signed file downloads (`GET /files/...`) per UTC day per client IP. */
+  filesDailyLimit: number;
   /** Days of quota counters kept (today included); older ones are deleted hourly. */
   quotaKeepDays: number;
   /** Trust `X-Forwarded-For` from a proxy in front (Fastify `trustProxy`). */
@@ -62,6 +64,12 @@ export interface Config {
   loginLimits: { maxPerIp: number; maxFailuresPerAccount: number; windowSec: number };
   /** Folder holding the built web console (index.html and assets/). */
   consoleDir: string;
+  /** Worker threads that run large analysis requests. */
+  analysisThreads: number;
+  /** Analysis inputs with at most this many characters of text run on the event loop. */
+  analysisInlineMaxChars: number;
+  /** A threaded analysis running longer than this is stopped with 413, seconds. */
+  analysisTimeoutSec: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
 }
@@ -211,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       upgraded: int("QUOTA_UPGRADED_DAILY", 10_000, 1, 2_147_483_646),
     },
     anonDailyLimit: int("ANON_DAILY_LIMIT", 1000, 0, 2_147_483_647),
+    filesDailyLimit: int("FILES_DAILY_LIMIT", 100_000, 1, 2_147_483_647),
     quotaKeepDays: int("QUOTA_KEEP_DAYS", 7, 1, 3650),
     trustProxy: bool("TRUST_PROXY", false),
     bodyLimitBytes: int("BODY_LIMIT_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -241,6 +250,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       cwd,
       str("CONSOLE_DIR") ?? path.join(import.meta.dirname, "..", "dist", "console"),
     ),
+    analysisThreads: int("ANALYSIS_THREADS", 1, 1, 64),
+    analysisInlineMaxChars: int("ANALYSIS_INLINE_MAX_CHARS", 32_768, 0, 64 * 1024 * 1024),
+    analysisTimeoutSec: int("ANALYSIS_TIMEOUT_SEC", 30, 1, 3600),
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {
     problems.push("GENERATION_PROVIDER=fal: needs FAL_KEY");

@@ -33,6 +33,12 @@ declare module "fastify" {
     public?: boolean;
     /** Counted but never refused with 429 (health checks). */
     neverThrottle?: boolean;
+    /**
+     * A public route whose credential is a URL signature the handler checks (signed file
+     * URLs): counted against the caller IP's separate, larger file-download quota instead
+     * of the anonymous one.
+     */
+    signedUrl?: boolean;
     /** Scope a key needs beyond `read` (DESIGN §3). */
     scope?: Scope;
     /** Only a console session may call it (API keys and capture tokens get 403). */

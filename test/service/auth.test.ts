@@ -22,6 +22,17 @@ describe("authentication (DESIGN §3)", () => {
 
   it.each([
     ["a non-bearer scheme", "Basic dXNlcjpwYXNz"],
+    ["another scheme", `Token crk_${"a".repeat(40)}`],
+    ["a bare key", `crk_${"a".repeat(40)}`],
+    ["Bearer with two tokens", "Bearer a b"],
+    ["Bearer alone", "Bearer"],
+  ])("a malformed header (%s) → 401 Missing API key", async (_label, header) => {
+    const res = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: { authorization: header } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error).toMatchObject({ code: "unauthorized", message: "Missing API key" });
+  });
+
+  it.each([
     ["a malformed key", "Bearer not-a-key"],
     ["an unknown well-formed key", `Bearer crk_${"a".repeat(40)}`],
   ])("%s → 401 Invalid or revoked API key", async (_label, header) => {

@@ -468,8 +468,75 @@ function retagSentenceStarts(nlp: WinkMethods, parsed: ParsedText, opts: ParseOp
   });
 }
 
-function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedText {
+/**
+ * Longest run of characters without a space, tab or line break that wink-nlp is given as
+ * one piece. wink's tokenizer and its features (the abbreviation test `/[a-z].*\.$/i`, the
+ * splitting of punctuation off a piece) take time quadratic in the length of a piece, so a
+ * 1,000,000-character "word" would take hours; {@link breakLongRuns} cuts longer runs into
+ * pieces of this length. No English word or ordinary URL is affected.
+ */
+export const MAX_PIECE_CHARS = 64;
+
+/** A text with spaces inserted to cut long runs, and where they were inserted. */
+interface CutText {
+  text: string;
+  /** Offsets in `text` of the inserted spaces, increasing. */
+  inserted: number[];
+}
+
+/** Whether UTF-16 code unit `c` is a space, tab or line break (what ends a run). */
+function isRunBreak(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/**
+ * Inserts a space after every {@link MAX_PIECE_CHARS} characters of a run without a space,
+ * tab or line break (never between the two halves of a surrogate pair). Linear in the
+ * length of `text`; returns `text` itself with no insertions when no run is that long.
+ */
+export function breakLongRuns(text: string): CutText {
+  const parts: string[] = [];
+  const inserted: number[] = [];
+  let run = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isRunBreak(c)) {
+      run = 0;
+      continue;
+    }
+    const lowSurrogate = c >= 0xdc00 && c <= 0xdfff;
+    if (run >= MAX_PIECE_CHARS && !lowSurrogate) {
+      parts.push(text.slice(from, i));
+      inserted.push(i + inserted.length);
+      from = i;
+      run = 0;
+    }
+    run++;
+  }
+  if (inserted.length === 0) return { text, inserted };
+  parts.push(text.slice(from));
+  return { text: parts.join(" "), inserted };
+}
+
+/** Maps an offset in a {@link CutText}'s text back to the original text (binary search). */
+function originalOffset(inserted: number[], offset: number): number {
+  let lo = 0;
+  let hi = inserted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((inserted[mid] as number) < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return offset - lo;
+}
+
+function parseWith(nlp: WinkMethods, original: string, opts: ParseOptions): ParsedText {
   const its = nlp.its;
+  const cut = breakLongRuns(original);
+  const text = cut.text;
+  const toOriginal =
+    cut.inserted.length === 0 ? (o: number) => o : (o: number) => originalOffset(cut.inserted, o);
   const doc = nlp.readDoc(text);
   const tokens = doc.tokens();
   const n = tokens.length();
@@ -583,8 +650,9 @@ function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedTe
     while (text.charCodeAt(at) === 32) at++;
     let start = at;
     if (!holdsAt(text, value, at)) {
-      const found = text.indexOf(value, cursor);
-      start = found >= 0 && found - cursor < 256 ? found : cursor;
+      // Searching a bounded window keeps a token wink rewrote from costing a scan of the text.
+      const found = text.slice(cursor, cursor + 255 + value.length).indexOf(value);
+      start = found >= 0 ? cursor + found : cursor;
     }
     cursor = start + value.length;
     if (info.kind === "space") {
@@ -593,7 +661,7 @@ function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedTe
       continue;
     }
     if (info.unspaced) {
-      pushUnspacedRun(b, value, start, unspacedForm);
+      pushUnspacedRun(b, value, toOriginal(start), unspacedForm);
       continue;
     }
     const pos = opts.pos ? (posTags[i] ?? "X") : "UNK";
@@ -627,10 +695,10 @@ function parseWith(nlp: WinkMethods, text: string, opts: ParseOptions): ParsedTe
       }
       lemma = l;
     }
-    b.push(start, value, lemma, pos, info, info.lexicalContent && !FUNCTION_POS.has(pos), slot);
+    b.push(toOriginal(start), value, lemma, pos, info, info.lexicalContent && !FUNCTION_POS.has(pos), slot);
   }
   b.forms = infos.length;
-  return b.finish(text);
+  return b.finish(original);
 }
 
 /** Filler words of spoken English that carry no topic. */

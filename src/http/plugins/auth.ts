@@ -44,6 +44,7 @@ function userIdentity(user: UserRow) {
     user: { email: user.email, name: user.name, createdAt: user.createdAt, imageModel: user.imageModel },
   };
 }
+const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
 function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
   reply.headers({
@@ -78,6 +79,8 @@ export function registerAuth(
     sql: SqlExecutor;
     clock: Clock;
     anonDailyLimit: number;
+    /** Signed file downloads per UTC day per client IP. */
+    filesDailyLimit: number;
     planLimits: { standard: number; upgraded: number };
   },
 ): void {
@@ -87,14 +90,21 @@ export function registerAuth(
     return authenticateAndCount(deps.sql, { hash, day: quotaDay(now), now, calls, limits: deps.planLimits });
   });
 
-  async function countAnonymous(request: FastifyRequest, reply: FastifyReply, now: Date, refuse: boolean) {
+  async function countAnonymous(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    now: Date,
+    opts: { refuse: boolean; files?: boolean },
+  ) {
+    const limit = opts.files ? deps.filesDailyLimit : deps.anonDailyLimit;
     const used = await countCall(deps.db, {
-      subject: `ip:${request.ip}`,
+      subject: opts.files ? `files-ip:${request.ip}` : `ip:${request.ip}`,
       day: quotaDay(now),
-      limit: refuse ? deps.anonDailyLimit : null,
+      limit: opts.refuse ? limit : null,
     });
-    setQuotaHeaders(reply, quotaState(deps.anonDailyLimit, used, now));
-    if (used === null) throw rateLimited(now, "This client's anonymous");
+    setQuotaHeaders(reply, quotaState(limit, used, now));
+    if (used === null)
+      throw rateLimited(now, opts.files ? "This client's file-download" : "This client's anonymous");
   }
 
   async function countUser(reply: FastifyReply, user: UserRow, now: Date): Promise<QuotaState> {
@@ -114,7 +124,7 @@ export function registerAuth(
       ? await findLiveSession(deps.db, hashKeySecret(secret), now)
       : null;
     if (!found) {
-      await countAnonymous(request, reply, now, true);
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", "You are not signed in, or your session ended; sign in again");
     }
     if (!SAFE_METHODS.has(request.method)) {
@@ -141,7 +151,7 @@ export function registerAuth(
   async function captureAuth(request: FastifyRequest, reply: FastifyReply, token: string, now: Date) {
     const found = await findLiveCaptureToken(deps.db, hashKeySecret(token), now);
     if (!found) {
-      await countAnonymous(request, reply, now, true);
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", INVALID_CAPTURE, {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });
@@ -165,13 +175,18 @@ export function registerAuth(
     if (config.uncounted) return;
     const now = deps.clock.now();
     if (config.public) {
-      await countAnonymous(request, reply, now, !config.neverThrottle);
+      await countAnonymous(request, reply, now, {
+        refuse: !config.neverThrottle,
+        files: config.signedUrl === true,
+      });
       return;
     }
+    // A header that is not `Bearer <token>` (another scheme, a bare key, no token) carries
+    // no API key: "Missing API key". A Bearer token that is no known key is "Invalid".
     const header = request.headers.authorization?.trim();
     if (!header && (await sessionAuth(request, reply, now))) return;
     if (config.consoleOnly) {
-      if (!header) await countAnonymous(request, reply, now, true);
+      if (!header) await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError(
         header ? "forbidden" : "unauthorized",
         header
@@ -179,18 +194,18 @@ export function registerAuth(
           : "You are not signed in; sign in at /console",
       );
     }
-    if (!header || /^bearer$/i.test(header)) {
-      await countAnonymous(request, reply, now, true);
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    if (!token) {
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", "Missing API key", {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' },
       });
     }
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    if (token && isWellFormedSecret(token, "crc")) return captureAuth(request, reply, token, now);
-    const check = token && isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
+    if (isWellFormedSecret(token, "crc")) return captureAuth(request, reply, token, now);
+    const check = isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
     const found = check?.found;
     if (!check || !found) {
-      await countAnonymous(request, reply, now, true);
+      await countAnonymous(request, reply, now, { refuse: true });
       throw new AppError("unauthorized", INVALID_KEY, {
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });

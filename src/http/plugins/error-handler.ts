@@ -22,7 +22,8 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
-const CONTEXT_LABEL: Record<string, string> = {
+/** The error message of a request part that failed validation, by Fastify's part name. */
+export const CONTEXT_LABEL: Record<string, string> = {
   body: "The request body is invalid",
   querystring: "The query string is invalid",
   params: "The path parameters are invalid",
@@ -44,6 +45,48 @@ function validationDetails(issues: ValidationIssue[]): ErrorDetail[] {
     }
     return { path: path || "/", message };
   });
+}
+
+/**
+ * What the log may say about an unexpected error. A failed SQL statement (Drizzle's
+ * `DrizzleQueryError`, which carries `query` and `params`) is reduced to its statement text,
+ * SQLSTATE and class: its message, its stack's first line and the database's own message can
+ * hold the request's data, which must never reach the log.
+ */
+export function loggableError(error: Error): Error | Record<string, unknown> {
+  if (!("params" in error) || !("query" in error)) return error;
+  const cause = error.cause as { code?: unknown; name?: unknown } | undefined;
+  return {
+    type: error.name,
+    message: "A database statement failed",
+    query: String(error.query),
+    sqlState: typeof cause?.code === "string" ? cause.code : undefined,
+    cause: typeof cause?.name === "string" ? cause.name : undefined,
+  };
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors raised while routing, before any hook runs (a path
+ * that is not valid percent-encoded UTF-8, a path parameter over the router's 100-character
+ * limit), answered with the one error body and a request id. The path is never echoed.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header("X-Request-Id", request.id);
+  if (error.code === "FST_ERR_BAD_URL") {
+    return sendError(request, reply, {
+      status: 400,
+      code: "invalid_request",
+      message: "The URL path is not valid percent-encoded UTF-8",
+    });
+  }
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return sendError(request, reply, {
+      status: 400,
+      code: "invalid_request",
+      message: "A path parameter is longer than the 100 characters any id has",
+    });
+  }
+  return handleError(error, request, reply);
 }
 
 /** Sends the DESIGN §2 error body for `status`/`code`. */
@@ -112,7 +155,7 @@ export function handleError(
     }
     return sendError(request, reply, { status, code, message });
   }
-  request.log.error({ err: error }, "unhandled error");
+  request.log.error({ err: loggableError(error) }, "unhandled error");
   if (status === 503) {
     return sendError(request, reply, {
       status: 503,

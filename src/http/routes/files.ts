@@ -6,7 +6,10 @@ import type { App } from "../types.ts";
 /**
  * `GET /files/*` (local storage only): serves signed, expiring file URLs without a key,
  * with Range support (206), `nosniff` and attachment disposition for anything a browser
- * could execute. A bad or expired signature is a 403. S3 storage uses presigned URLs instead.
+ * could execute. A bad or expired signature is a 403. Downloads count against the caller IP's
+ * file-download quota (`FILES_DAILY_LIMIT`), not the anonymous one: the signature is the
+ * credential, and a player's range requests must not use up the IP's API calls. S3 storage
+ * uses presigned URLs instead.
  */
 export function registerFileRoute(app: App, deps: { store: BlobStore }): void {
   const store = deps.store;
@@ -14,7 +17,7 @@ export function registerFileRoute(app: App, deps: { store: BlobStore }): void {
   app.get(
     "/files/*",
     {
-      config: { public: true },
+      config: { public: true, signedUrl: true },
       schema: { hide: true },
     },
     (request, reply) => serveSignedFile(store, request, reply),

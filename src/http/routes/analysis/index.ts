@@ -1,4 +1,4 @@
-import { detectChapters, suggestBroll, summarizeClip } from "../../../domain/analysis/index.ts";
+import { type AnalysisRunnerOptions, createAnalysisRunner } from "../../../domain/analysis/runner.ts";
 import {
   BrollRequest,
   BrollResponse,
@@ -12,13 +12,16 @@ import type { App } from "../../types.ts";
 
 /** Bodies larger than this are a 413 (a 3-hour transcript is about 0.5 MB). */
 const ANALYSIS_BODY_LIMIT = 2 * 1024 * 1024;
-const ERRORS = [...AUTH_ERRORS, 413, 415];
+const ERRORS = [...AUTH_ERRORS, 413, 415, 503];
 
 /**
  * The analysis helpers (API.md §4; DESIGN §5): thin routes over the pure, deterministic
  * functions of `src/domain/analysis` — no vendor or network call, read scope is enough.
+ * Large inputs run on worker threads with a time budget (see `createAnalysisRunner`).
  */
-export function registerAnalysisRoutes(app: App): void {
+export function registerAnalysisRoutes(app: App, runnerOptions: AnalysisRunnerOptions): void {
+  const runner = createAnalysisRunner(runnerOptions);
+  app.addHook("onClose", () => runner.close());
   app.post(
     "/api/v1/chapters/detect",
     {
@@ -33,7 +36,7 @@ export function registerAnalysisRoutes(app: App): void {
         response: responses({ 200: ChaptersResponse }, ERRORS),
       },
     },
-    async (request) => detectChapters(request.body),
+    async (request) => runner.run("chapters", request.body),
   );
 
   app.post(
@@ -48,7 +51,7 @@ export function registerAnalysisRoutes(app: App): void {
         response: responses({ 200: SummaryResponse }, ERRORS),
       },
     },
-    async (request) => summarizeClip(request.body),
+    async (request) => runner.run("summary", request.body),
   );
 
   app.post(
@@ -65,6 +68,6 @@ export function registerAnalysisRoutes(app: App): void {
         response: responses({ 200: BrollResponse }, ERRORS),
       },
     },
-    async (request) => suggestBroll(request.body),
+    async (request) => runner.run("broll", request.body),
   );
 }

@@ -32,7 +32,7 @@ export function registerHealth(app: App, deps: { database: Database }): void {
               error: Type.String(),
             }),
           },
-          [500],
+          [400, 500],
         ),
       },
     },

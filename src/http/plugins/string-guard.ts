@@ -1,0 +1,71 @@
+import type { FastifyRequest } from "fastify";
+import { type ErrorDetail, invalidRequest } from "../../errors.ts";
+import type { App } from "../types.ts";
+import { CONTEXT_LABEL } from "./error-handler.ts";
+
+/** A NUL character or a UTF-16 surrogate (paired or not); the slow check runs only on a match. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this looks for.
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
+/** Why `s` cannot be stored, or null: NUL characters and unpaired surrogates are refused. */
+export function stringProblem(s: string): string | null {
+  if (!SUSPECT.test(s)) return null;
+  if (s.includes("\u0000")) return "must not contain NUL characters (U+0000)";
+  if (!s.isWellFormed()) return "must not contain unpaired UTF-16 surrogates";
+  return null;
+}
+
+/** RFC 6901 escaping of one JSON Pointer reference token. */
+const pointerToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+
+const MAX_DETAILS = 20;
+
+/**
+ * Every string in `value` (object keys included) that {@link stringProblem} refuses, as
+ * JSON Pointer details (at most 20). Iterative, so any nesting depth JSON.parse accepts is
+ * walked without growing the call stack; linear in the size of `value`.
+ */
+export function findBadStrings(value: unknown): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const stack: Array<[unknown, string]> = [[value, ""]];
+  while (stack.length > 0 && details.length < MAX_DETAILS) {
+    const [v, path] = stack.pop() as [unknown, string];
+    if (typeof v === "string") {
+      const problem = stringProblem(v);
+      if (problem) details.push({ path: path || "/", message: problem });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`]);
+    } else if (typeof v === "object" && v !== null) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i] as string;
+        const child = `${path}/${pointerToken(key)}`;
+        const problem = stringProblem(key);
+        if (problem) details.push({ path: child, message: `property name ${problem}` });
+        else stack.push([(v as Record<string, unknown>)[key], child]);
+      }
+    }
+  }
+  return details;
+}
+
+const PARTS = [
+  ["params", (r: FastifyRequest) => r.params],
+  ["querystring", (r: FastifyRequest) => r.query],
+  ["body", (r: FastifyRequest) => r.body],
+] as const;
+
+/**
+ * Refuses, on every route and before schema validation, any path parameter, query
+ * parameter or JSON body string that contains a NUL character or an unpaired UTF-16
+ * surrogate: 400 `invalid_request` whose details point at each such field. Neither can
+ * be stored in PostgreSQL text, and neither belongs in a name, an id or a caption.
+ */
+export function registerStringGuard(app: App): void {
+  app.addHook("preValidation", async (request) => {
+    for (const [part, read] of PARTS) {
+      const details = findBadStrings(read(request));
+      if (details.length > 0) throw invalidRequest(CONTEXT_LABEL[part] as string, details);
+    }
+  });
+}

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
@@ -13,6 +14,7 @@ import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
+import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerFileRoute } from "./http/routes/files.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
@@ -34,6 +36,8 @@ export interface AppDeps {
   clock?: Clock;
   logger?: Logger;
   version?: string;
+  /** Assistant wiring: the generation service, a model replacing ASSISTANT_MODEL (tests), timings. */
+  assistant?: Pick<AssistantDeps, "generation" | "languageModel" | "options">;
 }
 
 /**
@@ -114,6 +118,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   registerCompositionRoutes(app, { db, clock });
   registerRenderRoutes(app, { db, clock, queue, store, signedUrlTtlSec: ttl });
+  const assistant = await createAssistant({
+    database,
+    store,
+    queue,
+    clock,
+    log: app.log as unknown as Logger,
+    model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
+    ...deps.assistant,
+    options: { maxSteps: config.assistantMaxSteps, ...deps.assistant?.options },
+  });
+  app.addHook("onClose", () => assistant.close());
+  registerAssistantRoutes(app, { db, clock, assistant });
 
   return app;
 }

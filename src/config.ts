@@ -54,6 +54,14 @@ export interface Config {
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean;
+  /** The assistant's model: `offline`, `openai:<model>`, `anthropic:<model>` or `openai-compatible:<model>`. */
+  assistantModel: string;
+  /** Base URL of the model's API (required for `openai-compatible`, optional for the others). */
+  assistantBaseUrl: string | undefined;
+  /** API key of the model's provider; `undefined` → the provider's usual variable (OPENAI_API_KEY…). */
+  assistantApiKey: string | undefined;
+  /** Most model steps (model calls) in one orchestrator run. */
+  assistantMaxSteps: number;
 }
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -151,6 +159,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     };
   }
 
+  const assistantModel = str("ASSISTANT_MODEL") ?? "offline";
+  if (!/^(offline|(openai|anthropic|openai-compatible):\S+)$/.test(assistantModel)) {
+    problems.push(
+      `ASSISTANT_MODEL=${JSON.stringify(assistantModel)}: must be offline, openai:<model>, anthropic:<model> or openai-compatible:<model>`,
+    );
+  }
+  const assistantBaseUrl = str("ASSISTANT_BASE_URL");
+  if (assistantBaseUrl !== undefined && !/^https?:\/\//.test(assistantBaseUrl))
+    problems.push("ASSISTANT_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1");
+  if (assistantModel.startsWith("openai-compatible:") && assistantBaseUrl === undefined)
+    problems.push("ASSISTANT_BASE_URL: required when ASSISTANT_MODEL=openai-compatible:<model>");
+
   const secret = str("URL_SIGNING_SECRET");
   if (secret !== undefined && secret.length < 32)
     problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
@@ -180,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
+    assistantModel,
+    assistantBaseUrl,
+    assistantApiKey: str("ASSISTANT_API_KEY"),
+    assistantMaxSteps: int("ASSISTANT_MAX_STEPS", 12, 1, 100),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

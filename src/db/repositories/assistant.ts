@@ -205,16 +205,6 @@ export async function heartbeatRun(
   return { running: r !== undefined, cancelRequested: Boolean(r?.cancelRequestedAt) };
 }
 
-/** Marks a running run ended; false when it had already ended (e.g. swept). */
-export async function endRun(db: Db, runId: string, status: "done" | "error", now: Date): Promise<boolean> {
-  const rows = await db
-    .update(assistantRuns)
-    .set({ status, endedAt: now })
-    .where(and(eq(assistantRuns.id, runId), eq(assistantRuns.status, "running")))
-    .returning({ id: assistantRuns.id });
-  return rows.length > 0;
-}
-
 /** Records a cancel request on a user's run (kept when already set). Null when unknown. */
 export async function requestRunCancel(
   db: Db,
@@ -290,4 +280,28 @@ export async function latestUndoableEdit(db: Db, sessionId: string): Promise<Edi
 /** Marks an edit undone. */
 export async function markEditUndone(db: Db, id: string, now: Date): Promise<void> {
   await db.update(assistantEdits).set({ undoneAt: now }).where(eq(assistantEdits.id, id));
+}
+
+/**
+ * Ends a running run and stores its terminal event (`seq`) in one statement, so a run never
+ * has a terminal event without its status or the reverse.
+ * @returns false when the run had already ended (swept), storing nothing.
+ */
+export async function finishRun(
+  db: Db,
+  input: { runId: string; seq: number; status: "done" | "error"; data: Record<string, unknown>; now: Date },
+): Promise<boolean> {
+  const type = input.status === "done" ? "done" : "error";
+  const result = await db.execute(sql`
+    with ended as (
+      update assistant_runs set status = ${input.status}, ended_at = ${input.now.toISOString()}::timestamptz
+      where id = ${input.runId} and status = 'running'
+      returning id
+    ), ins as (
+      insert into assistant_run_events (run_id, seq, type, data)
+      select id, ${input.seq}, ${type}, ${JSON.stringify(input.data)}::jsonb from ended
+      returning run_id
+    )
+    select run_id, pg_notify(${RUN_EVENTS_CHANNEL}, run_id) from ins`);
+  return rowsOf(result).length > 0;
 }

@@ -56,7 +56,7 @@ function clipRef(word: string): string | number {
 }
 
 /**
- * Splits a message into clauses at commas, semicolons, full stops and "then", never inside
+ * Splits a message into clauses at commas, semicolons, full stops (a dot before a space or the end) and "then", never inside
  * quotes ('…' or "…").
  */
 export function splitCommands(message: string): string[] {
@@ -71,7 +71,7 @@ export function splitCommands(message: string): string[] {
       continue;
     }
     if ((ch === "'" || ch === '"') && !/\w/.test(message[i - 1] ?? " ")) quote = ch;
-    if (ch === "," || ch === ";" || (ch === "." && !/\d/.test(message[i + 1] ?? ""))) {
+    if (ch === "," || ch === ";" || (ch === "." && /^\s?$/.test(message[i + 1] ?? ""))) {
       parts.push(current);
       current = "";
       continue;

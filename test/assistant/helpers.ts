@@ -6,6 +6,7 @@ import { requestStream, type SseEvent, type StreamAnswer } from "./sse-client.ts
 /** A user of an assistant test: key, base URL and helpers over HTTP. */
 export interface AssistantClient {
   key: string;
+  userId: string;
   base: string;
   session(
     body?: Record<string, unknown>,
@@ -25,9 +26,10 @@ export async function assistantClient(
   base: string,
   scopes?: ("read" | "write")[],
 ): Promise<AssistantClient> {
-  const { key } = await t.createAccount(scopes ? { scopes } : {});
+  const { key, userId } = await t.createAccount(scopes ? { scopes } : {});
   return {
     key,
+    userId,
     base,
     async session(body = {}) {
       const res = await fetch(`${base}/api/assistant/session`, {

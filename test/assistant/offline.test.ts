@@ -128,7 +128,7 @@ describe("assistant with the offline command model", () => {
     expect(r.text).toMatch(/B-roll suggestion/);
 
     r = await turn(s, "render a draft");
-    const render = ofType(r.events, "tool_result")[0]?.data as {
+    const render = ofType(r.events, "tool_result")[0]?.data as unknown as {
       ok: boolean;
       output: { renderId: string; status: string };
     };

@@ -1,3 +1,4 @@
+import { InvalidToolInputError, NoSuchToolError, TypeValidationError } from "ai";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Queue } from "../../jobs/queue.ts";
@@ -91,10 +92,35 @@ export function toolErrorOf(err: unknown): { code: string; message: string } {
       .join("; ");
     return { code: err.code, message: details ? `${err.message} (${details})` : err.message };
   }
-  const e = err as { name?: string; message?: string; cause?: unknown };
-  if (e?.name === "AI_InvalidToolInputError" || e?.name === "AI_TypeValidationError") {
-    return { code: "invalid_input", message: e.message ?? "The tool input is not valid" };
+  const text = typeof err === "string" ? err : ((err as Error)?.message ?? String(err));
+  if (
+    InvalidToolInputError.isInstance(err) ||
+    TypeValidationError.isInstance(err) ||
+    /AI_(InvalidToolInput|TypeValidation)Error/.test(text)
+  ) {
+    return { code: "invalid_input", message: readableValidation(text) };
   }
-  if (e?.name === "AI_NoSuchToolError") return { code: "unknown_tool", message: e.message ?? "No such tool" };
-  return { code: "tool_failed", message: e?.message ?? String(err) };
+  if (NoSuchToolError.isInstance(err) || /AI_NoSuchToolError/.test(text))
+    return { code: "unknown_tool", message: text };
+  return { code: "tool_failed", message: text };
+}
+
+/** "Invalid input for add_text: start: Too small: expected number to be >=0" from the SDK's message. */
+function readableValidation(text: string): string {
+  const tool = /Invalid input for tool (\S+?):/.exec(text)?.[1];
+  const at = text.indexOf("Error message: ");
+  try {
+    const issues = JSON.parse(text.slice(at + "Error message: ".length)) as {
+      path: unknown[];
+      message: string;
+    }[];
+    if (at >= 0 && Array.isArray(issues)) {
+      return `Invalid input${tool ? ` for ${tool}` : ""}: ${issues
+        .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
+        .join("; ")}`;
+    }
+  } catch {
+    // not the SDK's format: keep the text as it is
+  }
+  return text;
 }

@@ -144,8 +144,6 @@ export function parseCommand(clause: string): CommandCall | null {
     };
   }
 
-  m = new RegExp(String.raw`^trim\s+(?:clip\s+)?(.+?)\s+to\s+${NUM}${SEC}$`, "i").exec(s);
-  if (m) return { tool: "trim_clip", input: { clip: clipRef(m[1] as string), duration: Number(m[2]) } };
   m = new RegExp(String.raw`^trim\s+(?:clip\s+)?(.+?)\s+from\s+${NUM}${SEC}\s+to\s+${NUM}${SEC}$`, "i").exec(
     s,
   );
@@ -154,6 +152,8 @@ export function parseCommand(clause: string): CommandCall | null {
       tool: "trim_clip",
       input: { clip: clipRef(m[1] as string), in: Number(m[2]), out: Number(m[3]) },
     };
+  m = new RegExp(String.raw`^trim\s+(?:clip\s+)?(.+?)\s+to\s+${NUM}${SEC}$`, "i").exec(s);
+  if (m) return { tool: "trim_clip", input: { clip: clipRef(m[1] as string), duration: Number(m[2]) } };
 
   m = new RegExp(String.raw`^move\s+(?:clip\s+)?(.+?)\s+to\s+${NUM}${SEC}$`, "i").exec(s);
   if (m) return { tool: "move_clip", input: { clip: clipRef(m[1] as string), start: Number(m[2]) } };

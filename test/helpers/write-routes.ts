@@ -13,4 +13,8 @@ export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: s
   { method: "DELETE", url: "/api/v1/uploads/:id" },
   { method: "POST", url: "/api/render" },
   { method: "DELETE", url: "/api/render/:jobId" },
+  { method: "POST", url: "/api/assistant/session" },
+  { method: "DELETE", url: "/api/assistant/session/:id" },
+  { method: "POST", url: "/api/assistant/orchestrator" },
+  { method: "POST", url: "/api/assistant/runs/:runId/cancel" },
 ];

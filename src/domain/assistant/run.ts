@@ -94,17 +94,36 @@ export async function executeRun(
   let seq = 0;
   let chain: Promise<void> = Promise.resolve();
   let lost = false;
+  const append = async (type: string, data: Record<string, unknown>) => {
+    if (lost) return;
+    try {
+      await appendRunEvent(db, run.id, ++seq, type, { type, ...data });
+      // Embedded PGlite answers on this thread without I/O: yield so that this process's
+      // event streams read and flush the event now rather than after the whole run.
+      await new Promise((resolve) => setImmediate(resolve));
+    } catch (err) {
+      lost = true;
+      log.warn({ err, runId: run.id }, "assistant run lost its event stream (swept or deleted)");
+      abort.abort("lost" satisfies AbortReason);
+    }
+  };
+  /** Stores events in order, one at a time; resolves once this one is stored. */
   const emit = (type: string, data: Record<string, unknown>): Promise<void> => {
-    const s = ++seq;
-    chain = chain.then(async () => {
-      if (lost) return;
-      try {
-        await appendRunEvent(db, run.id, s, type, { type, ...data });
-      } catch (err) {
-        lost = true;
-        log.warn({ err, runId: run.id }, "assistant run lost its event stream (swept or deleted)");
-        abort.abort("lost" satisfies AbortReason);
-      }
+    chain = chain.then(() => append(type, data));
+    return chain;
+  };
+  // Text deltas that arrive while an earlier event is being stored join one `text` event.
+  let pendingText: { messageId: string; delta: string } | null = null;
+  const emitText = (messageId: string, delta: string): Promise<void> => {
+    if (pendingText && pendingText.messageId === messageId) {
+      pendingText.delta += delta;
+      return chain;
+    }
+    const text = { messageId, delta };
+    pendingText = text;
+    chain = chain.then(() => {
+      if (pendingText === text) pendingText = null;
+      return append("text", text);
     });
     return chain;
   };
@@ -192,7 +211,7 @@ export async function executeRun(
           break;
         case "text-delta":
           textId ??= newId("msg");
-          if (part.text) await emit("text", { messageId: textId, delta: part.text });
+          if (part.text) void emitText(textId, part.text);
           break;
         case "tool-call":
           if (part.toolName === FINAL_TOOL && !part.invalid) finalToolCalled = true;

@@ -36,6 +36,8 @@ export async function streamEvents(
     for await (const e of opts.events(closed.signal)) {
       if (closed.signal.aborted) break;
       res.write(formatEvent(e));
+      // Let the response uncork and reach the socket before the next database read.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   } catch (err) {
     request.log.error({ err }, "assistant event stream failed");

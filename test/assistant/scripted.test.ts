@@ -1,6 +1,8 @@
 import { APICallError } from "ai";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertRun } from "../../src/db/repositories/assistant.ts";
+import { assistantRuns } from "../../src/db/schema/assistant.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { type AssistantClient, assistantClient, expectWellFormed, ofType, replayPatches } from "./helpers.ts";
 import { gate, scriptedModel, textStep, toolCallStep } from "./scripted-model.ts";
@@ -14,7 +16,7 @@ beforeAll(async () => {
   t = await startTestApp({
     assistant: {
       languageModel: scripted.model,
-      options: { heartbeatMs: 100, staleMs: 1_000, sweepMs: 200, pollMs: 200, pingMs: 100 },
+      options: { heartbeatMs: 100, staleMs: 10_000, sweepMs: 200, pollMs: 200, pingMs: 100 },
     },
   });
   base = await t.listen();
@@ -278,6 +280,11 @@ describe("orchestrator with scripted models", () => {
     });
     expect("run" in inserted).toBe(true);
     const runId = "run" in inserted ? inserted.run.id : "";
+    // Its owner's last heartbeat was a minute ago.
+    await t.database.db
+      .update(assistantRuns)
+      .set({ heartbeatAt: new Date(Date.now() - 60_000) })
+      .where(eq(assistantRuns.id, runId));
     const { events } = await requestStream(`${base}/api/assistant/runs/${runId}/events`, {
       headers: bearer(c.key),
     });

@@ -297,6 +297,32 @@ describe("orchestrator with scripted models", () => {
     expect(await activeRun(s.id)).toBeNull();
   });
 
+  it("ends the streams of a run whose session is deleted meanwhile", async () => {
+    const { s } = await sessionWithClips();
+    const g = gate();
+    scripted.script([
+      async () => {
+        await g.wait;
+        return textStep("Too late.");
+      },
+    ]);
+    const streaming = c.send(s.id, "wait");
+    await waitFor(async () => (await activeRun(s.id)) !== null);
+    const runId = (await activeRun(s.id)) as string;
+    const del = await fetch(`${base}/api/assistant/session/${s.id}`, {
+      method: "DELETE",
+      headers: bearer(c.key),
+    });
+    expect(del.status).toBe(204);
+    g.open();
+    const { events } = await streaming;
+    expect(events[0]?.event).toBe("session");
+    const gone = await requestStream(`${base}/api/assistant/runs/${runId}/events`, {
+      headers: bearer(c.key),
+    });
+    expect(gone.status).toBe(404);
+  });
+
   it("sends : ping comments while a run is quiet", async () => {
     const { s } = await sessionWithClips();
     scripted.script([

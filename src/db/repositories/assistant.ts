@@ -143,6 +143,16 @@ export async function findRunByIdempotencyKey(db: Db, userId: string, key: strin
   return r ?? null;
 }
 
+/** A run's status regardless of owner, or null when it no longer exists (its session was deleted). */
+export async function runStatus(db: Db, id: string): Promise<RunRow["status"] | null> {
+  const [r] = await db
+    .select({ status: assistantRuns.status })
+    .from(assistantRuns)
+    .where(eq(assistantRuns.id, id))
+    .limit(1);
+  return r?.status ?? null;
+}
+
 /** The running run of a session, or null. */
 export async function findRunningRun(db: Db, sessionId: string): Promise<RunRow | null> {
   const [r] = await db

@@ -1,7 +1,12 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "../../db/client.ts";
-import { RUN_EVENTS_CHANNEL, type RunEventRow, runEventsAfter } from "../../db/repositories/assistant.ts";
+import {
+  RUN_EVENTS_CHANNEL,
+  type RunEventRow,
+  runEventsAfter,
+  runStatus,
+} from "../../db/repositories/assistant.ts";
 
 /** Terminal event types: exactly one ends every run's stream. */
 export const TERMINAL_EVENTS = new Set(["done", "error"]);
@@ -60,7 +65,8 @@ export async function openRunEventBus(database: Database, log: Logger): Promise<
 /**
  * Yields the stored events of a run after `afterSeq`, then tails new ones as they are stored
  * (woken by the bus, polling every `pollMs` as a fallback) until the terminal event or `signal`.
- * Reads only the database, so any process can serve any run.
+ * A run that stopped running without one more event (its session was deleted) ends the tail
+ * too. Reads only the database, so any process can serve any run.
  */
 export async function* tailRunEvents(
   deps: { database: Database; bus: RunEventBus; pollMs: number },
@@ -77,16 +83,23 @@ export async function* tailRunEvents(
   const onAbort = () => wake?.();
   signal.addEventListener("abort", onAbort);
   let seq = afterSeq;
+  let quietPolls = 0;
   try {
     while (!signal.aborted) {
       dirty = false;
       const rows = await runEventsAfter(deps.database.db, runId, seq);
+      if (rows.length > 0) quietPolls = 0;
       for (const row of rows) {
         seq = row.seq;
         yield row;
         if (TERMINAL_EVENTS.has(row.type)) return;
       }
       if (rows.length > 0 || dirty) continue;
+      if (quietPolls++ > 0 && (await runStatus(deps.database.db, runId)) !== "running") {
+        // Deleted with its session, or ended: one last read picks up a terminal event.
+        for (const row of await runEventsAfter(deps.database.db, runId, seq)) yield row;
+        return;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, deps.pollMs);
         wake = () => {

@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createParser } from "eventsource-parser";
+import { waitHealthy } from "../wait-healthy.ts";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "100" }, concurrent: { type: "string", default: "50" } },
@@ -47,14 +48,7 @@ const server: ChildProcess = spawn(process.execPath, ["src/main/api.ts"], {
   stdio: "ignore",
 });
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 300; i++) {
-  try {
-    if ((await fetch(`${base}/api/v1/health`)).ok) break;
-  } catch {
-    // not up yet
-  }
-  await new Promise((r) => setTimeout(r, 100));
-}
+await waitHealthy(base);
 const auth = { authorization: `Bearer ${key}` };
 const json = { ...auth, "content-type": "application/json" };
 const COMMAND = "add a title 'Hi' at 1s for 2 seconds";

@@ -128,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...deps.assistant,
     options: { maxSteps: config.assistantMaxSteps, ...deps.assistant?.options },
   });
-  app.addHook("onClose", () => assistant.close());
+  app.addHook("preClose", () => assistant.close());
   registerAssistantRoutes(app, { db, clock, assistant });
 
   return app;

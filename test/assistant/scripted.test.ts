@@ -323,6 +323,29 @@ describe("orchestrator with scripted models", () => {
     expect(gone.status).toBe(404);
   });
 
+  it("ends its own runs as interrupted and closes their streams when the server shuts down", async () => {
+    const other = scriptedModel();
+    const t3 = await startTestApp({ testDb: t.testDb, assistant: { languageModel: other.model } });
+    const base3 = await t3.listen();
+    const { s } = await sessionWithClips();
+    other.script([
+      async (options) => {
+        await new Promise<void>((resolve) => options.abortSignal?.addEventListener("abort", () => resolve()));
+        throw options.abortSignal?.reason ?? new Error("aborted");
+      },
+    ]);
+    const streaming = requestStream(`${base3}/api/assistant/orchestrator`, {
+      method: "POST",
+      headers: bearer(c.key),
+      body: { sessionId: s.id, message: "wait for ever" },
+    });
+    await waitFor(async () => (await activeRun(s.id)) !== null);
+    await t3.close();
+    const { events } = await streaming;
+    expectWellFormed(events);
+    expect(events.at(-1)?.data).toMatchObject({ type: "error", code: "interrupted", retryable: true });
+  });
+
   it("sends : ping comments while a run is quiet", async () => {
     const { s } = await sessionWithClips();
     scripted.script([

@@ -84,7 +84,10 @@ export interface Assistant {
   ): AsyncGenerator<{ seq: number; type: string; data: Record<string, unknown> }>;
   /** Records a cancel request (honoured by the owning process within a heartbeat). @throws 404 */
   cancel(userId: string, runId: string): Promise<RunRow>;
-  /** Ends this process's runs as interrupted and stops the sweeper and the listener. */
+  /**
+   * Ends this process's runs as interrupted, then the event streams it serves, the sweeper and
+   * the listener. Call before the HTTP server closes (open streams would keep it open).
+   */
   close(): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const bus: RunEventBus = await openRunEventBus(database, log);
   const active = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  const closing = new AbortController();
   const info = (): AssistantModelInfo =>
     deps.languageModel && typeof deps.languageModel !== "string"
       ? {
@@ -175,7 +179,12 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
       return { run, attached: false };
     },
     events(runId, afterSeq, signal) {
-      return tailRunEvents({ database, bus, pollMs: options.pollMs }, runId, afterSeq, signal);
+      return tailRunEvents(
+        { database, bus, pollMs: options.pollMs },
+        runId,
+        afterSeq,
+        AbortSignal.any([signal, closing.signal]),
+      );
     },
     async cancel(userId, runId) {
       const run = await requestRunCancel(db, userId, runId, clock.now());
@@ -187,6 +196,9 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
       clearInterval(sweeper);
       for (const a of active.values()) a.abort.abort("shutdown");
       await Promise.allSettled([...active.values()].map((a) => a.done));
+      // The streams served here have sent those runs' terminal events; end the others (their
+      // clients resume elsewhere with Last-Event-ID).
+      closing.abort();
       await bus.close();
     },
   };

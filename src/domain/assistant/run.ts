@@ -87,7 +87,7 @@ export function modelErrorOf(err: unknown): { code: string; message: string; ret
  */
 export async function executeRun(
   deps: RunDeps,
-  input: { run: RunRow; session: SessionRow; model: LanguageModel; abort: AbortController },
+  input: { run: RunRow; session: SessionRow; model: () => LanguageModel; abort: AbortController },
 ): Promise<void> {
   const { db, clock, log } = deps;
   const { run, session, abort } = input;
@@ -185,7 +185,7 @@ export async function executeRun(
       await emit("tool_start", { toolCallId, name, input: toolInput ?? null });
     };
     const result = streamText({
-      model: input.model,
+      model: input.model(),
       instructions: await instructions(),
       messages: history,
       tools: toAiTools(ASSISTANT_TOOLS, ctx, announce),

@@ -173,7 +173,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           generation: deps.generation,
           options,
         },
-        { run, session, model: modelFor(session), abort },
+        { run, session, model: () => modelFor(session), abort },
       ).finally(() => active.delete(run.id));
       active.set(run.id, { abort, done });
       return { run, attached: false };

@@ -16,6 +16,7 @@ function analyse<T>(fn: () => T): T {
   }
 }
 
+/** The `detect_chapters` tool: what it does is its `description`, shown to the model. */
 export const detectChaptersTool = defineTool({
   name: "detect_chapters",
   description:
@@ -56,6 +57,7 @@ export const detectChaptersTool = defineTool({
   },
 });
 
+/** The `suggest_broll` tool: what it does is its `description`, shown to the model. */
 export const suggestBrollTool = defineTool({
   name: "suggest_broll",
   description:

@@ -10,6 +10,7 @@ import { freeTrack } from "./tracks.ts";
 
 const Cue = z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string().max(2000) });
 
+/** The `add_captions` tool: what it does is its `description`, shown to the model. */
 export const addCaptions = defineTool({
   name: "add_captions",
   description:
@@ -65,6 +66,7 @@ function musicTrack(tracks: Track[]): Track | undefined {
   );
 }
 
+/** The `set_volume` tool: what it does is its `description`, shown to the model. */
 export const setVolume = defineTool({
   name: "set_volume",
   description:

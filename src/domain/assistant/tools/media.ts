@@ -62,6 +62,7 @@ async function place(
   });
 }
 
+/** The `generate_image` tool: what it does is its `description`, shown to the model. */
 export const generateImage = defineTool({
   name: "generate_image",
   description:
@@ -80,6 +81,7 @@ export const generateImage = defineTool({
   },
 });
 
+/** The `animate_image` tool: what it does is its `description`, shown to the model. */
 export const animateImage = defineTool({
   name: "animate_image",
   description:
@@ -117,6 +119,7 @@ export const animateImage = defineTool({
   },
 });
 
+/** The `start_render` tool: what it does is its `description`, shown to the model. */
 export const startRenderTool = defineTool({
   name: "start_render",
   description:

@@ -8,6 +8,7 @@ import { summarizeComposition } from "../summary.ts";
 import { ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 
+/** The `get_composition` tool: what it does is its `description`, shown to the model. */
 export const getComposition = defineTool({
   name: "get_composition",
   description:
@@ -22,6 +23,7 @@ export const getComposition = defineTool({
   },
 });
 
+/** The `list_uploads` tool: what it does is its `description`, shown to the model. */
 export const listUploads = defineTool({
   name: "list_uploads",
   description: "List the uploads of the project (newest first): id, name, type and duration in seconds.",
@@ -48,6 +50,7 @@ export const listUploads = defineTool({
   },
 });
 
+/** The `undo` tool: what it does is its `description`, shown to the model. */
 export const undo = defineTool({
   name: "undo",
   description:

@@ -30,6 +30,7 @@ function ripple(track: Track, from: number, by: number, except?: string): void {
   for (const c of track.clips) if (c.id !== except && c.start >= from - 1e-6) c.start = r3(c.start + by);
 }
 
+/** The `add_clip` tool: what it does is its `description`, shown to the model. */
 export const addClip = defineTool({
   name: "add_clip",
   description:
@@ -102,6 +103,7 @@ export const addClip = defineTool({
   },
 });
 
+/** The `trim_clip` tool: what it does is its `description`, shown to the model. */
 export const trimClip = defineTool({
   name: "trim_clip",
   description:
@@ -150,6 +152,7 @@ export const trimClip = defineTool({
   },
 });
 
+/** The `move_clip` tool: what it does is its `description`, shown to the model. */
 export const moveClip = defineTool({
   name: "move_clip",
   description:
@@ -190,6 +193,7 @@ export const moveClip = defineTool({
   },
 });
 
+/** The `split_clip` tool: what it does is its `description`, shown to the model. */
 export const splitClip = defineTool({
   name: "split_clip",
   description: "Cut a clip in two at a timeline time `at` (seconds, strictly inside the clip).",
@@ -217,6 +221,7 @@ export const splitClip = defineTool({
   },
 });
 
+/** The `delete_clip` tool: what it does is its `description`, shown to the model. */
 export const deleteClip = defineTool({
   name: "delete_clip",
   description: "Remove a clip. With `ripple: true` later clips on its track move left to close the gap.",
@@ -231,6 +236,7 @@ export const deleteClip = defineTool({
   },
 });
 
+/** Text style overrides a tool accepts (family, size in px at the canvas height, colour, weight, italic). */
 const TextStyleInput = z
   .object({
     family: z.string().min(1).max(100).optional(),
@@ -262,6 +268,7 @@ export function textStyle(
 }
 export { TextStyleInput };
 
+/** The `add_text` tool: what it does is its `description`, shown to the model. */
 export const addText = defineTool({
   name: "add_text",
   description:
@@ -312,6 +319,7 @@ function cuts(c: Composition): { clip: Clip; previous: Clip }[] {
   return out;
 }
 
+/** The `add_transition` tool: what it does is its `description`, shown to the model. */
 export const addTransition = defineTool({
   name: "add_transition",
   description:

@@ -12,7 +12,7 @@ beforeAll(async () => {
   base = await t.listen();
   c = await assistantClient(t, base);
   media = await uploadTestMedia(base, c.key);
-}, 60_000);
+}, 180_000);
 afterAll(() => t.close());
 
 /** Sends a message and checks that the replayed patches equal a fresh GET. */

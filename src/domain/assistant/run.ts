@@ -158,20 +158,23 @@ export async function executeRun(
     renderPollMs: deps.options.renderPollMs,
   };
   const currentVersion = async () => (await readComposition(ctx).catch(() => null))?.version ?? null;
-  const instructions = async () => {
-    const c = await readComposition(ctx).catch((err: Error) => ({ error: err.message }));
-    return systemPrompt("error" in c ? c : await summarizeComposition(ctx, c));
+  type Read = Awaited<ReturnType<typeof readComposition>> | { error: string };
+  const read = (): Promise<Read> => readComposition(ctx).catch((err: Error) => ({ error: err.message }));
+  const instructions = async (c?: Read) => {
+    const fresh = c ?? (await read());
+    return systemPrompt("error" in fresh ? fresh : await summarizeComposition(ctx, fresh));
   };
 
   let terminal: { status: "done" | "error"; data: Record<string, unknown> };
   let stepMessages: ModelMessage[] = [];
   try {
+    const atStart = await read();
     await emit("session", {
       sessionId: session.id,
       runId: run.id,
       model: session.model,
       compositionId: session.compositionId,
-      version: await currentVersion(),
+      version: "error" in atStart ? null : atStart.version,
     });
     await insertMessages(db, session.id, run.id, [{ role: "user", content: run.message }]);
     const history = (await listMessages(db, session.id)).map(
@@ -186,7 +189,7 @@ export async function executeRun(
     };
     const result = streamText({
       model: input.model(),
-      instructions: await instructions(),
+      instructions: await instructions(atStart),
       messages: history,
       tools: toAiTools(ASSISTANT_TOOLS, ctx, announce),
       stopWhen: [isStepCount(deps.options.maxSteps), hasToolCall(FINAL_TOOL)],
@@ -194,6 +197,8 @@ export async function executeRun(
       maxRetries: 1,
       abortSignal: abort.signal,
       prepareStep: async ({ stepNumber }) => (stepNumber === 0 ? {} : { instructions: await instructions() }),
+      // Failures reach the loop below as `error` parts and end the run with an `error` event.
+      onError: ({ error }) => log.debug({ err: error, runId: run.id }, "assistant model error"),
       onStepEnd: (step) => {
         stepMessages = [...step.response.messages] as ModelMessage[];
       },

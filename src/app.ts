@@ -7,6 +7,8 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import { createGenerationService } from "./domain/assistant/generation-service.ts";
+import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
@@ -17,6 +19,7 @@ import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
+import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
 import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
@@ -45,6 +48,8 @@ export interface AppDeps {
   clock?: Clock;
   logger?: Logger;
   version?: string;
+  /** Assistant wiring: the generation service, a model replacing ASSISTANT_MODEL (tests), timings. */
+  assistant?: Pick<AssistantDeps, "generation" | "languageModel" | "options">;
 }
 
 /**
@@ -161,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const enqueue = createEnqueue(queue);
   registerRenderRoutes(app, { db, clock, enqueue, store, signedUrlTtlSec: ttl });
   registerGenerationModelsRoute(app, { generation: config.generation });
+  const providers = createProviders(config.generation, config.workDir);
   registerGenerationRoutes(app, {
     db,
     clock,
@@ -168,8 +174,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     signedUrlTtlSec: ttl,
     generation: config.generation,
     enqueue,
-    providers: createProviders(config.generation, config.workDir),
+    providers,
   });
+  const assistant = await createAssistant({
+    database,
+    store,
+    enqueue,
+    clock,
+    generation: createGenerationService({
+      db,
+      clock,
+      generation: config.generation,
+      enqueue,
+      providers,
+      log: app.log as unknown as Logger,
+    }),
+    log: app.log as unknown as Logger,
+    model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
+    ...deps.assistant,
+    options: { maxSteps: config.assistantMaxSteps, ...deps.assistant?.options },
+  });
+  app.addHook("preClose", () => assistant.close());
+  registerAssistantRoutes(app, { db, clock, assistant });
 
   return app;
 }

@@ -70,6 +70,14 @@ export interface Config {
   analysisInlineMaxChars: number;
   /** A threaded analysis running longer than this is stopped with 413, seconds. */
   analysisTimeoutSec: number;
+  /** The assistant's model: `offline`, `openai:<model>`, `anthropic:<model>` or `openai-compatible:<model>`. */
+  assistantModel: string;
+  /** Base URL of the model's API (required for `openai-compatible`, optional for the others). */
+  assistantBaseUrl: string | undefined;
+  /** API key of the model's provider; `undefined` → the provider's usual variable (OPENAI_API_KEY…). */
+  assistantApiKey: string | undefined;
+  /** Most model steps (model calls) in one orchestrator run. */
+  assistantMaxSteps: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
 }
@@ -201,6 +209,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `FAL_VIDEO_MODEL=${JSON.stringify(falVideoModel)}: must be a fal model id such as fal-ai/veo3/fast/image-to-video`,
     );
   }
+  const assistantModel = str("ASSISTANT_MODEL") ?? "offline";
+  if (!/^(offline|(openai|anthropic|openai-compatible):\S+)$/.test(assistantModel)) {
+    problems.push(
+      `ASSISTANT_MODEL=${JSON.stringify(assistantModel)}: must be offline, openai:<model>, anthropic:<model> or openai-compatible:<model>`,
+    );
+  }
+  const assistantBaseUrl = str("ASSISTANT_BASE_URL");
+  if (assistantBaseUrl !== undefined && !/^https?:\/\//.test(assistantBaseUrl))
+    problems.push("ASSISTANT_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:11434/v1");
+  if (assistantModel.startsWith("openai-compatible:") && assistantBaseUrl === undefined)
+    problems.push("ASSISTANT_BASE_URL: required when ASSISTANT_MODEL=openai-compatible:<model>");
 
   const secret = str("URL_SIGNING_SECRET");
   if (secret !== undefined && secret.length < 32)
@@ -253,6 +272,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     analysisThreads: int("ANALYSIS_THREADS", 1, 1, 64),
     analysisInlineMaxChars: int("ANALYSIS_INLINE_MAX_CHARS", 32_768, 0, 64 * 1024 * 1024),
     analysisTimeoutSec: int("ANALYSIS_TIMEOUT_SEC", 30, 1, 3600),
+    assistantModel,
+    assistantBaseUrl,
+    assistantApiKey: str("ASSISTANT_API_KEY"),
+    assistantMaxSteps: int("ASSISTANT_MAX_STEPS", 12, 1, 100),
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {
     problems.push("GENERATION_PROVIDER=fal: needs FAL_KEY");

@@ -30,6 +30,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { waitHealthy } from "../wait-healthy.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
 import * as machine from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
@@ -71,14 +72,7 @@ const server: ChildProcess = spawn(
   },
 );
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 300; i++) {
-  try {
-    if ((await fetch(`${base}/api/v1/health`)).ok) break;
-  } catch {
-    // not up yet
-  }
-  await new Promise((r) => setTimeout(r, 100));
-}
+await waitHealthy(base);
 
 /** CPU time (user + system, all threads) of the API process in ms; NaN where /proc is missing. */
 const clockTicks = (() => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { buildApp } from "../../src/app.ts";
+import { type AppDeps, buildApp } from "../../src/app.ts";
 import type { Clock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
@@ -50,7 +50,13 @@ let seq = 0;
  * and captures its logs. `env` overrides configuration variables.
  */
 export async function startTestApp(
-  opts: { clock?: Clock; env?: Record<string, string>; testDb?: TestDatabase; worker?: boolean } = {},
+  opts: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    testDb?: TestDatabase;
+    worker?: boolean;
+    assistant?: AppDeps["assistant"];
+  } = {},
 ): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), "cutroom-test-"));
@@ -80,6 +86,7 @@ export async function startTestApp(
     queue: runtime.queue,
     logger,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.assistant ? { assistant: opts.assistant } : {}),
   });
   const stopWorker = opts.worker ? await startWorker(runtime) : null;
   await app.ready();

@@ -17,4 +17,8 @@ export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: s
   { method: "POST", url: "/api/v1/generate/image" },
   { method: "POST", url: "/api/v1/generate/video" },
   { method: "DELETE", url: "/api/v1/generations/:id" },
+  { method: "POST", url: "/api/assistant/session" },
+  { method: "DELETE", url: "/api/assistant/session/:id" },
+  { method: "POST", url: "/api/assistant/orchestrator" },
+  { method: "POST", url: "/api/assistant/runs/:runId/cancel" },
 ];

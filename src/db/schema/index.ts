@@ -1,4 +1,5 @@
 export * from "./api-keys.ts";
+export * from "./assistant.ts";
 export * from "./compositions.ts";
 export * from "./console-auth.ts";
 export * from "./generations.ts";

@@ -1,0 +1,243 @@
+/**
+ * The plain-English commands the offline command model understands, parsed into tool calls.
+ * Deterministic regular expressions, no language model: one command per clause.
+ */
+
+/** A tool call a command stands for. */
+export interface CommandCall {
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+/** What the offline model tells users it understands (one example per line). */
+export const OFFLINE_COMMANDS = [
+  "add a title 'Hello' at 2s for 3 seconds",
+  "add <upload name or id> [after clip N | at 5s]",
+  "trim clip N to 4 seconds | trim clip N from 1s to 5s",
+  "move clip N to 10s | move clip N after clip M",
+  "split clip N at 12s",
+  "delete clip N",
+  "crossfade all cuts | add a wipe between 1 and 2",
+  "add captions from <subtitle upload>",
+  "set music volume to 40% | duck the music under speech | fade out the music over 3s",
+  "find chapters",
+  "suggest b-roll",
+  "generate an image of <description>",
+  "animate <image upload or clip>",
+  "render a draft",
+  "undo",
+  "show the composition | list uploads",
+];
+
+const NUM = String.raw`(\d+(?:\.\d+)?)`;
+const SEC = String.raw`\s*(?:s|sec|secs|second|seconds)?`;
+
+const TRANSITION_WORDS: Record<string, string> = {
+  crossfade: "fade",
+  fade: "fade",
+  dissolve: "dissolve",
+  wipe: "wipeleft",
+  slide: "slideleft",
+  circle: "circleopen",
+  zoom: "zoomin",
+  radial: "radial",
+  "fade to black": "fadeblack",
+  "fade through black": "fadeblack",
+  "fade to white": "fadewhite",
+};
+
+/** A clip reference as the tools take it: a number stays a number, anything else a string. */
+function clipRef(word: string): string | number {
+  const w = word
+    .replace(/^(?:clip\s+|#)/i, "")
+    .replace(/^the\s+/i, "")
+    .trim();
+  return /^\d+$/.test(w) ? Number(w) : w;
+}
+
+/**
+ * Splits a message into clauses at commas, semicolons, full stops (a dot before a space or the end) and "then", never inside
+ * quotes ('…' or "…").
+ */
+export function splitCommands(message: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quote: string | null = null;
+  for (let i = 0; i < message.length; i++) {
+    const ch = message[i] as string;
+    if (quote) {
+      if (ch === quote) quote = null;
+      current += ch;
+      continue;
+    }
+    if ((ch === "'" || ch === '"') && !/\w/.test(message[i - 1] ?? " ")) quote = ch;
+    if (ch === "," || ch === ";" || (ch === "." && /^\s?$/.test(message[i + 1] ?? ""))) {
+      parts.push(current);
+      current = "";
+      continue;
+    }
+    current += ch;
+  }
+  parts.push(current);
+  return parts
+    .flatMap((p) => p.split(/\s+(?:and\s+)?then\s+/i))
+    .map((p) =>
+      p
+        .trim()
+        .replace(/^(?:and|then|please|now)\s+/i, "")
+        .replace(/\s+please$/i, "")
+        .trim(),
+    )
+    .filter((p) => p.length > 0);
+}
+
+/**
+ * Parses one clause into a tool call, or null when it is not a command the offline model knows.
+ * Times are seconds.
+ */
+export function parseCommand(clause: string): CommandCall | null {
+  const s = clause.trim().replace(/\s+/g, " ");
+  let m: RegExpExecArray | null;
+
+  m = new RegExp(
+    String.raw`^(?:add|put|show|insert)\s+(?:a\s+|the\s+)?(?:title|text|caption)\s+(["'])(.+?)\1(?:\s+(?:at|from)\s+${NUM}${SEC})?(?:\s+for\s+${NUM}${SEC})?(?:\s+(?:at|on)\s+the\s+(top|bottom|center|centre))?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    const position = m[5]?.toLowerCase().replace("centre", "center");
+    return {
+      tool: "add_text",
+      input: {
+        text: m[2],
+        start: m[3] ? Number(m[3]) : 0,
+        duration: m[4] ? Number(m[4]) : 3,
+        ...(position ? { position } : {}),
+      },
+    };
+  }
+
+  m = /^(?:add|put|burn in)\s+(?:the\s+)?(?:captions|subtitles)(?:\s+from\s+(?:the\s+)?(.+?))?$/i.exec(s);
+  if (m)
+    return {
+      tool: "add_captions",
+      input: m[1] && !/^(?:srt|vtt|subtitles?)$/i.test(m[1]) ? { upload: m[1] } : {},
+    };
+
+  m = /^(?:crossfade|cross-fade|dissolve)\s+(?:all\s+)?(?:the\s+)?cuts$/i.exec(s);
+  if (m)
+    return { tool: "add_transition", input: { all: true, type: /dissolve/i.test(s) ? "dissolve" : "fade" } };
+
+  m = new RegExp(
+    String.raw`^add\s+(?:a|an)\s+(.+?)(?:\s+transition)?\s+between\s+(?:clips?\s+)?(\S+)\s+and\s+(?:clip\s+)?(\S+)(?:\s+(?:of|for)\s+${NUM}${SEC})?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    const type = TRANSITION_WORDS[(m[1] as string).toLowerCase()];
+    if (!type) return null;
+    return {
+      tool: "add_transition",
+      input: {
+        between: [clipRef(m[2] as string), clipRef(m[3] as string)],
+        type,
+        ...(m[4] ? { duration: Number(m[4]) } : {}),
+      },
+    };
+  }
+
+  m = new RegExp(String.raw`^trim\s+(?:clip\s+)?(.+?)\s+from\s+${NUM}${SEC}\s+to\s+${NUM}${SEC}$`, "i").exec(
+    s,
+  );
+  if (m)
+    return {
+      tool: "trim_clip",
+      input: { clip: clipRef(m[1] as string), in: Number(m[2]), out: Number(m[3]) },
+    };
+  m = new RegExp(String.raw`^trim\s+(?:clip\s+)?(.+?)\s+to\s+${NUM}${SEC}$`, "i").exec(s);
+  if (m) return { tool: "trim_clip", input: { clip: clipRef(m[1] as string), duration: Number(m[2]) } };
+
+  m = new RegExp(String.raw`^move\s+(?:clip\s+)?(.+?)\s+to\s+${NUM}${SEC}$`, "i").exec(s);
+  if (m) return { tool: "move_clip", input: { clip: clipRef(m[1] as string), start: Number(m[2]) } };
+  m = /^move\s+(?:clip\s+)?(.+?)\s+after\s+(?:clip\s+)?(.+)$/i.exec(s);
+  if (m) {
+    return {
+      tool: "move_clip",
+      input: {
+        clip: clipRef((m[1] as string).replace(/\s+clip$/i, "")),
+        after: clipRef((m[2] as string).replace(/\s+clip$/i, "")),
+      },
+    };
+  }
+
+  m = new RegExp(String.raw`^split\s+(?:clip\s+)?(.+?)\s+at\s+${NUM}${SEC}$`, "i").exec(s);
+  if (m) return { tool: "split_clip", input: { clip: clipRef(m[1] as string), at: Number(m[2]) } };
+
+  m = /^(?:delete|remove|cut)\s+clip\s+(.+)$/i.exec(s);
+  if (m) return { tool: "delete_clip", input: { clip: clipRef(m[1] as string) } };
+
+  m = new RegExp(
+    String.raw`^(?:set|turn)\s+(?:the\s+)?(music|.+?)\s+volume\s+(?:to\s+)?${NUM}\s*(%)?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    const value = Number(m[2]);
+    return { tool: "set_volume", input: { track: m[1], gain: m[3] || value > 4 ? value / 100 : value } };
+  }
+  m = /^duck\s+(?:the\s+)?(music|.+?)(?:\s+under\s+(?:the\s+)?(?:speech|voice|dialogue|talking))?$/i.exec(s);
+  if (m) return { tool: "set_volume", input: { track: m[1], duckUnder: "speech" } };
+  m = new RegExp(String.raw`^fade\s+(in|out)\s+(?:the\s+)?(music|.+?)(?:\s+over\s+${NUM}${SEC})?$`, "i").exec(
+    s,
+  );
+  if (m) {
+    const key = (m[1] as string).toLowerCase() === "in" ? "fadeIn" : "fadeOut";
+    return { tool: "set_volume", input: { track: m[2], [key]: m[3] ? Number(m[3]) : 2 } };
+  }
+  m = /^(mute|unmute)\s+(?:the\s+)?(.+)$/i.exec(s);
+  if (m)
+    return { tool: "set_volume", input: { track: m[2], mute: (m[1] as string).toLowerCase() === "mute" } };
+
+  if (/^(?:find|detect|add|mark)\s+(?:the\s+)?chapters?(?:\s+markers?)?$/i.test(s))
+    return { tool: "detect_chapters", input: {} };
+  if (/^suggest\s+(?:some\s+)?b[- ]?roll$/i.test(s)) return { tool: "suggest_broll", input: {} };
+
+  m = /^(?:generate|create|make)\s+(?:an?\s+)?(?:image|picture|photo)\s+of\s+(.+)$/i.exec(s);
+  if (m) return { tool: "generate_image", input: { prompt: m[1] } };
+  m = /^animate\s+(?:the\s+)?(.+)$/i.exec(s);
+  if (m)
+    return {
+      tool: "animate_image",
+      input: { image: clipRef((m[1] as string).replace(/^(?:image|clip)\s+/i, "")) },
+    };
+
+  m =
+    /^render(?:\s+(?:a|the))?(?:\s+(draft|preview|standard|final|high[- ]quality))?(?:\s+(?:version|cut|render))?$/i.exec(
+      s,
+    );
+  if (m) {
+    const q = (m[1] ?? "draft").toLowerCase();
+    return {
+      tool: "start_render",
+      input: { quality: q === "preview" ? "draft" : q === "final" || q.startsWith("high") ? "high" : q },
+    };
+  }
+  if (/^undo(?:\s+(?:that|the last (?:edit|change)))?$/i.test(s)) return { tool: "undo", input: {} };
+  if (/^(?:show|get|read|describe)(?:\s+me)?\s+(?:the\s+)?(?:composition|timeline)$/i.test(s)) {
+    return { tool: "get_composition", input: {} };
+  }
+  if (/^(?:list|show)\s+(?:the\s+|my\s+)?uploads$/i.test(s)) return { tool: "list_uploads", input: {} };
+
+  m = new RegExp(
+    String.raw`^(?:add|put|insert|place)\s+(?:the\s+)?(.+?)(?:\s+clip)?(?:\s+after\s+(?:the\s+)?(?:clip\s+)?(.+?)(?:\s+clip)?|\s+at\s+${NUM}${SEC}|\s+at\s+the\s+end)?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    return {
+      tool: "add_clip",
+      input: {
+        upload: m[1],
+        ...(m[2] ? { after: clipRef(m[2]) } : {}),
+        ...(m[3] ? { start: Number(m[3]) } : {}),
+      },
+    };
+  }
+  return null;
+}

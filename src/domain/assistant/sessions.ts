@@ -1,0 +1,125 @@
+import type { Db } from "../../db/client.ts";
+import { insertSession, type MessageRow, type SessionRow } from "../../db/repositories/assistant.ts";
+import { findComposition } from "../../db/repositories/compositions.ts";
+import { findProject } from "../../db/repositories/projects.ts";
+import type { AssistantModelInfo } from "../../db/schema/assistant.ts";
+import { invalidRequest, notFound } from "../../errors.ts";
+import { createComposition } from "../composition/edit-composition.ts";
+
+/** The canvas of a composition a session creates: 1920×1080 at 30 fps on black. */
+export const NEW_SESSION_CANVAS = { width: 1920, height: 1080, fps: 30, background: "#000000" } as const;
+
+/**
+ * Opens a session on a composition of the caller. With `compositionId` the session edits that
+ * composition (its project is the session's; a different `projectId` is a 400). Without it a
+ * new, empty 1920×1080 30 fps composition is created — in `projectId` when given, else outside
+ * any project (tools then see all the caller's uploads). Both rows are written in one
+ * transaction.
+ * @throws 404 for an unknown or foreign project or composition.
+ */
+export async function openSession(
+  ctx: { db: Db; userId: string; now: Date },
+  input: { projectId?: string | undefined; compositionId?: string | undefined; model: AssistantModelInfo },
+): Promise<SessionRow> {
+  return ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    let projectId = input.projectId ?? null;
+    let compositionId: string;
+    if (input.compositionId) {
+      const c = await findComposition(db, ctx.userId, input.compositionId);
+      if (!c) throw notFound(`Composition ${input.compositionId}`);
+      if (input.projectId && c.projectId !== input.projectId) {
+        throw invalidRequest("The composition is not in this project", [
+          { path: "/projectId", message: `composition ${c.id} belongs to ${c.projectId ?? "no project"}` },
+        ]);
+      }
+      projectId = c.projectId;
+      compositionId = c.id;
+    } else {
+      if (projectId && !(await findProject(db, ctx.userId, projectId)))
+        throw notFound(`Project ${projectId}`);
+      const created = await createComposition(
+        { db, userId: ctx.userId, now: ctx.now },
+        {
+          name: `Assistant edit ${ctx.now.toISOString().slice(0, 16).replace("T", " ")}`,
+          projectId,
+          canvas: { ...NEW_SESSION_CANVAS },
+          tracks: [],
+        },
+      );
+      compositionId = created.id;
+    }
+    return insertSession(db, { userId: ctx.userId, projectId, compositionId, model: input.model });
+  });
+}
+
+/** One history entry as clients read it (compact: text, tool calls, tool results). */
+export type HistoryEntry =
+  | { id: string; runId: string | null; role: "user"; text: string; createdAt: string }
+  | {
+      id: string;
+      runId: string | null;
+      role: "assistant";
+      text: string;
+      toolCalls: { toolCallId: string; name: string; input: unknown }[];
+      createdAt: string;
+    }
+  | {
+      id: string;
+      runId: string | null;
+      role: "tool";
+      results: (
+        | { toolCallId: string; name: string; ok: true; output: unknown }
+        | { toolCallId: string; name: string; ok: false; error: { message: string } }
+      )[];
+      createdAt: string;
+    };
+
+type Part = {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  output?: { type: string; value?: unknown };
+};
+
+/** A stored model message → its compact history entry. */
+export function toHistoryEntry(m: MessageRow): HistoryEntry {
+  const base = { id: m.id, runId: m.runId, createdAt: m.createdAt.toISOString() };
+  const parts: Part[] =
+    typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Part[]);
+  if (m.role === "user") {
+    return { ...base, role: "user", text: parts.map((p) => p.text ?? "").join("") };
+  }
+  if (m.role === "assistant") {
+    return {
+      ...base,
+      role: "assistant",
+      text: parts
+        .filter((p) => p.type === "text")
+        .map((p) => p.text ?? "")
+        .join(""),
+      toolCalls: parts
+        .filter((p) => p.type === "tool-call")
+        .map((p) => ({ toolCallId: p.toolCallId ?? "", name: p.toolName ?? "", input: p.input ?? null })),
+    };
+  }
+  return {
+    ...base,
+    role: "tool",
+    results: parts
+      .filter((p) => p.type === "tool-result")
+      .map((p) => {
+        const o = p.output ?? { type: "json", value: null };
+        const head = { toolCallId: p.toolCallId ?? "", name: p.toolName ?? "" };
+        return o.type.startsWith("error")
+          ? {
+              ...head,
+              ok: false as const,
+              error: { message: typeof o.value === "string" ? o.value : JSON.stringify(o.value) },
+            }
+          : { ...head, ok: true as const, output: o.value ?? null };
+      }),
+  };
+}

@@ -1,0 +1,127 @@
+import { InvalidToolInputError, NoSuchToolError, TypeValidationError } from "ai";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+
+/** Progress of a long tool (generation, render): `progress` is a 0..1 ratio. */
+export interface ToolProgress {
+  progress?: number;
+  message?: string;
+}
+
+/**
+ * Image and video generation as the assistant uses it. The server wires an implementation
+ * when generation is available; without one, `generate_image` and `animate_image` fail with a
+ * clear tool error.
+ */
+export interface GenerationService {
+  /**
+   * Starts a generation for the caller.
+   * @param input.kind - `image` (text to image) or `video` (image to video).
+   * @param input.imageUploadId - the still to animate (`video` only).
+   * @returns the generation's id (`gen_…`).
+   */
+  start(input: {
+    userId: string;
+    projectId: string | null;
+    kind: "image" | "video";
+    prompt: string;
+    imageUploadId?: string;
+    idempotencyKey: string;
+  }): Promise<{ generationId: string }>;
+  /**
+   * Waits for a generation to finish, reporting progress on the way.
+   * @returns the upload ids of the results (images or videos the caller owns).
+   * @throws AppError when the generation failed or was cancelled.
+   */
+  wait(
+    input: { userId: string; generationId: string },
+    onProgress: (p: ToolProgress) => void,
+    signal: AbortSignal,
+  ): Promise<{ uploadIds: string[] }>;
+}
+
+/** Everything a tool may touch during one run. */
+export interface ToolContext {
+  db: Db;
+  store: BlobStore;
+  /** Sends jobs (render start). */
+  enqueue: Enqueue;
+  userId: string;
+  sessionId: string;
+  runId: string;
+  compositionId: string;
+  /** The session's project; uploads are looked up in it (all the caller's uploads when null). */
+  projectId: string | null;
+  now(): Date;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+  /** Appends an event to the run's stream (resolves once stored). */
+  emit(type: string, data: Record<string, unknown>): Promise<void>;
+  generation: GenerationService | undefined;
+  /** How long `start_render` follows the render's progress before returning, milliseconds. */
+  renderFollowMs: number;
+  /** How often `start_render` polls the render, milliseconds. */
+  renderPollMs: number;
+}
+
+/**
+ * A failure the model should see as the tool's result (`tool_result` with `ok: false`) and can
+ * act on; the loop continues.
+ */
+export class ToolError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "ToolError";
+    this.code = code;
+  }
+}
+
+/**
+ * The `{ code, message }` of a tool failure: a {@link ToolError}, an API error (its code and
+ * message plus the first JSON Pointer details), an input validation failure from the AI SDK
+ * (`invalid_input`), or anything else (`tool_failed`).
+ */
+export function toolErrorOf(err: unknown): { code: string; message: string } {
+  if (err instanceof ToolError) return { code: err.code, message: err.message };
+  if (err instanceof AppError) {
+    const details = (err.details ?? [])
+      .slice(0, 5)
+      .map((d) => `${d.path}: ${d.message}`)
+      .join("; ");
+    return { code: err.code, message: details ? `${err.message} (${details})` : err.message };
+  }
+  const text = typeof err === "string" ? err : ((err as Error)?.message ?? String(err));
+  if (
+    InvalidToolInputError.isInstance(err) ||
+    TypeValidationError.isInstance(err) ||
+    /AI_(InvalidToolInput|TypeValidation)Error/.test(text)
+  ) {
+    return { code: "invalid_input", message: readableValidation(text) };
+  }
+  if (NoSuchToolError.isInstance(err) || /AI_NoSuchToolError/.test(text))
+    return { code: "unknown_tool", message: text };
+  return { code: "tool_failed", message: text };
+}
+
+/** "Invalid input for add_text: start: Too small: expected number to be >=0" from the SDK's message. */
+function readableValidation(text: string): string {
+  const tool = /Invalid input for tool (\S+?):/.exec(text)?.[1];
+  const at = text.indexOf("Error message: ");
+  try {
+    const issues = JSON.parse(text.slice(at + "Error message: ".length)) as {
+      path: unknown[];
+      message: string;
+    }[];
+    if (at >= 0 && Array.isArray(issues)) {
+      return `Invalid input${tool ? ` for ${tool}` : ""}: ${issues
+        .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`)
+        .join("; ")}`;
+    }
+  } catch {
+    // not the SDK's format: keep the text as it is
+  }
+  return text;
+}

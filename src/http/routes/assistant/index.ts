@@ -1,0 +1,238 @@
+import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
+import type { Db } from "../../../db/client.ts";
+import {
+  deleteSession,
+  findRun,
+  findRunningRun,
+  findSession,
+  listMessages,
+  listSessionsPage,
+  type SessionRow,
+} from "../../../db/repositories/assistant.ts";
+import type { Assistant } from "../../../domain/assistant/service.ts";
+import { openSession, toHistoryEntry } from "../../../domain/assistant/sessions.ts";
+import { notFound } from "../../../errors.ts";
+import { decodeCursor, toPage } from "../../pagination.ts";
+import {
+  AssistantEvent,
+  AssistantSession,
+  AssistantSessionSummary,
+  OrchestratorRequest,
+  RunCancelled,
+  RunParams,
+  SessionCreate,
+  SessionParams,
+  StreamHeaders,
+} from "../../schemas/assistant.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
+import { type App, requireAuth } from "../../types.ts";
+import { streamEvents } from "./sse.ts";
+
+const EVENT_STREAM_DOC =
+  "A `text/event-stream` of the run's events. Each event is `id: <n>` (1, 2, … within the run; send it back as `Last-Event-ID` to resume), `event: <type>` and `data: <JSON>` whose `type` repeats the event name: `session` first; then `text`, `tool_start`, `tool_progress`, `patch` (RFC 6902 ops from `baseVersion` to `version`, before its `tool_result`) and `tool_result`; and exactly one terminal `done` or `error`. Comment lines `: ping` keep the connection alive every 15 s. Clients must ignore event types they do not know.";
+
+/** The 200 event-stream response of the orchestrator and run-event routes. */
+function eventStreamResponse(errors: readonly number[]) {
+  return {
+    ...responses({}, errors),
+    200: {
+      description: EVENT_STREAM_DOC,
+      headers: STANDARD_HEADERS,
+      content: { "text/event-stream": { schema: AssistantEvent } },
+    },
+  };
+}
+
+const lastEventId = (h: string | undefined) => (h ? Number(h) : 0);
+
+/**
+ * The assistant routes: sessions (create, fetch with history, list, delete), the orchestrator
+ * (a run streamed as server-sent events), resuming a run's stream and cancelling a run.
+ */
+export function registerAssistantRoutes(
+  app: App,
+  deps: { db: Db; clock: Clock; assistant: Assistant },
+): void {
+  const { db, assistant } = deps;
+
+  const present = async (s: SessionRow, withHistory: boolean) => {
+    const running = await findRunningRun(db, s.id);
+    return {
+      id: s.id,
+      projectId: s.projectId,
+      compositionId: s.compositionId,
+      model: s.model,
+      activeRunId: running?.id ?? null,
+      createdAt: s.createdAt.toISOString(),
+      ...(withHistory ? { messages: (await listMessages(db, s.id)).map(toHistoryEntry) } : {}),
+    };
+  };
+
+  app.post(
+    "/api/assistant/session",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "createAssistantSession",
+        summary: "Open an assistant session on a composition",
+        description:
+          "With `compositionId` the session edits that composition. Without it, a new empty composition (1920×1080, 30 fps) is created in `projectId` — or outside any project when `projectId` is absent too, in which case the tools see all of the caller's uploads. The session's model is the server's `ASSISTANT_MODEL` at creation.",
+        tags: ["Assistant"],
+        body: SessionCreate,
+        response: responses({ 201: AssistantSession }, [...AUTH_ERRORS, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const session = await openSession(
+        { db, userId: auth.userId, now: deps.clock.now() },
+        { ...request.body, model: assistant.modelInfo() },
+      );
+      return reply.code(201).send(await present(session, true));
+    },
+  );
+
+  app.get(
+    "/api/assistant/session/:id",
+    {
+      schema: {
+        operationId: "getAssistantSession",
+        summary: "Fetch a session with its history",
+        tags: ["Assistant"],
+        params: SessionParams,
+        response: responses({ 200: AssistantSession }, [...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const session = await findSession(db, auth.userId, request.params.id);
+      if (!session) throw notFound(`Session ${request.params.id}`);
+      return present(session, true);
+    },
+  );
+
+  app.get(
+    "/api/assistant/sessions",
+    {
+      schema: {
+        operationId: "listAssistantSessions",
+        summary: "List sessions, newest first (without history)",
+        tags: ["Assistant"],
+        querystring: Type.Object(PageQuery),
+        response: responses({ 200: Page(AssistantSessionSummary, "AssistantSessionPage") }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await listSessionsPage(db, {
+        userId: auth.userId,
+        limit: request.query.limit ?? 25,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      const { nextCursor } = toPage(page, () => null);
+      return { data: await Promise.all(page.rows.map((s) => present(s, false))), nextCursor };
+    },
+  );
+
+  app.delete(
+    "/api/assistant/session/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "deleteAssistantSession",
+        summary: "Delete a session and its history (idempotent)",
+        description:
+          "Cancels its running request first. The composition stays. Answers 204 whether or not it existed.",
+        tags: ["Assistant"],
+        params: SessionParams,
+        response: responses({ 204: null }, [...AUTH_ERRORS, 403]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const running = await findRunningRun(db, request.params.id);
+      if (running && running.userId === auth.userId) await assistant.cancel(auth.userId, running.id);
+      await deleteSession(db, auth.userId, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    "/api/assistant/orchestrator",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "runAssistant",
+        summary: "Send a message; stream the assistant's run",
+        description: `Starts a run of the session with the user's message and streams it. The run executes on the server, not in the connection: closing the socket does not cancel it (use the cancel route), and \`GET /api/assistant/runs/{runId}/events\` resumes the stream from any server process. A retry with the same \`Idempotency-Key\` attaches to its run (from \`Last-Event-ID\` when sent) instead of starting another. One run at a time per session (409 with \`runId\` otherwise). Errors before the stream starts are JSON errors; a model or provider failure afterwards is an \`error\` event.\n\n${EVENT_STREAM_DOC}`,
+        tags: ["Assistant"],
+        body: OrchestratorRequest,
+        headers: StreamHeaders,
+        response: eventStreamResponse([...AUTH_ERRORS, 403, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const { run } = await assistant.startRun(auth.userId, {
+        ...request.body,
+        idempotencyKey: request.headers["idempotency-key"],
+      });
+      reply.header("X-Run-Id", run.id);
+      await streamEvents(request, reply, {
+        pingMs: assistant.options.pingMs,
+        events: (signal) => assistant.events(run.id, lastEventId(request.headers["last-event-id"]), signal),
+      });
+    },
+  );
+
+  app.get(
+    "/api/assistant/runs/:runId/events",
+    {
+      schema: {
+        operationId: "streamAssistantRun",
+        summary: "Replay and follow a run's events",
+        description: `Replays the run's stored events after \`Last-Event-ID\` (all without it) and follows the live run until its terminal event; a finished run's stream ends after the replay. Any server process can serve it.\n\n${EVENT_STREAM_DOC}`,
+        tags: ["Assistant"],
+        params: RunParams,
+        headers: StreamHeaders,
+        response: eventStreamResponse([...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const run = await findRun(db, auth.userId, request.params.runId);
+      if (!run) throw notFound(`Run ${request.params.runId}`);
+      await streamEvents(request, reply, {
+        pingMs: assistant.options.pingMs,
+        events: (signal) => assistant.events(run.id, lastEventId(request.headers["last-event-id"]), signal),
+      });
+    },
+  );
+
+  app.post(
+    "/api/assistant/runs/:runId/cancel",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "cancelAssistantRun",
+        summary: "Cancel a run",
+        description:
+          "Stops the run at its next step (a tool in progress finishes its current write); its stream ends with `done` and reason `cancelled`. Edits already applied stay. Cancelling an ended run changes nothing.",
+        tags: ["Assistant"],
+        params: RunParams,
+        response: responses({ 202: RunCancelled }, [...AUTH_ERRORS, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const run = await assistant.cancel(auth.userId, request.params.runId);
+      return reply.code(202).send({
+        id: run.id,
+        sessionId: run.sessionId,
+        status: run.status,
+        cancelRequested: run.cancelRequestedAt !== null,
+      });
+    },
+  );
+}

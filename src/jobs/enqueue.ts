@@ -13,8 +13,11 @@ export interface JobToSend<P extends object> {
   data: P;
   /** Expiry of one attempt, seconds (default: the kind's policy, else pg-boss's). */
   expireInSeconds?: number;
-  /** Fair-scheduling group (e.g. the account id): the worker limits running jobs per group. */
-  group?: string;
+  /**
+   * Higher runs first (pg-boss orders by priority, then age); default 0. Integer. Used for
+   * fairness across accounts: an account's n-th waiting job gets `-n`.
+   */
+  priority?: number;
 }
 
 /**
@@ -31,7 +34,7 @@ export function createEnqueue(boss: PgBoss): Enqueue {
   return async (j, tx) => {
     await boss.send(j.job.name, j.data, {
       ...(j.expireInSeconds !== undefined ? { expireInSeconds: j.expireInSeconds } : {}),
-      ...(j.group ? { group: { id: j.group } } : {}),
+      ...(j.priority ? { priority: j.priority } : {}),
       ...(tx ? { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
     });
   };

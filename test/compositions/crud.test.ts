@@ -211,3 +211,34 @@ describe("compositions", () => {
     );
   });
 });
+
+/** A composition whose one clip has `start` and `trim` written as raw JSON number text. */
+const raw = (start: string, trim = "0") =>
+  `{"name":"limits","canvas":{"width":320,"height":180,"fps":30,"background":"#000000"},"tracks":[{"kind":"video","clips":[{"start":${start},"trim":${trim},"duration":2,"asset":{"type":"color","color":"#ff0000"}}]}]}`;
+
+const post = (payload: string) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/compositions",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    payload,
+  });
+
+describe("composition time limits", () => {
+  it.each([
+    ["2^64", "18446744073709551616"],
+    ["1e308", "1e308"],
+    ["one day and a second", "86401"],
+  ])("a clip start of %s is a 400 naming the field", async (_name, start) => {
+    const res = await post(raw(start));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain("/tracks/0/clips/0/start");
+  });
+
+  it("a trim (source in-point) beyond one day is a 400 too; one day exactly is accepted", async () => {
+    const res = await post(raw("0", "1e308"));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain("/tracks/0/clips/0/trim");
+    expect((await post(raw("86398"))).statusCode).toBe(201);
+  });
+});

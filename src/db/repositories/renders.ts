@@ -203,6 +203,17 @@ export async function readRenderControl(
   return r ?? null;
 }
 
+/** How many renders of `userId` are queued or running (not yet ended). */
+export async function countUnfinishedRenders(db: Db, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(renders)
+    .where(
+      and(eq(renders.userId, userId), inArray(renders.status, ["queued", "cancelling", ...ACTIVE_STATUSES])),
+    );
+  return r?.n ?? 0;
+}
+
 /** Status and attempt of each of `ids` that exists (the work-directory sweep's question). */
 export async function readRenderAttempts(
   db: Db,

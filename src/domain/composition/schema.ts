@@ -52,7 +52,11 @@ export const HexColor = Type.String({
   examples: ["#000000"],
 });
 
-const Seconds = (description: string, min = 0) => Type.Number({ minimum: min, description });
+/** The longest timeline, and so the largest time value a composition holds: one day, seconds. */
+export const MAX_TIMELINE_SECONDS = 86_400;
+/** A time in seconds: finite and at most {@link MAX_TIMELINE_SECONDS} (2^64 or 1e308 are refused). */
+const Seconds = (description: string, min = 0) =>
+  Type.Number({ minimum: min, maximum: MAX_TIMELINE_SECONDS, description });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: "Free-form, kept as is" });
 
 /** Text appearance shared by text and caption assets. Sizes are pixels at the canvas height. */
@@ -153,7 +157,11 @@ export const TransitionSchema = Type.Object(
 const ClipFields = {
   name: Type.Optional(Type.String({ maxLength: 200 })),
   start: Seconds("Absolute start on the timeline, seconds"),
-  duration: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: "Seconds on the timeline" }),
+  duration: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: MAX_TIMELINE_SECONDS,
+    description: "Seconds on the timeline",
+  }),
   asset: AssetSchema,
   trim: Type.Optional(Seconds("Source in-point, seconds")),
   speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: "Playback rate, default 1" })),
@@ -251,7 +259,9 @@ export const CanvasSchema = Type.Object(
     height: Type.Integer({ minimum: 16, maximum: 4096, multipleOf: 2, description: "Pixels, even" }),
     fps: Type.Number({ enum: [...CANVAS_FPS], description: CANVAS_FPS.join(" | ") }),
     background: HexColor,
-    duration: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: "Seconds" })),
+    duration: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMELINE_SECONDS, description: "Seconds" }),
+    ),
   },
   { additionalProperties: false, title: "Canvas" },
 );

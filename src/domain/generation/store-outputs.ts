@@ -1,14 +1,12 @@
-import { createReadStream } from "node:fs";
 import { inArray } from "drizzle-orm";
+import { fileTypeFromFile } from "file-type";
 import type { Db } from "../../db/client.ts";
 import type { GenerationRow } from "../../db/repositories/generations.ts";
-import { insertUploads } from "../../db/repositories/uploads.ts";
 import { uploads } from "../../db/schema/uploads.ts";
 import { AppError } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
-import { type IngestedFile, ingestFile } from "../uploads/ingest.ts";
-import { discardIngested } from "../uploads/ingest-parts.ts";
+import { createUploads } from "../uploads/create-uploads.ts";
 import { GenerationError } from "./errors.ts";
 import type { ProviderOutput } from "./providers/types.ts";
 
@@ -21,63 +19,37 @@ export type StoreOutputs = (generation: GenerationRow, files: ProviderOutput[]) 
 /** Removes uploads made by {@link StoreOutputs} that nobody will see (rows and objects). */
 export type DiscardOutputs = (uploadIds: string[]) => Promise<void>;
 
-const EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/webp": "webp",
-  "video/mp4": "mp4",
-  "video/webm": "webm",
-  "video/quicktime": "mov",
-};
-
 /**
- * {@link StoreOutputs} on the upload ingest: each file is typed from its bytes, probed and given a
- * poster like a client upload, then all rows are inserted in one statement. When any file fails,
- * every object stored for the call is deleted before the error is thrown.
+ * {@link StoreOutputs} on the one upload-creation path (`createUploads`): each file is typed from
+ * its bytes, probed and given a poster like a client upload, named `<generation id>-<n>.<ext>`,
+ * and all rows are inserted in one statement with `origin: "generated"` and the generation id.
+ * When any file fails, nothing stays stored.
  * @throws GenerationError `vendor_error` when an output is not media the API accepts.
  */
 export function createStoreOutputs(deps: { db: Db; store: BlobStore; maxBytes: number }): StoreOutputs {
   return async (generation, files) => {
-    const ingested: IngestedFile[] = [];
+    const sources = await Promise.all(
+      files.map(async (f, i) => {
+        const ext = (await fileTypeFromFile(f.path).catch(() => undefined))?.ext;
+        return { path: f.path, filename: `${generation.id}-${i + 1}${ext ? `.${ext}` : ""}` };
+      }),
+    );
     try {
-      for (const [i, f] of files.entries()) {
-        try {
-          ingested.push(
-            await ingestFile({
-              store: deps.store,
-              file: createReadStream(f.path),
-              filename: `${generation.id}-${i + 1}`,
-              maxBytes: deps.maxBytes,
-            }),
-          );
-        } catch (err) {
-          if (err instanceof AppError) {
-            throw new GenerationError("vendor_error", `Output ${i + 1} could not be stored: ${err.message}`);
-          }
-          throw err;
-        }
-      }
-      const rows = await insertUploads(
-        deps.db,
-        ingested.map((f) => ({
-          id: f.id,
+      const rows = await createUploads(
+        deps,
+        {
           userId: generation.userId,
           projectId: generation.projectId,
-          type: f.type,
-          mimeType: f.mimeType,
-          name: EXTENSIONS[f.mimeType] ? `${f.name}.${EXTENSIONS[f.mimeType]}` : f.name,
-          size: f.size,
-          sha256: f.sha256,
-          storageKey: f.key,
-          posterKey: f.posterKey,
-          media: f.media,
-          origin: "generated" as const,
-          generationId: generation.id,
-        })),
+          row: { origin: "generated", generationId: generation.id },
+        },
+        sources,
+        { maxBytes: deps.maxBytes },
       );
       return rows.map((r) => r.id);
     } catch (err) {
-      await discardIngested(deps.store, ingested);
+      if (err instanceof AppError) {
+        throw new GenerationError("vendor_error", `An output could not be stored: ${err.message}`);
+      }
       throw err;
     }
   };

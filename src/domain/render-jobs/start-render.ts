@@ -1,7 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
-import { findRenderByIdempotencyKey, insertRender, type RenderRow } from "../../db/repositories/renders.ts";
+import {
+  countUnfinishedRenders,
+  findRenderByIdempotencyKey,
+  insertRender,
+  type RenderRow,
+} from "../../db/repositories/renders.ts";
 import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
@@ -72,7 +77,9 @@ export function resolveOutputOptions(
 /**
  * Starts a render: freezes the composition (at `compositionVersion` when given, else its
  * current version), stores a queued render and enqueues its job in the same transaction
- * (a failed send leaves no render; a failed insert sends nothing). With an Idempotency-Key,
+ * (a failed send leaves no render; a failed insert sends nothing). The job's priority is minus
+ * the number of the account's unfinished renders, so that workers take the accounts' renders in
+ * turn rather than one account's whole backlog first. With an Idempotency-Key,
  * the same key and body return the existing render; the same key with another body is a 409.
  *
  * @returns the render and whether it was created now (false = idempotent replay).
@@ -124,6 +131,9 @@ export async function startRender(
   let render: RenderRow;
   try {
     render = await db.transaction(async (tx) => {
+      // Fairness across accounts: the account's n-th unfinished render queues at priority -n,
+      // so another account's first render runs before this account's second.
+      const ahead = await countUnfinishedRenders(tx, userId);
       const inserted = await insertRender(tx, row);
       await ctx
         .enqueue(
@@ -131,6 +141,7 @@ export async function startRender(
             job: JOBS.render,
             data: { v: 1, renderId: inserted.id },
             expireInSeconds: renderExpirySeconds(duration),
+            priority: -ahead,
           },
           tx,
         )

@@ -1,14 +1,12 @@
 import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
-import { findProject } from "../../../db/repositories/projects.ts";
 import {
   deleteUpload,
   findUpload,
-  insertUploads,
   listUploadsPage,
   type UploadRow,
 } from "../../../db/repositories/uploads.ts";
-import { discardIngested, ingestParts } from "../../../domain/uploads/ingest-parts.ts";
+import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
 import { AppError, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
@@ -101,47 +99,18 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
       };
       request.raw.once("close", onClose);
-      let projectId: string | null = null;
       try {
-        const { files, fields } = await ingestParts(request.parts(), {
-          store: deps.store,
+        const rows = await createUploadsFromParts(deps, {
+          userId: auth.userId,
+          parts: request.parts(),
           maxBytes: deps.uploadMaxBytes,
           signal: aborted.signal,
           // The request body's chunks are ours: the local store moves them to its writer thread.
           transferChunks: true,
-          onField: async (name, value) => {
-            if (name !== "projectId") return;
-            assertCaptureProject(auth, value);
-            if (!(await findProject(deps.db, auth.userId, value))) throw notFound(`Project ${value}`);
-            projectId = value;
-          },
+          checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
+          defaultProjectId: auth.captureProjectId,
         });
-        if (fields.projectId && projectId === null) throw notFound(`Project ${fields.projectId}`);
-        projectId ??= auth.captureProjectId;
-        let rows: UploadRow[];
-        try {
-          rows = await insertUploads(
-            deps.db,
-            files.map((f) => ({
-              id: f.id,
-              userId: auth.userId,
-              projectId,
-              type: f.type,
-              mimeType: f.mimeType,
-              name: f.name,
-              size: f.size,
-              sha256: f.sha256,
-              storageKey: f.key,
-              posterKey: f.posterKey,
-              media: f.media,
-            })),
-          );
-        } catch (err) {
-          await discardIngested(deps.store, files);
-          throw err;
-        }
-        const byId = new Map(rows.map((r) => [r.id, r]));
-        const data = await Promise.all(files.map((f) => presentUpload(deps, byId.get(f.id) as UploadRow)));
+        const data = await Promise.all(rows.map((r) => presentUpload(deps, r)));
         return reply.code(201).send({ data });
       } finally {
         request.raw.off("close", onClose);

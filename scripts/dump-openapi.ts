@@ -18,11 +18,20 @@ if (!out) {
   process.stderr.write("usage: node scripts/dump-openapi.ts <out.json>\n");
   process.exit(2);
 }
-const inert = <T>(what: string): T =>
-  new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : inert(`${what}.${String(prop)}`)) }) as T;
+/** A stand-in whose every property is another stand-in, except `absent` ones (undefined). */
+const inert = <T>(what: string, absent: readonly string[] = []): T =>
+  new Proxy(
+    {},
+    {
+      get: (_t, prop) =>
+        prop === "then" || absent.includes(String(prop)) ? undefined : inert(`${what}.${String(prop)}`),
+    },
+  ) as T;
 const app = await buildApp({
   config: loadConfig({ PUBLIC_URL: "http://127.0.0.1:3000" }),
-  database: inert<Database>("database"),
+  // No notification channel (neither PGlite nor a server URL): the assistant's run-event bus,
+  // opened while the app is built, then listens to nothing.
+  database: inert<Database>("database", ["pglite", "connectionString"]),
   store: inert<BlobStore>("store"),
   queue: inert<Queue>("queue"),
   logger: createLogger("silent"),

@@ -39,7 +39,7 @@ export interface Config {
   trustProxy: boolean;
   /** Largest JSON body accepted, bytes. */
   bodyLimitBytes: number;
-  /** Largest uploaded file, bytes (API.md: 512 MB). */
+  /** Largest uploaded file, bytes (default 512 MiB). */
   uploadMaxBytes: number;
   /** Lifetime of signed file URLs, seconds. */
   signedUrlTtlSec: number;

@@ -4,7 +4,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The error codes of the wire contract (DESIGN §2) and the HTTP status each maps to. */
+/** The error codes of the wire contract (docs/conventions.md, Errors) and the HTTP status each maps to. */
 export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,

@@ -1,7 +1,7 @@
 import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
-/** Prefixes of Cutroom's resource IDs (DESIGN §2). */
+/** Prefixes of Cutroom's resource IDs (docs/conventions.md, Ids). */
 export type IdPrefix =
   | "usr"
   | "key"

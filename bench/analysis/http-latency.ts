@@ -1,5 +1,5 @@
 /**
- * Issue 5 latency through HTTP: the three analysis endpoints on a 3-hour transcript (about
+ * Analysis latency through HTTP: the three analysis endpoints on a 3-hour transcript (about
  * 28,000 words in 3,000 segments), against a real API process. Prints p50/p95 per endpoint,
  * the target, and the API process's CPU time per request (all its threads, from
  * /proc/<pid>/stat: unlike wall-clock time, it does not grow when other processes compete

@@ -1,5 +1,5 @@
 /**
- * Issue 2 benchmark: authenticated GET /api/v1/me and GET /api/v1/projects?limit=25
+ * Service foundation benchmark: authenticated GET /api/v1/me and GET /api/v1/projects?limit=25
  * against a bare Fastify route returning a constant, 50 connections, on PGlite and on
  * PostgreSQL, in one run. Prints requests/s, p50/p99 latency and the ratio to the bare
  * route, then checks that quota counting stayed exact (counter == 2xx responses).

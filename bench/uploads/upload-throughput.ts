@@ -1,5 +1,5 @@
 /**
- * Issue 3 benchmark: one 512 MB upload over loopback against copying the same bytes with `cp`.
+ * Upload benchmark: one 512 MB upload over loopback against copying the same bytes with `cp`.
  *
  *   node bench/uploads/upload-throughput.ts [--rounds 3] [--bytes 536870912] [--client curl|node]
  *     [--database-url postgres://…/fresh_db] [--server-args="--cpu-prof …"] [--cpu]

@@ -1,7 +1,7 @@
 import type { ProjectRow } from "../db/repositories/projects.ts";
 import { effectiveImageModelId } from "../domain/generation/models.ts";
 
-/** Project row → wire shape (DESIGN §5). */
+/** Project row → wire shape (docs/conventions.md, Resources). */
 export function presentProject(p: ProjectRow) {
   return {
     id: p.id,

@@ -39,7 +39,7 @@ declare module "fastify" {
      * of the anonymous one.
      */
     signedUrl?: boolean;
-    /** Scope a key needs beyond `read` (DESIGN §3). */
+    /** Scope a key needs beyond `read` (docs/conventions.md, Scopes). */
     scope?: Scope;
     /** Only a console session may call it (API keys and capture tokens get 403). */
     consoleOnly?: boolean;

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 
-/** Stream facts of an upload (DESIGN §5 `Upload.media`). Units: seconds, pixels, frames per second. */
+/** Stream facts of an upload (`Upload.media`). Units: seconds, pixels, frames per second. */
 export interface MediaInfo {
   /** Duration in seconds, or `null` when unknown (and for still images). */
   duration: number | null;

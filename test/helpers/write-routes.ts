@@ -1,5 +1,5 @@
 /**
- * Every route that needs the `write` scope (DESIGN §3). The scope test checks this table
+ * Every route that needs the `write` scope (docs/conventions.md, Scopes). The scope test checks this table
  * against the routes the app registered with `config.scope = "write"`, so a new write
  * route fails the suite until it is listed here — and then gets its 403 test for free.
  */

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe("authentication (DESIGN §3)", () => {
+describe("authentication and scopes", () => {
   it("missing Authorization → 401 Missing API key with the error body and quota headers", async () => {
     const res = await t.app.inject({ method: "GET", url: "/api/v1/me" });
     expect(res.statusCode).toBe(401);

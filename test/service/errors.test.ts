@@ -19,7 +19,7 @@ function expectErrorBody(res: { json(): unknown; headers: Record<string, unknown
   return body.error;
 }
 
-describe("error bodies (DESIGN §2)", () => {
+describe("error bodies", () => {
   it("unknown route → 404 not_found", async () => {
     const res = await t.app.inject({ url: "/api/v1/nope", headers: bearer(key) });
     expect(res.statusCode).toBe(404);

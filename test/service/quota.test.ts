@@ -17,7 +17,7 @@ async function setUsed(userId: string, day: string, count: number) {
     on conflict (subject, day) do update set count = excluded.count`);
 }
 
-describe("daily quota (DESIGN §4)", () => {
+describe("daily quota", () => {
   it("every response carries the headers, errors included, and every call counts once", async () => {
     clock.set("2026-11-21T12:00:00.000Z");
     const a = await t.createAccount();

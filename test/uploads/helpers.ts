@@ -13,7 +13,7 @@ import type { TestApp } from "../helpers/app.ts";
 import { filesUnder } from "../helpers/files.ts";
 import type { S3TestServer } from "../helpers/s3-server.ts";
 
-/** The Upload resource as the tests read it (DESIGN §5). */
+/** The Upload resource as the tests read it. */
 export interface UploadJson {
   id: string;
   projectId: string | null;
@@ -29,7 +29,7 @@ export interface UploadJson {
   posterUrl: string | null;
 }
 
-/** A response body of the upload routes: a list, or an error (DESIGN §2). */
+/** A response body of the upload routes: a list, or the standard error body. */
 export interface ApiBody {
   data?: UploadJson[];
   nextCursor?: string | null;

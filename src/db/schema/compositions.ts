@@ -10,7 +10,7 @@ export interface CompositionDocument {
   metadata?: Record<string, unknown>;
 }
 
-/** Compositions (COMPOSITION.md). `version` increments on every write (optimistic concurrency). */
+/** Compositions (docs/composition.md). `version` increments on every write (optimistic concurrency). */
 export const compositions = pgTable(
   "compositions",
   {

@@ -1,7 +1,7 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { users } from "./users.ts";
 
-/** Render job statuses (COMPOSITION.md "Render job"). */
+/** Render job statuses (docs/composition.md, The render resource). */
 export const RENDER_STATUSES = [
   "queued",
   "preparing",

@@ -4,7 +4,7 @@ import { generations } from "./generations.ts";
 import { projects } from "./projects.ts";
 import { users } from "./users.ts";
 
-/** Probed media facts of an upload (DESIGN §5); null for subtitles and fonts. */
+/** Probed media facts of an upload (`Upload.media`); null for subtitles and fonts. */
 export type UploadMedia = MediaInfo;
 
 /** Stored files. `storage_key` is server-generated (never derived from the client's filename). */

@@ -8,7 +8,7 @@ export const users = pgTable("users", {
   email: text("email").notNull().unique(),
   name: text("name").notNull(),
   plan: text("plan").$type<Plan>().notNull().default("standard"),
-  /** Image model preference from the settings' skills section (API.md generate/image). */
+  /** Image model preference from the settings' skills section: the model `POST /api/v1/generate/image` uses. */
   imageModel: text("image_model"),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

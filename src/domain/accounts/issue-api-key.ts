@@ -6,7 +6,7 @@ import type { Scope } from "../auth/scopes.ts";
 
 /**
  * Creates an API key for `userId`. The secret is returned once and never stored: the
- * database keeps its SHA-256 digest and a display prefix (DESIGN §3).
+ * database keeps its SHA-256 digest and a display prefix (docs/conventions.md, Authentication).
  *
  * @returns the stored key row and the secret `crk_…` to hand to the owner.
  */

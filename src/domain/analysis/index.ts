@@ -1,5 +1,5 @@
 /**
- * Text analysis helpers of the API (DESIGN §5): chapter detection, clip summary and B-roll
+ * Text analysis helpers of the API (docs/conventions.md, Resources): chapter detection, clip summary and B-roll
  * suggestions. Pure, deterministic functions over transcripts; no I/O, no clock.
  */
 export {

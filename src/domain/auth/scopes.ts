@@ -1,4 +1,4 @@
-/** Key scopes (DESIGN §3): `write` implies `read`. */
+/** Key scopes: `write` implies `read`. */
 export const SCOPES = ["read", "write"] as const;
 /** One key scope. */
 export type Scope = (typeof SCOPES)[number];

@@ -5,7 +5,7 @@ export interface DurationInput {
 }
 
 /**
- * Length of a composition in seconds (COMPOSITION.md timing rules): `canvas.duration` when
+ * Length of a composition in seconds (docs/composition.md, Timing rules): `canvas.duration` when
  * set, else the end (`start + duration`) of the last clip over all tracks, 0 when empty.
  * Transitions never change it. Not frame-snapped (the renderer snaps).
  */

@@ -22,7 +22,7 @@ export interface EditContext {
   knownFontFamilies?: readonly string[];
 }
 
-/** Stored row → the Composition resource (COMPOSITION.md). */
+/** Stored row → the Composition resource (docs/composition.md). */
 export function toCompositionResource(row: CompositionRow): Composition {
   return {
     id: row.id,

@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from "typebox";
 
 /**
- * TypeBox schemas of the Composition format (COMPOSITION.md, `schemaVersion: 1`).
+ * TypeBox schemas of the Composition format (docs/composition.md, `schemaVersion: 1`).
  *
  * Two families share one definition: the writable body (`CompositionWriteSchema`, what a
  * client POSTs/PUTs; track/clip/marker ids optional, assigned by `normalizeComposition`)

@@ -8,7 +8,7 @@ import {
   type TrackWrite,
 } from "./schema.ts";
 
-/** Upload types (DESIGN §5). */
+/** Upload types, detected from an upload's bytes. */
 export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
 
 /** What validation needs to know about one upload (a subset of the Upload resource). */

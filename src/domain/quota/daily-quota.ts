@@ -1,13 +1,13 @@
-/** Account plans (API.md §8). */
+/** Account plans; each has its daily quota (docs/conventions.md, Daily quota). */
 export const PLANS = ["standard", "upgraded", "admin"] as const;
 /** An account plan; decides the daily quota. */
 export type Plan = (typeof PLANS)[number];
 
-/** Reported as limit and remaining for unlimited (admin) accounts (DESIGN §4). */
+/** Reported as limit and remaining for unlimited (admin) accounts. */
 export const UNLIMITED = 2_147_483_647;
 
 /**
- * The daily limit of `plan` (API.md §8: standard 1,000 and upgraded 10,000 by default,
+ * The daily limit of `plan` (standard 1,000 and upgraded 10,000 by default,
  * configurable; admin unlimited) given the configured limits; null = unlimited.
  */
 export function planDailyLimit(plan: Plan, limits: { standard: number; upgraded: number }): number | null {

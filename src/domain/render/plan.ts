@@ -102,7 +102,7 @@ const MAX_INLINE_GRAPH = 100_000;
 const MAX_ASS_SECONDS = 35_000;
 
 /**
- * Builds the single ffmpeg invocation that renders a composition (COMPOSITION.md "Engine"):
+ * Builds the single ffmpeg invocation that renders a composition (docs/composition.md, How a render runs):
  * one process, one `-filter_complex` graph (decode → filter → encode). Video: a background
  * colour, then each enabled video track bottom → top, each track's text drawn by libass right
  * after it (its ASS band). A track with transitions is one canvas-size stream (clips and

@@ -7,7 +7,7 @@ export type OutputFormat = "mp4" | "webm" | "gif" | "mp3" | "wav" | "jpg" | "png
 export type RenderQuality = "draft" | "standard" | "high";
 
 /**
- * Output options of `POST /api/render` (COMPOSITION.md). Sizes in pixels, times in seconds.
+ * Output options of `POST /api/render` (docs/composition.md, Renders). Sizes in pixels, times in seconds.
  * `range` renders a window of the timeline; `frameAt` picks the still of jpg/png (default 0).
  */
 export interface RenderOutputOptions {
@@ -60,7 +60,7 @@ export interface RenderWarning {
   clipId?: string;
 }
 
-/** Render error codes (COMPOSITION.md). */
+/** Render error codes (docs/composition.md, The render resource). */
 export type RenderErrorCode =
   | "INVALID_COMPOSITION"
   | "ASSET_NOT_FOUND"

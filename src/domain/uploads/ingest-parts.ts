@@ -3,7 +3,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
 import { type IncomingFile, type IngestedFile, ingestFile, isParseError } from "./ingest.ts";
 
-/** Most files in one upload request (issue 3). */
+/** Most files in one upload request: bounds the work and the storage one request can start. */
 export const MAX_FILES_PER_UPLOAD = 20;
 
 /** A file part, shaped like @fastify/multipart's `MultipartFile` (only what we read). */

@@ -7,7 +7,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
 import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
 
-/** Largest accepted file, bytes: 512 MiB (API.md "512 MB"). */
+/** Largest accepted file, bytes: 512 MiB (shown to users as "512 MB"). */
 export const DEFAULT_MAX_UPLOAD_BYTES = 536_870_912;
 
 /** An incoming file stream, e.g. @fastify/multipart's `part.file` (busboy sets `truncated`). */
@@ -301,7 +301,7 @@ export function sanitizeFilename(filename: string | undefined): string {
   return clean === "" || clean === "." || clean === ".." ? "file" : clean;
 }
 
-/** `536870912` → `"512 MB"` (binary units, as API.md counts them). */
+/** `536870912` → `"512 MB"` (binary units, as the limit is advertised to users). */
 export function formatBytes(bytes: number): string {
   const units = ["bytes", "KB", "MB", "GB"];
   let value = bytes;

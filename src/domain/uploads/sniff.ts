@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from "file-type";
 
-/** Kinds of upload (DESIGN §5 `Upload.type`). */
+/** Kinds of upload (`Upload.type`). */
 export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
 
 /** What the first bytes of a file say it is. */

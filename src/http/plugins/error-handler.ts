@@ -89,7 +89,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   return handleError(error, request, reply);
 }
 
-/** Sends the DESIGN §2 error body for `status`/`code`. */
+/** Sends the standard error body (docs/conventions.md, Errors) for `status`/`code`. */
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,

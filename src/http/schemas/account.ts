@@ -3,7 +3,7 @@ import { SCOPES } from "../../domain/auth/scopes.ts";
 import { PLANS } from "../../domain/quota/daily-quota.ts";
 import { Timestamp } from "./common.ts";
 
-/** User resource (DESIGN §5). */
+/** User resource (docs/conventions.md, Resources). */
 export const User = Type.Object(
   {
     id: Type.String({ examples: ["usr_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
@@ -22,7 +22,7 @@ export const User = Type.Object(
   { title: "User" },
 );
 
-/** API key details; never the secret (DESIGN §5). */
+/** API key details; never the secret. */
 export const ApiKey = Type.Object(
   {
     id: Type.String({ examples: ["key_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),

@@ -4,7 +4,7 @@ import { ERROR_STATUS } from "../../errors.ts";
 /** `$id` of the shared error body schema registered once with `app.addSchema`. */
 export const ERROR_SCHEMA_ID = "ErrorResponse";
 
-/** The error body of every status ≥ 400 (DESIGN §2). */
+/** The error body of every status ≥ 400 (docs/conventions.md, Errors). */
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object(
@@ -45,7 +45,7 @@ export const ErrorResponse = Type.Object(
   },
 );
 
-/** Response headers every response carries (DESIGN §2, §4), documented on every operation. */
+/** Response headers every response carries (request id and daily quota; docs/conventions.md), documented on every operation. */
 export const STANDARD_HEADERS = {
   "X-Request-Id": { type: "string", description: "Request id (a well-formed incoming one is echoed)" },
   "X-RateLimit-Limit": { type: "integer", description: "Calls allowed per UTC day (2147483647 = unlimited)" },
@@ -99,7 +99,7 @@ export function responses(
   return out;
 }
 
-/** `limit` and `cursor` query parameters of every list (DESIGN §2). */
+/** `limit` and `cursor` query parameters of every list (docs/conventions.md, Lists and pagination). */
 export const PageQuery = {
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 25, description: "Page size, 1..100 (default 25)" }),

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Timestamp } from "./common.ts";
 
-/** Project resource (DESIGN §5). */
+/** Project resource (docs/conventions.md, Resources). */
 export const Project = Type.Object(
   {
     id: Type.String({ examples: ["prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),

@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { Timestamp } from "./common.ts";
 
-/** Output options of `POST /api/render` (COMPOSITION.md "Render job"). */
+/** Output options of `POST /api/render` (docs/composition.md, Renders). */
 export const RenderOutputOptions = Type.Object(
   {
     format: Type.Union(

@@ -1,10 +1,10 @@
 import { Type } from "typebox";
 import { Timestamp } from "./common.ts";
 
-/** Upload types, detected from the bytes (DESIGN §5). */
+/** Upload types, detected from the bytes. */
 export const UPLOAD_TYPES = ["video", "audio", "image", "subtitle", "font"] as const;
 
-/** The Upload resource (DESIGN §5). */
+/** The Upload resource (docs/conventions.md, Resources). */
 export const Upload = Type.Object(
   {
     id: Type.String({ examples: ["upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),

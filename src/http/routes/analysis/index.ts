@@ -15,7 +15,7 @@ const ANALYSIS_BODY_LIMIT = 2 * 1024 * 1024;
 const ERRORS = [...AUTH_ERRORS, 413, 415, 503];
 
 /**
- * The analysis helpers (API.md §4; DESIGN §5): thin routes over the pure, deterministic
+ * The analysis helpers (docs/conventions.md, Resources): thin routes over the pure, deterministic
  * functions of `src/domain/analysis` — no vendor or network call, read scope is enough.
  * Large inputs run on worker threads with a time budget (see `createAnalysisRunner`).
  */

@@ -27,7 +27,7 @@ import { parseIfMatch } from "./if-match.ts";
 const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
 
 /**
- * Composition routes (COMPOSITION.md "Routes"): list, create, fetch, replace (PUT with
+ * Composition routes (docs/composition.md, Composition routes): list, create, fetch, replace (PUT with
  * optimistic concurrency), JSON Patch (RFC 6902) and delete. Responses carry `ETag: "<version>"`.
  */
 export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now(): Date } }): void {

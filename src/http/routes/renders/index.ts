@@ -75,7 +75,7 @@ async function presentRender(deps: RenderRouteDeps, r: RenderRow) {
 }
 
 /**
- * Render job routes (COMPOSITION.md "Render job"): start (202, Idempotency-Key), list,
+ * Render job routes (docs/composition.md, Renders): start (202, Idempotency-Key), list,
  * poll one (non-terminal responses carry `Retry-After: 1`), cancel, and the retired
  * events stream (410).
  */

@@ -75,7 +75,7 @@ describe("cutroom CLI on a PGlite data directory", () => {
       /plan/,
     );
     await expect(cli(env, "keys", "create", "--user", "nobody@example.test")).rejects.toThrow(/No user/);
-  }, 240_000); // every CLI run opens PGlite afresh (a few seconds each on a busy machine)
+  }, 480_000); // 13 CLI runs, each opening PGlite afresh (a few seconds each, far more on a busy machine)
 });
 
 describe("revocation through the CLI, seen by a second server process (PostgreSQL)", () => {

@@ -160,3 +160,28 @@ describe("per-account render allowances", () => {
     expect(await renderSecondsCounted(admin.userId)).toBe(0);
   });
 });
+
+describe("documentation of the limits", () => {
+  it("the OpenAPI document describes the 400 and 429 of render start and the 400 of composition writes", async () => {
+    const res = await fetch(`${base}/api/v1/openapi.json`);
+    const doc = (await res.json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    const start = doc.paths["/api/render"]?.post?.responses ?? {};
+    expect(start["400"]?.description).toMatch(
+      /RENDER_MAX_WIDTH.*RENDER_MAX_FPS.*RENDER_MAX_DURATION_SEC.*COMPOSITION_MAX_CLIPS/s,
+    );
+    expect(start["429"]?.description).toMatch(
+      /RENDER_MAX_ACTIVE_PER_ACCOUNT.*RENDER_MINUTES_STANDARD_DAILY/s,
+    );
+    for (const [path, method] of [
+      ["/api/compositions", "post"],
+      ["/api/compositions/{id}", "put"],
+      ["/api/compositions/{id}", "patch"],
+    ] as const) {
+      expect(doc.paths[path]?.[method]?.responses["400"]?.description, `${method} ${path}`).toMatch(
+        /COMPOSITION_MAX_CLIPS/,
+      );
+    }
+  });
+});

@@ -83,7 +83,11 @@ export function resolveOutputOptions(
 const AUDIO_ONLY = new Set(["mp3", "wav"]);
 const STILLS = new Set(["jpg", "png"]);
 
-/** Timeline seconds a render covers: its range (clamped to the end), the whole timeline, or 0 for a still. */
+/**
+ * Timeline seconds a render covers, what the daily render allowance counts: its `range`
+ * (clamped to the end), else the whole timeline; 0 for a jpg/png still.
+ * @param duration - the composition's length, seconds.
+ */
 export function renderedSeconds(options: RenderOutputOptions, duration: number): number {
   if (STILLS.has(options.format)) return 0;
   if (options.range) return Math.max(0, Math.min(options.range.duration, duration - options.range.start));

@@ -162,9 +162,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       signedUrlTtlSec: ttl,
     });
   });
-  registerCompositionRoutes(app, { db, clock });
+  registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
   const enqueue = createEnqueue(queue);
-  registerRenderRoutes(app, { db, clock, enqueue, store, signedUrlTtlSec: ttl });
+  registerRenderRoutes(app, {
+    db,
+    clock,
+    enqueue,
+    store,
+    signedUrlTtlSec: ttl,
+    renderLimits: config.renderLimits,
+  });
   registerGenerationModelsRoute(app, { generation: config.generation });
   const providers = createProviders(config.generation, config.workDir);
   registerGenerationRoutes(app, {
@@ -192,7 +199,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     log: app.log as unknown as Logger,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...deps.assistant,
-    options: { maxSteps: config.assistantMaxSteps, ...deps.assistant?.options },
+    options: {
+      maxSteps: config.assistantMaxSteps,
+      renderLimits: config.renderLimits,
+      ...deps.assistant?.options,
+    },
   });
   app.addHook("preClose", () => assistant.close());
   registerAssistantRoutes(app, { db, clock, assistant });

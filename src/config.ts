@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { RenderLimits } from "./domain/render-jobs/limits.ts";
 
 /** Storage settings: local disk under `DATA_DIR/blobs`, or an S3-compatible bucket. */
 export type StorageConfig =
@@ -50,6 +51,8 @@ export interface Config {
   workerInProcess: boolean;
   /** Concurrent jobs per worker process. */
   workerConcurrency: number;
+  /** Render cost limits and per-account render allowances. */
+  renderLimits: RenderLimits;
   /** ffmpeg without progress this long fails the render with TIMEOUT, seconds. */
   renderStallTimeoutSec: number;
   /** Scratch directory for render working files. */
@@ -248,6 +251,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     storage,
     workerInProcess: bool("WORKER_IN_PROCESS", true),
     workerConcurrency: int("WORKER_CONCURRENCY", 1, 1, 64),
+    renderLimits: {
+      maxWidth: int("RENDER_MAX_WIDTH", 3840, 16, 4096),
+      maxHeight: int("RENDER_MAX_HEIGHT", 3840, 16, 4096),
+      maxPixels: int("RENDER_MAX_PIXELS", 3840 * 2160, 256, 4096 * 4096),
+      maxFps: int("RENDER_MAX_FPS", 60, 1, 60),
+      maxDurationSec: int("RENDER_MAX_DURATION_SEC", 4 * 3600, 1, 86_400),
+      maxClips: int("COMPOSITION_MAX_CLIPS", 1000, 1, 100_000),
+      dailyRenderSec: {
+        standard: int("RENDER_MINUTES_STANDARD_DAILY", 120, 1, 35_791_394) * 60,
+        upgraded: int("RENDER_MINUTES_UPGRADED_DAILY", 1200, 1, 35_791_394) * 60,
+      },
+      maxActivePerAccount: int("RENDER_MAX_ACTIVE_PER_ACCOUNT", 5, 1, 10_000),
+    },
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),

@@ -5,6 +5,7 @@ import { applyEdit } from "../../src/domain/assistant/edit.ts";
 import type { ToolContext } from "../../src/domain/assistant/tool-context.ts";
 import { createComposition, patchComposition } from "../../src/domain/composition/edit-composition.ts";
 import type { Clip } from "../../src/domain/composition/schema.ts";
+import { DEFAULT_RENDER_LIMITS } from "../../src/domain/render-jobs/limits.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let tdb: TestDatabase;
@@ -48,6 +49,7 @@ beforeAll(async () => {
     generation: undefined,
     renderFollowMs: 0,
     renderPollMs: 0,
+    renderLimits: DEFAULT_RENDER_LIMITS,
   };
 });
 afterAll(() => tdb.dispose());

@@ -51,6 +51,7 @@ describe("render queueing", () => {
         db: t.database.db,
         now: new Date(),
         userId: account.userId,
+        limits: t.config.renderLimits,
         enqueue: async (job) => {
           sentInside = (job.data as RenderJobV1).renderId;
           throw new Error("queue down");

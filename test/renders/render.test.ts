@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, readlink, rm, stat, truncate } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, readlink, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,6 +185,35 @@ describe("render over HTTP with a worker", () => {
     expect(end?.output).toBeNull();
     expect(end?.attempt).toBe(1);
     expect(await storedUnder(started.id)).toEqual([]);
+  });
+
+  it("an ffmpeg failure reaches the caller as a plain message and code; ffmpeg's words stay in the log", async () => {
+    // The stored "video" is replaced by a sound file: it still probes, but has no picture to decode.
+    const [up] = await api.upload([fx.video]);
+    const row = await findUpload(t.database.db, userId, up?.id ?? "");
+    const stored = t.runtime.store.localPath(row?.storageKey ?? "") ?? "";
+    await writeFile(stored, await readFile(fx.monoAudio));
+    const comp = await api.createComposition({
+      name: "no picture",
+      canvas: tinyCanvas(25),
+      tracks: [
+        {
+          kind: "video",
+          clips: [{ id: "clp_sound", start: 0, duration: 1, asset: { type: "video", uploadId: up?.id } }],
+        },
+      ],
+    });
+    const started = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
+    const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 20_000 })).at(-1);
+    expect(end?.status).toBe("failed");
+    expect(end?.error?.code).toBe("FFMPEG_FAILED");
+    expect(end?.error?.message).toMatch(/^The encoder could not render this composition/);
+    for (const internal of [/ffmpeg/i, /exited/, /stream/i, /filter/i, /\[\d+:[av]\]/, /\//, /\|/]) {
+      expect(end?.error?.message).not.toMatch(internal);
+    }
+    const logged = t.logs.find((l) => l.includes('"ffmpeg failed"') && l.includes(started.id));
+    expect(logged).toBeDefined();
+    expect(JSON.parse(logged ?? "{}").stderr).not.toBe("");
   });
 
   it("a remote asset on a loopback address is refused: ASSET_FETCH_FAILED with the clip id", async () => {

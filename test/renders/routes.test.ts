@@ -16,7 +16,8 @@ const composition = (name = "c") => ({
 });
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // No worker: renders stay queued, so one account keeps more of them than the default allows.
+  t = await startTestApp({ env: { RENDER_MAX_ACTIVE_PER_ACCOUNT: "100" } });
   base = await t.listen();
   owner = await t.createAccount();
   api = client(base, owner.key);

@@ -2,20 +2,24 @@ import { sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../client.ts";
 
 /**
- * Counts one call for `subject` on `day`. With `limit`, the increment only happens while
- * the counter is below it (exact under concurrency, see authenticateAndCount); without,
- * it always counts (health checks are never refused).
+ * Adds `amount` (default 1: one call) to the counter of `subject` on `day`. With `limit`, it
+ * only adds while the counter stays at or below it (one statement, exact under concurrency,
+ * see authenticateAndCount); without, it always adds (health checks are never refused).
  *
+ * @param input.amount - positive integer to add (render seconds for `render-sec:<userId>`).
  * @returns the counter after this call, or null when refused.
  */
 export async function countCall(
   db: Db,
-  input: { subject: string; day: string; limit: number | null },
+  input: { subject: string; day: string; limit: number | null; amount?: number },
 ): Promise<number | null> {
-  const guard = input.limit === null ? sql`` : sql`where quota_counters.count < ${input.limit}::int`;
+  const amount = input.amount ?? 1;
+  if (input.limit !== null && amount > input.limit) return null;
+  const guard =
+    input.limit === null ? sql`` : sql`where quota_counters.count::bigint + ${amount} <= ${input.limit}`;
   const result = await db.execute(sql`
-    insert into quota_counters (subject, day, count) values (${input.subject}, ${input.day}::date, 1)
-    on conflict (subject, day) do update set count = quota_counters.count + 1 ${guard}
+    insert into quota_counters (subject, day, count) values (${input.subject}, ${input.day}::date, ${amount}::int)
+    on conflict (subject, day) do update set count = quota_counters.count + ${amount}::int ${guard}
     returning count`);
   const row = rowsOf(result)[0] as { count: number | string } | undefined;
   return row ? Number(row.count) : null;

@@ -21,6 +21,7 @@ import {
 import { newId } from "../../ids.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { RenderLimits } from "../render-jobs/limits.ts";
 import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";
@@ -39,6 +40,8 @@ export interface RunOptions {
   renderFollowMs: number;
   /** How often `start_render` polls the render, ms. */
   renderPollMs: number;
+  /** Render cost limits and per-account allowances `start_render` keeps to. */
+  renderLimits: RenderLimits;
 }
 
 /** What executing a run needs. */
@@ -157,6 +160,7 @@ export async function executeRun(
     generation: deps.generation,
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
+    renderLimits: deps.options.renderLimits,
   };
   const currentVersion = async () => (await readComposition(ctx).catch(() => null))?.version ?? null;
   type Read = Awaited<ReturnType<typeof readComposition>> | { error: string };

@@ -18,6 +18,7 @@ import type { AssistantModelInfo } from "../../db/schema/assistant.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { openRunEventBus, type RunEventBus, tailRunEvents } from "./run-events.ts";
@@ -45,6 +46,7 @@ export const DEFAULT_ASSISTANT_OPTIONS: AssistantOptions = {
   pingMs: 15_000,
   renderFollowMs: 10 * 60_000,
   renderPollMs: 1_000,
+  renderLimits: DEFAULT_RENDER_LIMITS,
 };
 
 /** What the assistant needs from the process. */

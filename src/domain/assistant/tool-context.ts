@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { RenderLimits } from "../render-jobs/limits.ts";
 
 /** Progress of a long tool (generation, render): `progress` is a 0..1 ratio. */
 export interface ToolProgress {
@@ -64,6 +65,8 @@ export interface ToolContext {
   renderFollowMs: number;
   /** How often `start_render` polls the render, milliseconds. */
   renderPollMs: number;
+  /** Render cost limits and per-account allowances of `start_render`. */
+  renderLimits: RenderLimits;
 }
 
 /**

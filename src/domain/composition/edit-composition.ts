@@ -9,6 +9,7 @@ import {
 import { findProject } from "../../db/repositories/projects.ts";
 import { findUploadsByIds } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import type { RenderLimits } from "../render-jobs/limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
 import { type UploadInfo, validateComposition } from "./validate.ts";
@@ -20,6 +21,8 @@ export interface EditContext {
   now: Date;
   /** Text/caption families that resolve (bundled + the caller's uploaded fonts); omitted = not checked. */
   knownFontFamilies?: readonly string[];
+  /** Render cost limits the composition must keep to; omitted = not checked here (render start checks). */
+  limits?: RenderLimits;
 }
 
 /** Stored row → the Composition resource (docs/composition.md). */
@@ -48,6 +51,7 @@ async function prepareWrite(ctx: EditContext, body: unknown) {
       return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
     },
     ...(ctx.knownFontFamilies ? { knownFontFamilies: ctx.knownFontFamilies } : {}),
+    ...(ctx.limits ? { limits: ctx.limits } : {}),
   });
   const doc = normalizeComposition(body as CompositionWrite);
   if (doc.projectId && !(await findProject(ctx.db, ctx.userId, doc.projectId))) {

@@ -1,5 +1,7 @@
 import { Compile } from "typebox/compile";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
+import { type RenderLimits, renderCostProblems } from "../render-jobs/limits.ts";
+import { compositionDuration } from "./duration.ts";
 import {
   CANVAS_FPS,
   type ClipWrite,
@@ -36,6 +38,8 @@ export interface ValidateOptions {
   lookupUpload: LookupUpload;
   /** When given, text/caption families must be one of these (case-insensitive): bundled + uploaded fonts. */
   knownFontFamilies?: readonly string[];
+  /** When given, the canvas, timeline length and clip count must be within these render limits. */
+  limits?: RenderLimits;
 }
 
 const checkStructure = Compile(CompositionWriteSchema);
@@ -60,7 +64,8 @@ const ACCEPTED_UPLOADS: Record<"video" | "image" | "audio", (u: UploadInfo) => b
  *    gap before it; a track's first clip at 0 cannot have one);
  * 4. track kind vs asset (audio tracks hold audio assets only; video tracks hold no audio assets),
  *    unique track/clip/marker ids, ducking references to other existing tracks;
- * 5. references, through one `lookupUpload` call: each `uploadId` exists for the caller with a
+ * 5. render cost (with `limits`): canvas size and fps, timeline length, clips over all tracks;
+ * 6. references, through one `lookupUpload` call: each `uploadId` exists for the caller with a
  *    matching type (video→video, image→image, audio→audio or a video with sound, caption
  *    source→subtitle), and a trim that starts inside the media.
  * Resolves with nothing when valid. Never mutates `doc`.
@@ -113,6 +118,28 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
     checkTiming(track, t, add);
   });
 
+  if (options.limits) {
+    const { width, height, fps, duration } = body.canvas;
+    problems.push(
+      ...renderCostProblems(
+        {
+          width,
+          height,
+          fps,
+          durationSec: compositionDuration(body),
+          clips: body.tracks.reduce((n, track) => n + track.clips.length, 0),
+        },
+        options.limits,
+        {
+          width: "/canvas/width",
+          height: "/canvas/height",
+          fps: "/canvas/fps",
+          duration: duration === undefined ? "/tracks" : "/canvas/duration",
+          clips: "/tracks",
+        },
+      ),
+    );
+  }
   await checkReferences(body, options.lookupUpload, add);
   if (problems.length > 0) throw invalidRequest("Composition is invalid", problems);
 }

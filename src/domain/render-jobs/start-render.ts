@@ -1,19 +1,25 @@
 import { createHash } from "node:crypto";
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
+import { countCall } from "../../db/repositories/quota.ts";
 import {
   countUnfinishedRenders,
   findRenderByIdempotencyKey,
   insertRender,
   type RenderRow,
 } from "../../db/repositories/renders.ts";
+import { findUser } from "../../db/repositories/users.ts";
 import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import { toCompositionResource } from "../composition/edit-composition.ts";
+import type { Composition } from "../composition/schema.ts";
+import { quotaDay, secondsUntilReset } from "../quota/daily-quota.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
+import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "./limits.ts";
 
 /** `POST /api/render` body after schema validation. */
 export interface StartRenderBody {
@@ -74,21 +80,126 @@ export function resolveOutputOptions(
   return options;
 }
 
+const AUDIO_ONLY = new Set(["mp3", "wav"]);
+const STILLS = new Set(["jpg", "png"]);
+
+/**
+ * Timeline seconds a render covers, what the daily render allowance counts: its `range`
+ * (clamped to the end), else the whole timeline; 0 for a jpg/png still.
+ * @param duration - the composition's length, seconds.
+ */
+export function renderedSeconds(options: RenderOutputOptions, duration: number): number {
+  if (STILLS.has(options.format)) return 0;
+  if (options.range) return Math.max(0, Math.min(options.range.duration, duration - options.range.start));
+  return duration;
+}
+
+/**
+ * Checks the render's output (the canvas, or the request's `width`/`height`/`fps`/`range`
+ * overrides) against the cost limits.
+ * @throws 400 naming `/output/<field>` for an override, `/compositionId` for the stored composition.
+ */
+function checkRenderCost(
+  composition: Composition,
+  options: RenderOutputOptions,
+  duration: number,
+  limits: RenderLimits,
+): void {
+  const video = !AUDIO_ONLY.has(options.format);
+  const from = (field: "width" | "height" | "fps") =>
+    options[field] !== undefined ? `/output/${field}` : `canvas ${field}`;
+  const problems = renderCostProblems(
+    {
+      width: video ? (options.width ?? composition.canvas.width) : undefined,
+      height: video ? (options.height ?? composition.canvas.height) : undefined,
+      fps: video && !STILLS.has(options.format) ? (options.fps ?? composition.canvas.fps) : undefined,
+      durationSec: renderedSeconds(options, duration),
+      clips: composition.tracks.reduce((n, track) => n + track.clips.length, 0),
+    },
+    limits,
+    {
+      width: from("width"),
+      height: from("height"),
+      fps: from("fps"),
+      duration: options.range ? "/output/range/duration" : "timeline",
+      clips: "clips",
+    },
+  ).map((p) =>
+    p.path.startsWith("/")
+      ? p
+      : { path: "/compositionId", message: `the composition's ${p.path}: ${p.message}` },
+  );
+  if (problems.length > 0) {
+    throw invalidRequest("The render is over the render cost limits", problems);
+  }
+}
+
+/**
+ * Holds the account's render allowance for the rest of the transaction: at most
+ * `maxActivePerAccount` renders queued or running, and at most the plan's timeline seconds of
+ * renders started per UTC day (counted in `quota_counters` as `render-sec:<userId>`, in this
+ * transaction, so a render that is not stored is not counted). A per-account advisory lock
+ * makes the count and the insert one step under concurrency.
+ *
+ * @returns how many of the account's renders are unfinished (before this one).
+ * @throws 429 `rate_limited` with `Retry-After` when either limit is reached.
+ */
+async function holdRenderAllowance(
+  tx: Db,
+  input: { userId: string; now: Date; seconds: number; limits: RenderLimits },
+): Promise<number> {
+  const { userId, limits } = input;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`render:${userId}`}, 0))`);
+  const ahead = await countUnfinishedRenders(tx, userId);
+  if (ahead >= limits.maxActivePerAccount) {
+    throw new AppError(
+      "rate_limited",
+      `${ahead} renders of this account are queued or running; at most ${limits.maxActivePerAccount} may be at once. Wait for one to finish or cancel one`,
+      { headers: { "Retry-After": "30" }, extra: { limit: limits.maxActivePerAccount } },
+    );
+  }
+  const user = await findUser(tx, userId);
+  const daily = user ? dailyRenderSeconds(user.plan, limits) : null;
+  const seconds = Math.ceil(input.seconds);
+  if (daily !== null && seconds > 0) {
+    const used = await countCall(tx, {
+      subject: `render-sec:${userId}`,
+      day: quotaDay(input.now),
+      limit: daily,
+      amount: seconds,
+    });
+    if (used === null) {
+      throw new AppError(
+        "rate_limited",
+        `This render needs ${seconds} s of the daily render allowance of ${daily / 60} minutes of timeline (${user?.plan} plan), which it would exceed; it resets at midnight UTC`,
+        {
+          headers: { "Retry-After": String(secondsUntilReset(input.now)) },
+          extra: { limitSec: daily, renderSec: seconds },
+        },
+      );
+    }
+  }
+  return ahead;
+}
+
 /**
  * Starts a render: freezes the composition (at `compositionVersion` when given, else its
  * current version), stores a queued render and enqueues its job in the same transaction
  * (a failed send leaves no render; a failed insert sends nothing). The job's priority is minus
  * the number of the account's unfinished renders, so that workers take the accounts' renders in
- * turn rather than one account's whole backlog first. With an Idempotency-Key,
+ * turn rather than one account's whole backlog first. The render must be within the cost limits
+ * and the account's allowance (see holdRenderAllowance). With an Idempotency-Key,
  * the same key and body return the existing render; the same key with another body is a 409.
  *
  * @returns the render and whether it was created now (false = idempotent replay).
  * @param ctx.enqueue - sends the render's job (inside the insert's transaction).
- * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options;
+ * @param ctx.limits - render cost limits and per-account allowances.
+ * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options
+ *   or over a cost limit; 429 over the account's concurrent renders or daily render seconds;
  *   503 when the queue cannot take the job.
  */
 export async function startRender(
-  ctx: { db: Db; enqueue: Enqueue; now: Date; userId: string },
+  ctx: { db: Db; enqueue: Enqueue; now: Date; userId: string; limits: RenderLimits },
   input: { body: StartRenderBody; idempotencyKey: string | undefined },
 ): Promise<{ render: RenderRow; created: boolean }> {
   const { db, userId } = ctx;
@@ -115,6 +226,7 @@ export async function startRender(
     ]);
   }
   const options = resolveOutputOptions(input.body.output, duration);
+  checkRenderCost(frozen, options, duration, ctx.limits);
 
   const row = {
     id: newId("rnd"),
@@ -133,7 +245,12 @@ export async function startRender(
     render = await db.transaction(async (tx) => {
       // Fairness across accounts: the account's n-th unfinished render queues at priority -n,
       // so another account's first render runs before this account's second.
-      const ahead = await countUnfinishedRenders(tx, userId);
+      const ahead = await holdRenderAllowance(tx, {
+        userId,
+        now: ctx.now,
+        seconds: renderedSeconds(options, duration),
+        limits: ctx.limits,
+      });
       const inserted = await insertRender(tx, row);
       await ctx
         .enqueue(

@@ -76,10 +76,13 @@ export const AUTH_ERRORS = [400, 401, 429, 500] as const;
  *
  * @param ok - success status → TypeBox schema (or `null` for an empty body).
  * @param errors - error statuses this operation can answer.
+ * @param describe - error status → this operation's own description (what it refuses and why),
+ *   replacing the shared one.
  */
 export function responses(
   ok: Record<number, TSchema | null>,
   errors: readonly number[] = AUTH_ERRORS,
+  describe: Partial<Record<number, string>> = {},
 ): Record<number, unknown> {
   const out: Record<number, unknown> = {};
   for (const [status, schema] of Object.entries(ok)) {
@@ -90,7 +93,7 @@ export function responses(
   }
   for (const status of new Set(errors)) {
     out[status] = {
-      description: ERROR_DESCRIPTIONS[status] ?? "Error",
+      description: describe[status] ?? ERROR_DESCRIPTIONS[status] ?? "Error",
       ...Type.Ref(ERROR_SCHEMA_ID),
       headers:
         status === 429 ? { ...STANDARD_HEADERS, "Retry-After": { type: "integer" } } : STANDARD_HEADERS,

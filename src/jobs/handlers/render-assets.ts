@@ -206,18 +206,21 @@ function safeHost(src: string): string {
   }
 }
 
+/** `Render.error.message` of an ffmpeg failure no source is blamed for. */
+export const RENDER_FAILED_MESSAGE = "The encoder could not render this composition";
+
 /**
  * Names the source behind an ffmpeg failure: the input whose path ffmpeg's error mentions, or
  * the first input that no longer probes as media (damaged or truncated footage).
  *
- * @returns a typed error with the clip (and upload) id: `ASSET_UNSUPPORTED` when the source
- *   cannot be read, `FFMPEG_FAILED` naming the clip whose input ffmpeg complained about; `null`
- *   when no source is to blame.
+ * @param stderr - ffmpeg's last stderr lines (only searched for input paths, never quoted).
+ * @returns a typed error with the clip (and upload) id and a plain message: `ASSET_UNSUPPORTED`
+ *   when the source cannot be read, `FFMPEG_FAILED` naming the clip whose input ffmpeg
+ *   complained about; `null` when no source is to blame.
  */
 export async function blameInput(
   stderr: string,
   refsByPath: ReadonlyMap<string, AssetRef>,
-  message: string,
 ): Promise<RenderError | null> {
   const mentioned = [...refsByPath.entries()].filter(([file]) => stderr.includes(file));
   const suspects = mentioned.length > 0 ? mentioned : [...refsByPath.entries()];
@@ -239,7 +242,7 @@ export async function blameInput(
   if (!first) return null;
   return new RenderError(
     "FFMPEG_FAILED",
-    `${message} (reading the source of clip ${first[1].clipId})`,
+    `${RENDER_FAILED_MESSAGE}: reading the source of clip ${first[1].clipId} failed`,
     idsOf(first[1]),
   );
 }
@@ -248,17 +251,3 @@ const idsOf = (ref: AssetRef) => ({
   clipId: ref.clipId,
   ...(ref.uploadId ? { uploadId: ref.uploadId } : {}),
 });
-
-/**
- * Replaces local file paths in an ffmpeg message with what they are to the caller (`<source of
- * clip clp_…>`, `<work>`), so that error messages never show the server's directories.
- */
-export function redactPaths(
-  text: string,
-  refsByPath: ReadonlyMap<string, AssetRef>,
-  workDir: string,
-): string {
-  let out = text;
-  for (const [file, ref] of refsByPath) out = out.split(file).join(`<source of clip ${ref.clipId}>`);
-  return out.split(workDir).join("<work>");
-}

@@ -16,7 +16,12 @@ import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
-import { blameInput, type RemoteAssetLimits, redactPaths, resolveRenderAssets } from "./render-assets.ts";
+import {
+  blameInput,
+  RENDER_FAILED_MESSAGE,
+  type RemoteAssetLimits,
+  resolveRenderAssets,
+} from "./render-assets.ts";
 import { type PipelineHooks, type RenderOutput, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
 import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
@@ -61,7 +66,8 @@ async function sha256File(file: string): Promise<string> {
  * @param opts.remote - size (bytes) and time (ms) limits of remote asset downloads
  *   (default 512 MiB, 5 minutes).
  * When ffmpeg fails, the source it failed on is named (`clipId`, `uploadId`): `ASSET_UNSUPPORTED`
- * when that file no longer reads as media, else `FFMPEG_FAILED`; messages never carry local paths.
+ * when that file no longer reads as media, else `FFMPEG_FAILED`. `Render.error.message` is plain
+ * language: ffmpeg's messages, command line and paths are logged, never shown to the caller.
  */
 export function createRenderPipeline(opts: {
   db: Db;
@@ -139,15 +145,27 @@ export function createRenderPipeline(opts: {
         });
       } catch (err) {
         if (err instanceof FfmpegError && err.code !== "ABORTED") {
-          const tail = err.stderrTail.trim().split("\n").slice(-3).join(" | ");
-          const message = redactPaths(
-            err.code === "TIMEOUT" ? `${err.message}${tail ? `: ${tail}` : ""}` : err.message,
-            refsByPath,
-            workDir,
+          // ffmpeg's own words (command, stderr, paths) go to the log only, never to the caller.
+          opts.log.warn(
+            {
+              renderId: render.id,
+              attempt: hooks.attempt,
+              code: err.code,
+              detail: err.message,
+              stderr: err.stderrTail,
+            },
+            "ffmpeg failed",
           );
-          if (err.code === "TIMEOUT") throw new RenderError("TIMEOUT", message);
-          const blamed = await blameInput(err.stderrTail, refsByPath, message);
-          throw blamed ?? new RenderError("FFMPEG_FAILED", message);
+          if (err.code === "TIMEOUT") {
+            throw new RenderError(
+              "TIMEOUT",
+              `The render made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped`,
+            );
+          }
+          throw (
+            (await blameInput(err.stderrTail, refsByPath)) ??
+            new RenderError("FFMPEG_FAILED", RENDER_FAILED_MESSAGE)
+          );
         }
         throw err;
       }
@@ -166,7 +184,8 @@ export function createRenderPipeline(opts: {
       try {
         await store.putFile(key, outPath, { contentType: mime });
       } catch (err) {
-        throw new RenderError("OUTPUT_UPLOAD_FAILED", `Storing the output failed: ${(err as Error).message}`);
+        opts.log.warn({ renderId: render.id, err }, "storing the render output failed");
+        throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing the rendered file failed");
       }
       let posterKey: string | undefined;
       if (plan.output.width && options.format !== "jpg" && options.format !== "png") {

@@ -131,7 +131,13 @@ export const startRenderTool = defineTool({
   async run(input, { ctx, toolCallId }) {
     const c = await readComposition(ctx);
     const { render } = await startRender(
-      { db: ctx.db, enqueue: ctx.enqueue, now: ctx.now(), userId: ctx.userId },
+      {
+        db: ctx.db,
+        enqueue: ctx.enqueue,
+        now: ctx.now(),
+        userId: ctx.userId,
+        limits: ctx.renderLimits,
+      },
       {
         body: {
           compositionId: c.id,

@@ -12,6 +12,7 @@ import {
   replaceComposition,
   toCompositionResource,
 } from "../../../domain/composition/edit-composition.ts";
+import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { invalidRequest, notFound } from "../../../errors.ts";
 import { decodeCursor, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
@@ -26,12 +27,25 @@ import { parseIfMatch } from "./if-match.ts";
 
 const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
 
+/** The 400 of composition writes: validation, including the render cost limits. */
+const WRITE_ERROR_TEXT = {
+  400: "Invalid composition: every problem is in `error.details` as `{ path, message }`. Besides structure, ranges, overlaps and references, the render cost limits apply: canvas width and height (`RENDER_MAX_WIDTH`, `RENDER_MAX_HEIGHT`, default 3840 px each), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) and clips over all tracks (`COMPOSITION_MAX_CLIPS`, default 1000); the detail's path names the field (`/canvas/width`, `/canvas/fps`, `/canvas/duration`, `/tracks`).",
+};
+
 /**
  * Composition routes (docs/composition.md, Composition routes): list, create, fetch, replace (PUT with
  * optimistic concurrency), JSON Patch (RFC 6902) and delete. Responses carry `ETag: "<version>"`.
  */
-export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now(): Date } }): void {
-  const ctx = (userId: string): EditContext => ({ db: deps.db, userId, now: deps.clock.now() });
+export function registerCompositionRoutes(
+  app: App,
+  deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
+): void {
+  const ctx = (userId: string): EditContext => ({
+    db: deps.db,
+    userId,
+    now: deps.clock.now(),
+    limits: deps.renderLimits,
+  });
 
   app.addContentTypeParser(
     "application/json-patch+json",
@@ -73,7 +87,7 @@ export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now
           "Validates structure, ranges, clip overlaps and upload references (each `uploadId` must be the caller's, with a matching type). Track, clip and marker ids are assigned when missing.",
         tags: ["Compositions"],
         body: CompositionWriteBody,
-        response: responses({ 201: CompositionResponse }, WRITE_ERRORS),
+        response: responses({ 201: CompositionResponse }, WRITE_ERRORS, WRITE_ERROR_TEXT),
       },
     },
     async (request, reply) => {
@@ -115,7 +129,7 @@ export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now
         params: CompositionParams,
         headers: Type.Object({ "if-match": Type.Optional(Type.String()) }),
         body: CompositionWriteBody,
-        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409]),
+        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409], WRITE_ERROR_TEXT),
       },
     },
     async (request, reply) => {
@@ -158,7 +172,7 @@ export function registerCompositionRoutes(app: App, deps: { db: Db; clock: { now
           maxItems: 1000,
           examples: [[{ op: "replace", path: "/name", value: "Final cut" }]],
         }),
-        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409]),
+        response: responses({ 200: CompositionResponse }, [...WRITE_ERRORS, 409], WRITE_ERROR_TEXT),
       },
     },
     async (request, reply) => {

@@ -10,6 +10,7 @@ import {
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
 import { FORMAT_MIME } from "../../../domain/render/outputs.ts";
 import type { OutputFormat } from "../../../domain/render/types.ts";
+import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
@@ -28,6 +29,7 @@ export interface RenderRouteDeps {
   enqueue: Enqueue;
   store: BlobStore;
   signedUrlTtlSec: number;
+  renderLimits: RenderLimits;
 }
 
 /** Render row → Render resource, with freshly signed output/poster URLs. */
@@ -94,13 +96,22 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
           "idempotency-key": Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         }),
         body: RenderCreate,
-        response: responses({ 202: Render, 200: Render }, [...AUTH_ERRORS, 403, 404, 409, 413, 415, 503]),
+        response: responses({ 202: Render, 200: Render }, [...AUTH_ERRORS, 403, 404, 409, 413, 415, 503], {
+          400: "Invalid request, or the render is over a cost limit: output width or height (`RENDER_MAX_WIDTH`/`RENDER_MAX_HEIGHT`, default 3840 px), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), rendered timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) or clips (`COMPOSITION_MAX_CLIPS`, default 1000). `error.details[].path` names the field: `/output/width`, `/output/fps`, `/output/range/duration`, or `/compositionId` for the stored composition's canvas, length or clips.",
+          429: "`rate_limited`: the daily call quota is used up, the account already has `RENDER_MAX_ACTIVE_PER_ACCOUNT` renders queued or running (default 5), or this render's timeline seconds would exceed the plan's daily render minutes (`RENDER_MINUTES_STANDARD_DAILY` 120, `RENDER_MINUTES_UPGRADED_DAILY` 1200; admin unlimited). The message names the limit; `Retry-After` says when to try again (the next UTC midnight for the daily minutes).",
+        }),
       },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
       const { render, created } = await startRender(
-        { db: deps.db, enqueue: deps.enqueue, now: deps.clock.now(), userId: auth.userId },
+        {
+          db: deps.db,
+          enqueue: deps.enqueue,
+          now: deps.clock.now(),
+          userId: auth.userId,
+          limits: deps.renderLimits,
+        },
         { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
       );
       reply.header("Location", `/api/render/${render.id}`);

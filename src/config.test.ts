@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+import { DEFAULT_RENDER_LIMITS } from "./domain/render-jobs/limits.ts";
+
+describe("render limit settings", () => {
+  it("default to the documented limits and read minutes as seconds", () => {
+    expect(loadConfig({}, "/tmp").renderLimits).toEqual(DEFAULT_RENDER_LIMITS);
+    const limits = loadConfig(
+      { RENDER_MINUTES_STANDARD_DAILY: "2", RENDER_MAX_ACTIVE_PER_ACCOUNT: "1", COMPOSITION_MAX_CLIPS: "10" },
+      "/tmp",
+    ).renderLimits;
+    expect(limits).toMatchObject({
+      dailyRenderSec: { standard: 120, upgraded: 72_000 },
+      maxActivePerAccount: 1,
+      maxClips: 10,
+    });
+  });
+
+  it("refuse values out of range, one line per variable", () => {
+    try {
+      loadConfig(
+        { RENDER_MAX_FPS: "120", RENDER_MAX_WIDTH: "8192", RENDER_MAX_ACTIVE_PER_ACCOUNT: "0" },
+        "/tmp",
+      );
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems.map((p) => p.split("=")[0])).toEqual([
+        "RENDER_MAX_WIDTH",
+        "RENDER_MAX_FPS",
+        "RENDER_MAX_ACTIVE_PER_ACCOUNT",
+      ]);
+    }
+  });
+});

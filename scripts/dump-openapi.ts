@@ -1,8 +1,8 @@
 /**
  * Writes the OpenAPI document the server serves at /api/v1/openapi.json to a file, without
  * listening and without a database: the document is built from the route schemas alone, so
- * the app is given inert stand-ins for the database, store and queue, which registration
- * never calls. Usage: node scripts/dump-openapi.ts <out.json>
+ * the app is given inert stand-ins for the database, store and queue: anything registration
+ * reads or calls on them yields another inert stand-in. Usage: node scripts/dump-openapi.ts <out.json>
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +19,10 @@ if (!out) {
   process.exit(2);
 }
 const inert = <T>(what: string): T =>
-  new Proxy({}, { get: (_t, prop) => (prop === "then" ? undefined : inert(`${what}.${String(prop)}`)) }) as T;
+  new Proxy(() => {}, {
+    get: (_t, prop) => (prop === "then" ? undefined : inert(`${what}.${String(prop)}`)),
+    apply: () => inert(`${what}()`),
+  }) as T;
 const app = await buildApp({
   config: loadConfig({ PUBLIC_URL: "http://127.0.0.1:3000" }),
   database: inert<Database>("database"),

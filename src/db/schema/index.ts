@@ -3,6 +3,7 @@ export * from "./assistant.ts";
 export * from "./compositions.ts";
 export * from "./console-auth.ts";
 export * from "./generations.ts";
+export * from "./login-limits.ts";
 export * from "./projects.ts";
 export * from "./quota-counters.ts";
 export * from "./renders.ts";

@@ -1,5 +1,6 @@
-import { LRUCache } from "lru-cache";
 import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import { clearLoginWindow, countLoginAttempt, findLoginWindows } from "../../db/repositories/login-limits.ts";
 
 /** Limits of {@link createLoginLimiter}. */
 export interface LoginLimits {
@@ -7,63 +8,45 @@ export interface LoginLimits {
   maxPerIp: number;
   /** Failed attempts allowed per account (email, known or not) in one window. */
   maxFailuresPerAccount: number;
-  /** Window length, seconds. */
+  /** Window length, seconds (at most a day: pruning drops windows older than that). */
   windowSec: number;
 }
 
-interface Window {
-  count: number;
-  startedAt: number;
-}
+const ipSubject = (ip: string) => `ip:${ip}`;
+const accountSubject = (email: string) => `acct:${email.trim().toLowerCase()}`;
 
 /**
- * In-process fixed-window counters for sign-in: every attempt counts against the client IP,
- * every failure against the email tried. Unknown emails are counted exactly like known ones,
- * so a 429 says nothing about whether an account exists. Bounded memory (LRU of 100,000 keys).
+ * Fixed-window sign-in counters in the database (`login_limits`), so every API process
+ * sharing it enforces one limit. Every attempt counts against the client IP and against the
+ * email tried; a successful sign-in clears the email's count, so what remains are failures
+ * (and attempts still being checked, which keeps concurrent guesses within the limit too).
+ * Unknown emails are counted exactly like known ones, so a 429 says nothing about whether an
+ * account exists. A refused attempt counts against nothing.
  */
-export function createLoginLimiter(limits: LoginLimits, clock: Clock) {
-  const windows = new LRUCache<string, Window>({ max: 100_000 });
+export function createLoginLimiter(db: Db, limits: LoginLimits, clock: Clock) {
   const windowMs = limits.windowSec * 1000;
-
-  const current = (key: string, now: number): Window | undefined => {
-    const w = windows.get(key);
-    return w && now - w.startedAt < windowMs ? w : undefined;
-  };
-  const bump = (key: string, now: number) => {
-    const w = current(key, now);
-    if (w) w.count++;
-    else windows.set(key, { count: 1, startedAt: now });
-  };
-  const account = (email: string) => `acct:${email.trim().toLowerCase()}`;
-
   return {
     /**
      * Counts an attempt from `ip` for `email`.
      *
-     * @returns null when allowed, else the seconds until the blocking window ends.
+     * @returns null when allowed, else the seconds (≥ 1) until every full window blocking it ends.
      */
-    attempt(ip: string, email: string): number | null {
-      const now = clock.now().getTime();
-      const byIp = current(`ip:${ip}`, now);
-      const byAccount = current(account(email), now);
-      const blocked = [
-        byIp && byIp.count >= limits.maxPerIp ? byIp : undefined,
-        byAccount && byAccount.count >= limits.maxFailuresPerAccount ? byAccount : undefined,
-      ].filter((w): w is Window => w !== undefined);
-      if (blocked.length > 0) {
-        const ends = Math.max(...blocked.map((w) => w.startedAt + windowMs));
-        return Math.max(1, Math.ceil((ends - now) / 1000));
-      }
-      bump(`ip:${ip}`, now);
-      return null;
+    async attempt(ip: string, email: string): Promise<number | null> {
+      const now = clock.now();
+      const subjects = [
+        { subject: ipSubject(ip), max: limits.maxPerIp },
+        { subject: accountSubject(email), max: limits.maxFailuresPerAccount },
+      ];
+      if (await countLoginAttempt(db, { subjects, now, windowSec: limits.windowSec })) return null;
+      const max = new Map(subjects.map((s) => [s.subject, s.max]));
+      const ends = (await findLoginWindows(db, [...max.keys()]))
+        .filter((w) => w.count >= (max.get(w.subject) ?? 0))
+        .map((w) => w.windowStart.getTime() + windowMs);
+      return Math.max(1, Math.ceil((Math.max(now.getTime(), ...ends) - now.getTime()) / 1000));
     },
-    /** Records a failed attempt for `email`. */
-    failed(email: string): void {
-      bump(account(email), clock.now().getTime());
-    },
-    /** Clears the account's failures after a successful sign-in. */
-    succeeded(email: string): void {
-      windows.delete(account(email));
+    /** Clears the account's count after a successful sign-in. */
+    async succeeded(email: string): Promise<void> {
+      await clearLoginWindow(db, accountSubject(email));
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import { deleteDeadConsoleCredentials } from "../../db/repositories/console-sessions.ts";
+import { deleteLoginWindowsBefore } from "../../db/repositories/login-limits.ts";
 import { deleteQuotaCountersBefore } from "../../db/repositories/quota.ts";
 import { repeatInBackground } from "../../repeat.ts";
 import { quotaDay } from "./daily-quota.ts";
@@ -32,8 +33,8 @@ export async function pruneQuotaCounters(
 
 /**
  * Prunes now and then every {@link PRUNE_INTERVAL_MS} in the background, together with
- * console sessions, capture tokens and password links that ended more than a day ago (see
- * `repeatInBackground`); a failed run is logged and retried at the next interval.
+ * console sessions, capture tokens and password links that ended more than a day ago and
+ * sign-in rate-limit windows that started more than a day ago (see `repeatInBackground`); a failed run is logged and retried at the next interval.
  *
  * @returns a function that stops the timer.
  */
@@ -46,6 +47,8 @@ export function startQuotaPruning(opts: { db: Db; clock: Clock; keepDays: number
       const dayAgo = new Date(opts.clock.now().getTime() - 86_400_000);
       const dead = await deleteDeadConsoleCredentials(opts.db, dayAgo);
       if (dead > 0) opts.log.info({ deleted: dead }, "pruned ended console sessions and links");
+      const windows = await deleteLoginWindowsBefore(opts.db, dayAgo);
+      if (windows > 0) opts.log.info({ deleted: windows }, "pruned ended sign-in rate-limit windows");
     },
     (err) => opts.log.warn({ err }, "pruning quota counters failed; will retry"),
   );

@@ -66,7 +66,7 @@ const WRONG_CREDENTIALS = "Wrong email or password";
  */
 export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void {
   const { db, clock, config } = deps;
-  const limiter = createLoginLimiter(config.loginLimits, clock);
+  const limiter = createLoginLimiter(db, config.loginLimits, clock);
   const secure = config.publicUrl.startsWith("https:");
 
   /** Replaces any session the request came with by a new one and sets its cookie. */
@@ -132,7 +132,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const retry = limiter.attempt(request.ip, email);
+      const retry = await limiter.attempt(request.ip, email);
       if (retry !== null) {
         throw new AppError(
           "rate_limited",
@@ -142,11 +142,8 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
       }
       const user = await findUser(db, email.trim());
       const ok = await verifyPassword(user ? await findPasswordHash(db, user.id) : null, password);
-      if (!user || !ok) {
-        limiter.failed(email);
-        throw new AppError("unauthorized", WRONG_CREDENTIALS);
-      }
-      limiter.succeeded(email);
+      if (!user || !ok) throw new AppError("unauthorized", WRONG_CREDENTIALS);
+      await limiter.succeeded(email);
       return signIn(request, reply, user);
     },
   );
@@ -344,18 +341,18 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     async (request, reply) => {
       const auth = requireAuth(request);
       const { currentPassword, newPassword } = request.body;
-      const retry = limiter.attempt(request.ip, auth.user.email);
+      const retry = await limiter.attempt(request.ip, auth.user.email);
       if (retry !== null) {
         throw new AppError("rate_limited", "Too many password attempts. Wait and try again.", {
           headers: { "Retry-After": String(retry) },
         });
       }
       if (!(await verifyPassword(await findPasswordHash(db, auth.userId), currentPassword))) {
-        limiter.failed(auth.user.email);
         throw invalidRequest("The current password is wrong", [
           { path: "/currentPassword", message: "is wrong" },
         ]);
       }
+      await limiter.succeeded(auth.user.email);
       assertPasswordPolicy(newPassword, "/newPassword");
       const now = clock.now();
       await upsertPasswordHash(db, auth.userId, await hashPassword(newPassword), now);

@@ -31,6 +31,8 @@ function ImageModelSkill(props: { current: string | null }) {
   async function change(id: string) {
     setValue(id);
     const r = await api.PATCH("/api/v1/me/settings", { body: { imageModel: id || null } });
+    // Show what the server now uses (a cleared preference becomes the default model).
+    if (r.data) setValue(r.data.user.settings.imageModel);
     setMessage(
       r.error
         ? { text: errorMessage(r.error, "The image model could not be saved."), kind: "error" }
@@ -56,9 +58,8 @@ function ImageModelSkill(props: { current: string | null }) {
               <option value="">Default</option>
               {(models ?? []).map((m) => (
                 <option key={m.id} value={m.id}>
-                  {m.name} ({m.tier}
-                  {m.default ? ", default" : ""}
-                  {m.available ? "" : ", unavailable"})
+                  {m.name} ({m.tier === "high" ? "higher quality, the default" : "faster"}
+                  {m.available ? "" : "; needs a fal.ai key on this server"})
                 </option>
               ))}
             </>

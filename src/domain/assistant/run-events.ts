@@ -109,6 +109,13 @@ export async function* tailRunEvents(
       });
       wake = null;
     }
+    // Stopped (server shutdown or the client left): what was stored meanwhile still goes out,
+    // so a run the shutdown ended reaches its stream with its terminal event even when the
+    // notification of that event has not arrived yet.
+    for (const row of await runEventsAfter(deps.database.db, runId, seq).catch(() => [])) {
+      yield row;
+      if (TERMINAL_EVENTS.has(row.type)) return;
+    }
   } finally {
     unsubscribe();
     signal.removeEventListener("abort", onAbort);

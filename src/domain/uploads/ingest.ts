@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { IN_PROCESS_IMAGE_TYPES, readImage } from "../../media/image.ts";
 import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
@@ -116,7 +117,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
 
-    const { type, mimeType, media, poster } = await analyse(store, key, name, sniffed, signal);
+    const { type, mimeType, media, poster } = await analyse(store, key, size, name, sniffed, signal);
     let posterKey: string | null = null;
     if (poster) {
       posterKey = uploadPosterKey(id);
@@ -196,16 +197,51 @@ interface Analysis {
   poster: Buffer | null;
 }
 
-/** Probes media types and renders their poster; subtitles and fonts pass as they are. */
+/** Stills up to this size, bytes, are read into memory for in-process decoding when the store is remote. */
+const IN_PROCESS_IMAGE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The whole object as one buffer. */
+async function readAll(store: BlobStore, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.openRead(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Probes media types and renders their poster; subtitles and fonts pass as they are. Common
+ * still formats are decoded in-process (libvips); everything else goes through ffprobe and ffmpeg.
+ */
 async function analyse(
   store: BlobStore,
   key: string,
+  size: number,
   name: string,
   sniffed: SniffResult,
   signal: AbortSignal | undefined,
 ): Promise<Analysis> {
   if (sniffed.type === "subtitle" || sniffed.type === "font") {
     return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null };
+  }
+  if (sniffed.type === "image" && IN_PROCESS_IMAGE_TYPES.has(sniffed.mimeType)) {
+    const local =
+      store.localPath(key) ?? (size <= IN_PROCESS_IMAGE_MAX_BYTES ? await readAll(store, key) : null);
+    if (local !== null) {
+      try {
+        const image = await readImage(local);
+        const media: MediaInfo = {
+          duration: null,
+          width: image.width,
+          height: image.height,
+          fps: null,
+          videoCodec: null,
+          audioCodec: null,
+          hasAudio: false,
+        };
+        return { type: "image", mimeType: sniffed.mimeType, media, poster: image.poster };
+      } catch (err) {
+        throw unreadable(err, name, "image");
+      }
+    }
   }
   // ffprobe/ffmpeg read the stored object in place: a local path, or (S3) a presigned URL
   // they fetch with range requests. No temp copy is made.

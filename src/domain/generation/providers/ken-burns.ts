@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
 import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
+import { resamplerModule } from "./resample-simd.ts";
 
 /** The part of the prepared still one output frame shows, in source pixels (sub-pixel floats). */
 export interface KenBurnsWindow {
@@ -145,7 +146,9 @@ export interface RenderKenBurnsOptions {
  * 2. every frame is resampled from that buffer with bilinear weights at sub-pixel positions
  *    ({@link kenBurnsWindow}, eased by frame index), so zoom and drift advance smoothly instead of
  *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma; worker
- *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots;
+ *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots, with
+ *    the WebAssembly SIMD resampler (`resample-simd.ts`) where the runtime has it, else
+ *    {@link resamplePlane};
  * 3. frames stream in order as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
  *
  * @throws FfmpegError `FFMPEG_FAILED` when either ffmpeg fails (stderr tail in the message),
@@ -221,6 +224,7 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
   new Uint8Array(sharedStill).set(still);
   const sharedFrames = new SharedArrayBuffer(frameSize * slots);
   const data: KenBurnsThreadData = {
+    wasm: await resamplerModule(),
     still: sharedStill,
     frames: sharedFrames,
     srcW,

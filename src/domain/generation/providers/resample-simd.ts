@@ -4,6 +4,7 @@
  * assembled from its text once per process (wabt) and handed to the resampling threads.
  */
 import { readFile } from "node:fs/promises";
+import { axisTaps } from "./axis-taps.ts";
 import type { KenBurnsWindow } from "./ken-burns.ts";
 
 let compiled: Promise<WebAssembly.Module | null> | undefined;
@@ -38,26 +39,6 @@ export interface StillPlane {
   data: Uint8Array;
   width: number;
   height: number;
-}
-
-/** Sampling positions of one axis: per output pixel, the left/top source index and Q15 weight. */
-function axisTapsQ15(
-  outSize: number,
-  start: number,
-  span: number,
-  srcSize: number,
-): { i: Int32Array; w: Int32Array } {
-  const i = new Int32Array(outSize);
-  const w = new Int32Array(outSize);
-  const step = span / outSize;
-  for (let x = 0; x < outSize; x++) {
-    // Pixel centres map to pixel centres, as in resamplePlane.
-    const s = Math.min(srcSize - 1, Math.max(0, start + (x + 0.5) * step - 0.5));
-    const base = Math.min(srcSize - 2, Math.floor(s));
-    i[x] = base;
-    w[x] = Math.min(32767, Math.round((s - base) * 32768));
-  }
-  return { i, w };
 }
 
 const GROUP_BYTES = 64;
@@ -153,8 +134,8 @@ export function createSimdResampler(
       for (const l of layouts) {
         const sx = l.width / first.width;
         const sy = l.height / first.height;
-        const xs = axisTapsQ15(l.outW, win.left * sx, win.width * sx, l.width);
-        const ys = axisTapsQ15(l.outH, win.top * sy, win.height * sy, l.height);
+        const xs = axisTaps(l.outW, win.left * sx, win.width * sx, l.width, 32768, 32767);
+        const ys = axisTaps(l.outH, win.top * sy, win.height * sy, l.height, 32768, 32767);
         for (let y = 0; y < l.outH; y++) {
           words[(l.rows >> 2) + 2 * y] = (ys.i[y] as number) * l.stride;
           words[(l.rows >> 2) + 2 * y + 1] = ys.w[y] as number;

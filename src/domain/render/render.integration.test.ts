@@ -172,6 +172,54 @@ describe("render: mp4 end to end", () => {
   });
 });
 
+describe("render: dissolve", () => {
+  /** Mean and standard deviation of one channel over the whole frame. */
+  const channel = (f: Frame, c: 0 | 1 | 2) => {
+    const values: number[] = [];
+    for (let y = 0; y < f.height; y++) for (let x = 0; x < f.width; x++) values.push(f.pixel(x, y)[c]);
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+    return { mean, sd };
+  };
+  const cutOf = async (type: TransitionType) => {
+    const { file } = await render(
+      {
+        canvas: canvas(64, 36, 25),
+        tracks: [
+          track("video", [
+            clip({ start: 0, duration: 1, asset: colorAsset("#ff0000") }),
+            clip({
+              start: 1,
+              duration: 1,
+              asset: colorAsset("#0000ff"),
+              transition: { type, duration: 0.4 },
+            }),
+          ]),
+        ],
+      },
+      { quality: "high" },
+    );
+    return (await allFrames(file, 64, 36))[25] as Frame;
+  };
+
+  it("is a cross-dissolve: the frame at the cut is an even blend of both pictures, not noise", async () => {
+    const mid = await cutOf("dissolve");
+    const red = channel(mid, 0);
+    const blue = channel(mid, 2);
+    expect(red.mean).toBeGreaterThan(70);
+    expect(red.mean).toBeLessThan(185);
+    expect(blue.mean).toBeGreaterThan(70);
+    expect(blue.mean).toBeLessThan(185);
+    expect(red.sd).toBeLessThan(8);
+    expect(blue.sd).toBeLessThan(8);
+  });
+
+  it("keeps ffmpeg's random-pixel dissolve as pixeldissolve", async () => {
+    const mid = await cutOf("pixeldissolve");
+    expect(channel(mid, 0).sd).toBeGreaterThan(40);
+  });
+});
+
 describe("render: every transition type", () => {
   const types = [...TRANSITION_TYPES];
   let frames: Frame[] = [];

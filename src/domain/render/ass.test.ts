@@ -99,7 +99,7 @@ describe("buildAss", () => {
       ],
     });
     expect(staticDoc.content).toMatch(
-      /Dialogue: 0,0:00:01.00,0:00:02.00,c0,.*\\an2\\pos\(160,171\)}one two$/m,
+      /Dialogue: 0,0:00:01.00,0:00:02.00,c0,.*\\an2\\pos\(160,162\)}one two$/m,
     );
     const karaoke = buildAss({
       ...base,

@@ -54,7 +54,7 @@ const EMOJI_RUN = new RegExp(
  * bandSeconds` later) so that one file can be drawn at each track's layer by shifting the
  * stream's timestamps into that band. Times are floored to centiseconds, which keeps frame
  * exactness for fps ≤ 100. Each clip gets its own style; position via `\an` + `\pos` in the
- * clip's box (`transform`, default the canvas inset by 5%); `fadeIn`/`fadeOut` via `\fad`;
+ * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad`;
  * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
  * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the
  * resolved asset); cue times are source seconds: timeline = clip.start + (cue - trim) / speed.
@@ -228,11 +228,19 @@ function addEmojiFont(
   fonts.set(f.path, f);
 }
 
-/** The clip's text box in render pixels; default the canvas inset by 5% on each side. */
+/** Default text box height as a fraction of the canvas: 5% margins; captions keep 10% (title-safe). */
+const DEFAULT_BOX_HEIGHT = { text: 0.9, caption: 0.8 } as const;
+
+/**
+ * The clip's text box in render pixels. Default: the canvas inset by 5% on each side; a caption's
+ * box is inset by 10% at the top and bottom, so bottom captions sit inside the title-safe area
+ * (their lowest ink at least 10% of the height above the bottom edge).
+ */
 function clipBox(clip: Clip, width: number, height: number) {
   const t = clip.transform ?? {};
+  const inset = DEFAULT_BOX_HEIGHT[clip.asset.type === "caption" ? "caption" : "text"];
   const w = (t.width ?? (t.height === undefined ? 0.9 : 1)) * width;
-  const h = (t.height ?? (t.width === undefined ? 0.9 : 1)) * height;
+  const h = (t.height ?? (t.width === undefined ? inset : 1)) * height;
   const cx = (t.x ?? 0.5) * width;
   const cy = (t.y ?? 0.5) * height;
   return { x0: cx - w / 2, x1: cx + w / 2, y0: cy - h / 2, y1: cy + h / 2 };

@@ -172,6 +172,35 @@ describe("render: mp4 end to end", () => {
   });
 });
 
+describe("render: captions", () => {
+  it("sit inside the title-safe area by default: the lowest caption pixel is at least 8% of the height above the bottom", async () => {
+    const { file } = await render(
+      {
+        canvas: canvas(320, 180, 25),
+        tracks: [
+          track("video", [
+            clip({
+              start: 0,
+              duration: 1,
+              asset: {
+                type: "caption",
+                style: { family: "sans", size: 16, color: "#ffffff" },
+                source: { cues: [{ start: 0, end: 1, text: "Quite gjpqy" }] },
+              },
+            }),
+          ]),
+        ],
+      },
+      { format: "png", frameAt: 0.5 },
+    );
+    const frame = await frameAt(file, 0, 320, 180);
+    let lowest = -1;
+    for (let y = 0; y < 180; y++) for (let x = 0; x < 320; x++) if (frame.pixel(x, y)[0] > 128) lowest = y;
+    expect(lowest).toBeGreaterThan(120);
+    expect(180 - 1 - lowest).toBeGreaterThanOrEqual(0.08 * 180);
+  });
+});
+
 describe("render: dissolve", () => {
   /** Mean and standard deviation of one channel over the whole frame. */
   const channel = (f: Frame, c: 0 | 1 | 2) => {

@@ -112,7 +112,8 @@ const MAX_ASS_SECONDS = 35_000;
  * (`isOpaqueFullFrame` clips, no gaps) is the base instead: no background, no alpha, no
  * overlay, and nothing under it is drawn. Audio: `buildAudioMix`. Timing is snapped to
  * the output frame rate; `range`/`frameAt` render a window (widened so no transition is cut,
- * then trimmed exactly). Output size defaults to the canvas; a width/height override renders
+ * then trimmed exactly). Output size defaults to the canvas (a GIF: longer side at most 480 px,
+ * at most 15 fps; see {@link gifDefaultSize}); a width/height override renders
  * natively at that size (keeping the canvas aspect; a different aspect is letterboxed).
  * Pure: reads no files and spawns nothing.
  *
@@ -129,8 +130,15 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     fontsDir: input.names?.fontsDir ?? "fonts",
     graphFile: input.names?.graphFile ?? "graph.txt",
   };
-  const rate = toFrameRate(output.fps ?? (output.format === "gif" && canvas.fps > 20 ? 20 : canvas.fps));
-  const size = outputSize(canvas.width, canvas.height, output.width, output.height);
+  const gif = output.format === "gif";
+  const rate = toFrameRate(output.fps ?? (gif && canvas.fps > GIF_MAX_FPS ? GIF_MAX_FPS : canvas.fps));
+  const size = outputSize(
+    canvas.width,
+    canvas.height,
+    ...(gif && output.width === undefined && output.height === undefined
+      ? gifDefaultSize(canvas.width, canvas.height)
+      : [output.width, output.height]),
+  );
   const warnings: RenderWarning[] = [];
 
   const totalFrames = secondsToFrame(compositionDuration(composition), rate);
@@ -326,6 +334,21 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       audio: traits.audio,
     },
   };
+}
+
+/** Frame rate cap of a GIF output without `fps` (frames/s); a slower canvas keeps its own. */
+export const GIF_MAX_FPS = 15;
+/** Longer side of a GIF output without `width`/`height` (pixels); smaller canvases keep their size. */
+export const GIF_MAX_SIDE = 480;
+
+/**
+ * Default size of a GIF output without `width`/`height`: the canvas scaled down (never up) so
+ * that its longer side is at most {@link GIF_MAX_SIDE} pixels, keeping its aspect. A full-size
+ * 720p GIF is tens of megabytes; 480 px keeps it a few.
+ */
+function gifDefaultSize(width: number, height: number): [number | undefined, number | undefined] {
+  if (Math.max(width, height) <= GIF_MAX_SIDE) return [undefined, undefined];
+  return width >= height ? [GIF_MAX_SIDE, undefined] : [undefined, GIF_MAX_SIDE];
 }
 
 /** The requested window in frames: `frameAt` (stills, default 0), `range`, else everything. */

@@ -339,6 +339,21 @@ describe("render: output formats", () => {
     if (vcodec) expect(info.video).toMatchObject({ width: 160, height: 90 });
   });
 
+  it("gif defaults to at most 480 px on the longer side and 15 fps, unless the output says otherwise", async () => {
+    const wide = (): Timeline => ({
+      canvas: canvas(960, 540, 30),
+      tracks: [track("video", [clip({ start: 0, duration: 0.5, asset: colorAsset("#ff0000") })])],
+    });
+    const { file, plan } = await render(wide(), { format: "gif" });
+    const info = (await probe(file, true)).video;
+    expect(info).toMatchObject({ width: 480, height: 270, frames: 8 });
+    // GIF delays are whole centiseconds: 15 fps is stored as alternating 6/7 cs frames.
+    expect(Math.abs((info?.fps ?? 0) - 15)).toBeLessThan(0.5);
+    expect(plan.output).toMatchObject({ width: 480, height: 270, fps: 15 });
+    const { file: asked } = await render(wide(), { format: "gif", width: 640, fps: 10 });
+    expect((await probe(asked, true)).video).toMatchObject({ width: 640, height: 360, fps: 10, frames: 5 });
+  });
+
   it.each(["jpg", "png"] as const)("%s renders the frame at frameAt", async (format) => {
     const { file } = await render(small(), { format, frameAt: 0.5, width: 320 });
     const info = await probe(file);

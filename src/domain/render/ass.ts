@@ -42,8 +42,10 @@ export interface AssDocument {
 }
 
 const EMOJI_JOINER = "(?:\u{FE0F}|\u{200D}|[\u{1F3FB}-\u{1F3FF}])";
+/** A keycap: digit, `#` or `*`, optional emoji presentation selector, combining enclosing keycap. */
+const KEYCAP = "[0-9#*]\u{FE0F}?\u{20E3}";
 const EMOJI_RUN = new RegExp(
-  `(?:\\p{Extended_Pictographic}|\\p{Regional_Indicator})(?:${EMOJI_JOINER}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})*`,
+  `(?:${KEYCAP}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})(?:${EMOJI_JOINER}|${KEYCAP}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})*`,
   "gu",
 );
 
@@ -263,7 +265,9 @@ function styleLine(name: string, family: string, style: TextStyle, scale: number
   const borderStyle = bg ? 4 : 1;
   const backColor = bg ? assColor(bg.color, opacity) : "&HFF000000";
   const shadow = bg ? round2((bg.padding ?? style.size * 0.25) * scale) : 0;
-  const bold = style.weight ?? 400;
+  // libass reads any Bold value but 0 as bold (400 came out as 700): the face is chosen by the
+  // font file we link, so only say bold (-1) for bold weights.
+  const bold = (style.weight ?? 400) >= 600 ? -1 : 0;
   const italic = style.italic ? -1 : 0;
   return `Style: ${name},${family},${size},${primary},${secondary},${outlineColor},${backColor},${bold},${italic},0,0,100,100,0,0,${borderStyle},${outline},${shadow},5,0,0,0,1`;
 }

@@ -215,3 +215,50 @@ export function readFontFamilyNames(data: Uint8Array): string[] {
   }
   return [...new Set([...(byId.get(16) ?? []), ...(byId.get(1) ?? [])])].filter((s) => s.length > 0);
 }
+
+/**
+ * libass selects a font's first Microsoft Unicode character map, BMP-only (3,1) or full (3,10),
+ * and fonts list (3,1) first: with both, every character beyond U+FFFF (most emoji, e.g. 🎉
+ * U+1F389) is "not found" and drawn as an empty box, although the font has it. For such a font
+ * this returns a copy whose (3,1) encoding record points at the (3,10) subtable (a subtable may
+ * be shared by several records; FreeType reads it by its format), so libass gets the full map.
+ * Returns `undefined` when nothing needs changing: no `cmap`, no (3,10) subtable, (3,10) already
+ * first or shared with (3,1), or not a single sfnt font (a collection or WOFF is left alone).
+ *
+ * @param data the font file (TrueType/OpenType)
+ */
+export function withFullUnicodeCmapFirst(data: Uint8Array): Uint8Array | undefined {
+  const cmap = sfntTable(data, 0x636d6170); // 'cmap'
+  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint16(cmap + 2);
+  let bmp = -1;
+  let full = -1;
+  for (let i = 0; i < count; i++) {
+    const rec = cmap + 4 + i * 8;
+    if (rec + 8 > data.byteLength) return undefined;
+    if (view.getUint16(rec) !== 3) continue;
+    const encoding = view.getUint16(rec + 2);
+    if (encoding === 1 && bmp < 0 && full < 0) bmp = rec;
+    if (encoding === 10 && full < 0) full = rec;
+  }
+  if (bmp < 0 || full < 0 || view.getUint32(bmp + 4) === view.getUint32(full + 4)) return undefined;
+  const copy = new Uint8Array(data);
+  new DataView(copy.buffer).setUint32(bmp + 4, view.getUint32(full + 4));
+  return copy;
+}
+
+/** Offset of a table of a single sfnt font (`0x00010000`, `OTTO` or `true`), or `undefined`. */
+function sfntTable(data: Uint8Array, tag: number): number | undefined {
+  if (data.byteLength < 12) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const version = view.getUint32(0);
+  if (version !== 0x00010000 && version !== 0x4f54544f && version !== 0x74727565) return undefined;
+  const tables = view.getUint16(4);
+  for (let i = 0; i < tables; i++) {
+    const rec = 12 + i * 16;
+    if (rec + 16 > data.byteLength) return undefined;
+    if (view.getUint32(rec) === tag) return view.getUint32(rec + 8);
+  }
+  return undefined;
+}

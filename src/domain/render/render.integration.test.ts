@@ -172,6 +172,52 @@ describe("render: mp4 end to end", () => {
   });
 });
 
+describe("render: text glyphs and weights", () => {
+  /** Renders `text` white on black (one PNG frame) and returns how many pixels are lit. */
+  const ink = async (text: string, style: { family: string; weight?: number }) => {
+    const { file } = await render(
+      {
+        canvas: canvas(160, 90, 25),
+        tracks: [
+          track("video", [
+            clip({
+              start: 0,
+              duration: 1,
+              asset: { type: "text", text, style: { size: 40, color: "#ffffff", ...style } },
+            }),
+          ]),
+        ],
+      },
+      { format: "png" },
+    );
+    const frame = await frameAt(file, 0, 160, 90);
+    let lit = 0;
+    for (let y = 0; y < 90; y++) for (let x = 0; x < 160; x++) if (frame.pixel(x, y)[0] > 128) lit++;
+    return { frame, lit };
+  };
+
+  it("draws an emoji beyond U+FFFF inside Latin text with the emoji font, not an empty box", async () => {
+    // U+1FFFD (reserved, pictographic) is in no font: the emoji font's empty box for a missing glyph.
+    const missing = await ink("\u{1FFFD}", { family: "DejaVu Sans" });
+    expect(missing.lit).toBeGreaterThan(20);
+    for (const emoji of ["🎉", "🫠"]) {
+      const drawn = await ink(emoji, { family: "DejaVu Sans" });
+      expect(drawn.lit).toBeGreaterThan(100);
+      expect(drawn.frame.diff(missing.frame)).toBeGreaterThan(2);
+    }
+    const inText = await ink("Hi 🎉", { family: "DejaVu Serif" });
+    const plain = await ink("Hi", { family: "DejaVu Serif" });
+    expect(inText.lit - plain.lit).toBeGreaterThan(100);
+  });
+
+  it("draws weight 400 lighter than weight 700", async () => {
+    const regular = await ink("HELLO", { family: "DejaVu Sans", weight: 400 });
+    const bold = await ink("HELLO", { family: "DejaVu Sans", weight: 700 });
+    expect(regular.lit).toBeGreaterThan(200);
+    expect(regular.lit).toBeLessThan(bold.lit * 0.85);
+  });
+});
+
 describe("render: captions", () => {
   it("sit inside the title-safe area by default: the lowest caption pixel is at least 8% of the height above the bottom", async () => {
     const { file } = await render(

@@ -15,6 +15,7 @@ import {
 import {
   allFrames,
   type Frame,
+  ffmpeg,
   frameAt,
   loudness,
   type MediaFixtures,
@@ -444,6 +445,47 @@ describe("render: odd inputs", () => {
     const rotated = await frameAt(file, 1.2, 160, 90);
     expect(Math.max(...rotated.pixel(5, 45))).toBeLessThan(40);
     expect(Math.max(...rotated.pixel(80, 45))).toBeGreaterThan(40);
+  });
+
+  it("honours a non-square sample aspect ratio: a square in an anamorphic source stays square with fit contain and cover", async () => {
+    // Stored 96x96 with pixels twice as wide as tall (SAR 2:1): displayed 192x96, and the 16x32
+    // stored white box is a 32x32 square on screen.
+    const anamorphic = join(dir, "anamorphic.mp4");
+    await ffmpeg([
+      ...["-f", "lavfi", "-i", "color=c=black:s=96x96:r=25:d=1"],
+      ...["-vf", "drawbox=x=40:y=32:w=16:h=32:color=white:t=fill,setsar=2/1"],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", anamorphic],
+    ]);
+    assets.set("upl_anamorphic", resolvedVideo(anamorphic, 1, false, 192, 96));
+    const whiteBox = (f: Frame) => {
+      let [x0, y0, x1, y1] = [f.width, f.height, -1, -1];
+      for (let y = 0; y < f.height; y++)
+        for (let x = 0; x < f.width; x++)
+          if (Math.min(...f.pixel(x, y)) > 128) {
+            x0 = Math.min(x0, x);
+            x1 = Math.max(x1, x);
+            y0 = Math.min(y0, y);
+            y1 = Math.max(y1, y);
+          }
+      return { w: x1 - x0 + 1, h: y1 - y0 + 1 };
+    };
+    for (const [fit, side] of [
+      ["contain", 160 / 6],
+      ["cover", 30],
+    ] as const) {
+      const { file } = await render(
+        {
+          canvas: canvas(160, 90, 25),
+          tracks: [
+            track("video", [clip({ start: 0, duration: 0.4, fit, asset: videoAsset("upl_anamorphic") })]),
+          ],
+        },
+        { format: "png", quality: "high" },
+      );
+      const box = whiteBox(await frameAt(file, 0, 160, 90));
+      expect(Math.abs(box.w - box.h), fit).toBeLessThanOrEqual(2);
+      expect(Math.abs(box.w - side), fit).toBeLessThanOrEqual(2);
+    }
   });
 
   it("ducks music under a voice track", async () => {

@@ -39,6 +39,14 @@ export interface SourceInput {
 
 const DEFAULT_MOTION = 0.2;
 
+/**
+ * Resamples a picture with non-square pixels (sample aspect ratio ≠ 1, e.g. 720x576 PAL at
+ * 16:15) to square pixels at its display size (768x576), so that crop, fit and placement work
+ * in display proportions instead of squeezing it. A square-pixel picture passes through
+ * unchanged (`scale` to the same size is a no-op).
+ */
+const SQUARE_PIXELS = [`scale=w=${quote("max(2,round(iw*sar))")}:h=ih`, "setsar=1"];
+
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
 export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
   const asset = clip.asset;
@@ -164,7 +172,7 @@ export function clipBoxSize(ctx: BranchContext, clip: Clip, asset?: ResolvedAsse
 /**
  * Builds one canvas-size stream for a visual clip segment (video, image or color): input-side
  * bounding, speed, `fps` (normalises VFR), edge-hold padding and an exact frame count
- * (`trim=end_frame`), crop, filter, fit into the box (cover crops to the box aspect before
+ * (`trim=end_frame`), square pixels (a non-square sample aspect ratio is resampled), crop, filter, fit into the box (cover crops to the box aspect before
  * scaling; contain/fill/none), for a still: its one frame is fitted once then repeated (`loop`),
  * motion (zoompan), opacity, rotation, placement on a transparent canvas at the transform
  * position, regular timestamps, then picture fades (alpha, so lower layers show through).
@@ -257,12 +265,12 @@ function clipPicture(
     inputs = [`${input.index}:v`];
     if (clip.asset.type === "image") {
       // One decoded frame, made into the picture once, then repeated (cheap references).
-      filters.push("trim=end_frame=1");
+      filters.push("trim=end_frame=1", ...SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
       filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
       if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
-      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`);
+      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, ...SQUARE_PIXELS);
     }
   }
   const box = clipBoxSize(ctx, clip, asset);

@@ -33,14 +33,32 @@ export interface BuildAssInput {
   uploadedFonts: readonly UploadedFont[];
 }
 
+/** The characters one clip draws with one font (see {@link AssDocument.glyphs}). */
+export interface GlyphUse {
+  clipId: string;
+  /** Family name as written in the ASS file. */
+  family: string;
+  /** The font file libass draws them with. */
+  path: string;
+  /** The distinct characters (code points; no whitespace, joiners or variation selectors). */
+  characters: string;
+}
+
 /** The generated ASS document and the font files it needs in the fontsdir. */
 export interface AssDocument {
   content: string;
   fonts: ResolvedFont[];
+  /**
+   * Which characters each clip draws with which font, so that the caller, which may read the
+   * font files, can tell characters that no font has (libass draws those as empty boxes).
+   */
+  glyphs: GlyphUse[];
   /** Bands that received at least one event. */
   bands: number[];
 }
 
+/** Characters that are not drawn as glyphs of their own: whitespace, joiners, variation selectors. */
+const NOT_DRAWN = /^[\s\u{200B}-\u{200F}\u{FE00}-\u{FE0F}\u{E0020}-\u{E007F}]$/u;
 const EMOJI_JOINER = "(?:\u{FE0F}|\u{200D}|[\u{1F3FB}-\u{1F3FF}])";
 /** A keycap: digit, `#` or `*`, optional emoji presentation selector, combining enclosing keycap. */
 const KEYCAP = "[0-9#*]\u{FE0F}?\u{20E3}";
@@ -70,6 +88,20 @@ export function buildAss(input: BuildAssInput): AssDocument {
   const events: string[] = [];
   const fonts = new Map<string, ResolvedFont>();
   const bands = new Set<number>();
+  const glyphs = new Map<string, GlyphUse & { seen: Set<string> }>();
+  const use = (clipId: string, font: ResolvedFont, text: string) => {
+    const key = `${clipId}\u0000${font.path}`;
+    let entry = glyphs.get(key);
+    if (!entry) {
+      entry = { clipId, family: font.family, path: font.path, characters: "", seen: new Set() };
+      glyphs.set(key, entry);
+    }
+    for (const ch of text) {
+      if (NOT_DRAWN.test(ch) || entry.seen.has(ch)) continue;
+      entry.seen.add(ch);
+      entry.characters += ch;
+    }
+  };
   input.clips.forEach((item, index) => {
     const { clip } = item;
     const asset = clip.asset;
@@ -116,8 +148,15 @@ export function buildAss(input: BuildAssInput): AssDocument {
       const end = assTime(
         frameToSeconds(to - input.window.start, input.rate) + item.band * input.bandSeconds,
       );
-      const text = piece.render((t) => escapeText(t, emoji, font.family));
-      if (text.includes(EMOJI_FAMILY)) addEmojiFont(fonts, input.uploadedFonts, style, clip.id);
+      const text = piece.render((t) => {
+        if (emoji) {
+          const runs = t.match(EMOJI_RUN) ?? [];
+          if (runs.length > 0)
+            use(clip.id, addEmojiFont(fonts, input.uploadedFonts, style, clip.id), runs.join(""));
+          use(clip.id, font, t.replace(EMOJI_RUN, ""));
+        } else use(clip.id, font, t);
+        return escapeText(t, emoji, font.family);
+      });
       bands.add(item.band);
       events.push(`Dialogue: 0,${start},${end},${name},,${marginL},${marginR},0,,{${position}${fad}}${text}`);
     }
@@ -141,7 +180,12 @@ export function buildAss(input: BuildAssInput): AssDocument {
     ...events,
     "",
   ].join("\n");
-  return { content, fonts: [...fonts.values()], bands: [...bands].sort((a, b) => a - b) };
+  return {
+    content,
+    fonts: [...fonts.values()],
+    bands: [...bands].sort((a, b) => a - b),
+    glyphs: [...glyphs.values()].filter((g) => g.characters.length > 0).map(({ seen: _seen, ...g }) => g),
+  };
 }
 
 interface Piece {
@@ -225,9 +269,10 @@ function addEmojiFont(
   uploaded: readonly UploadedFont[],
   style: TextStyle,
   clipId: string,
-) {
+): ResolvedFont {
   const f = resolveFont(EMOJI_FAMILY, uploaded, { weight: style.weight ?? 400, clipId });
   fonts.set(f.path, f);
+  return f;
 }
 
 /** Default text box height as a fraction of the canvas: 5% margins; captions keep 10% (title-safe). */

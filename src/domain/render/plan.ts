@@ -1,6 +1,6 @@
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline, Track } from "../composition/schema.ts";
-import { type AssClipInput, buildAss } from "./ass.ts";
+import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
 import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
@@ -83,6 +83,8 @@ export interface RenderPlan {
   fonts: PlanFont[];
   /** The per-render fonts directory (relative to the cwd), when text is rendered. */
   fontsDir?: string;
+  /** The characters each text clip draws with each font (`writePlanFiles` warns about missing glyphs). */
+  glyphs: GlyphUse[];
   /** Length of the output in seconds (frame-snapped), for progress and expiry. */
   durationSec: number;
   warnings: RenderWarning[];
@@ -175,6 +177,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   const maps: string[] = [];
   let assFile: PlanFile | undefined;
   let fonts: PlanFont[] = [];
+  let glyphs: GlyphUse[] = [];
   const trimStart = request.start - window.start;
   const trimEnd = request.end - window.start;
   const needsTrim = trimStart !== 0 || trimEnd !== window.end - window.start;
@@ -182,6 +185,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   if (traits.video) {
     const text = planText(ctx, windowed, window, input.uploadedFonts ?? [], warnings);
     if (text) {
+      glyphs = text.glyphs;
       assFile = { path: names.assFile, content: text.content };
       const taken = new Set<string>();
       fonts = text.fonts.map((source, i) => {
@@ -325,6 +329,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...(assFile ? { assFile, fontsDir: names.fontsDir } : {}),
     files,
     fonts,
+    glyphs,
     durationSec,
     warnings: dedupeWarnings(warnings),
     output: {
@@ -394,6 +399,7 @@ export function outputSize(canvasWidth: number, canvasHeight: number, width?: nu
 interface PlannedText {
   content: string;
   fonts: string[];
+  glyphs: GlyphUse[];
   bandOfTrack: Map<number, number>;
   bandSeconds: number;
 }
@@ -454,6 +460,7 @@ function planText(
   return {
     content: doc.content,
     fonts: doc.fonts.map((f) => f.path),
+    glyphs: doc.glyphs,
     bandOfTrack,
     bandSeconds: flatten ? 0 : bandSeconds,
   };

@@ -28,7 +28,7 @@ import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline, TransitionType } from "../composition/schema.ts";
 import { TRANSITION_TYPES } from "../composition/schema.ts";
 import { buildRenderPlan, type RenderPlan } from "./plan.ts";
-import type { RenderOutputOptions, ResolvedAsset } from "./types.ts";
+import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "./types.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 let dir = "";
@@ -58,7 +58,7 @@ let renders = 0;
 async function render(
   composition: Timeline,
   output: Partial<RenderOutputOptions> = {},
-): Promise<{ file: string; plan: RenderPlan }> {
+): Promise<{ file: string; plan: RenderPlan; fileWarnings: RenderWarning[] }> {
   renders += 1;
   const format = output.format ?? "mp4";
   const work = join(dir, `r${renders}`);
@@ -69,9 +69,9 @@ async function render(
     outputPath: `out.${format}`,
     names: { assFile: "render.ass", fontsDir: "fonts" },
   });
-  await writePlanFiles(plan, work);
+  const fileWarnings = await writePlanFiles(plan, work);
   await runFfmpeg({ args: plan.args, cwd: work, durationSec: plan.durationSec, stallTimeoutMs: 30_000 });
-  return { file: join(work, `out.${format}`), plan };
+  return { file: join(work, `out.${format}`), plan, fileWarnings };
 }
 
 const isRed = ([r, g, b]: [number, number, number]) => r > 180 && g < 70 && b < 70;
@@ -176,7 +176,7 @@ describe("render: mp4 end to end", () => {
 describe("render: text glyphs and weights", () => {
   /** Renders `text` white on black (one PNG frame) and returns how many pixels are lit. */
   const ink = async (text: string, style: { family: string; weight?: number }) => {
-    const { file } = await render(
+    const { file, plan, fileWarnings } = await render(
       {
         canvas: canvas(160, 90, 25),
         tracks: [
@@ -194,7 +194,7 @@ describe("render: text glyphs and weights", () => {
     const frame = await frameAt(file, 0, 160, 90);
     let lit = 0;
     for (let y = 0; y < 90; y++) for (let x = 0; x < 160; x++) if (frame.pixel(x, y)[0] > 128) lit++;
-    return { frame, lit };
+    return { frame, lit, warnings: [...plan.warnings, ...fileWarnings] };
   };
 
   it("draws an emoji beyond U+FFFF inside Latin text with the emoji font, not an empty box", async () => {
@@ -209,6 +209,25 @@ describe("render: text glyphs and weights", () => {
     const inText = await ink("Hi 🎉", { family: "DejaVu Serif" });
     const plain = await ink("Hi", { family: "DejaVu Serif" });
     expect(inText.lit - plain.lit).toBeGreaterThan(100);
+    expect(inText.warnings).toEqual([]);
+  });
+
+  it("warns GLYPH_MISSING, naming the clip and the characters, when neither the family nor the emoji font has a character", async () => {
+    const { warnings } = await ink("Hi 中 🎉 \u{1FFFD}", { family: "DejaVu Sans" });
+    expect(warnings).toHaveLength(2);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: "GLYPH_MISSING",
+          message: expect.stringMatching(/^font "DejaVu Sans" has no glyph for 中 \(U\+4E2D\):/),
+        }),
+        expect.objectContaining({
+          code: "GLYPH_MISSING",
+          message: expect.stringMatching(/^font "Noto Emoji" has no glyph for \u{1FFFD} \(U\+1FFFD\):/u),
+        }),
+      ]),
+    );
+    expect(warnings.every((w) => typeof w.clipId === "string" && w.clipId.length > 0)).toBe(true);
   });
 
   it("draws weight 400 lighter than weight 700", async () => {

@@ -34,6 +34,36 @@ describe("ASS helpers", () => {
 });
 
 describe("buildAss", () => {
+  it("lists the characters each clip draws with each font: emoji runs with the emoji font, the rest with the family", () => {
+    const doc = buildAss({
+      ...base,
+      clips: [
+        {
+          clip: clip({
+            id: "t",
+            start: 0,
+            duration: 1,
+            asset: { type: "text", text: "Hi 🎉 中 Hi 👍🏽", style: { family: "sans", size: 20 } },
+          }),
+          band: 0,
+          startFrame: 0,
+          endFrame: 25,
+          lead: 0,
+          tail: 0,
+        },
+      ],
+    });
+    expect(doc.glyphs).toEqual([
+      { clipId: "t", family: "Noto Emoji", path: expect.stringMatching(/NotoEmoji/), characters: "🎉👍🏽" },
+      {
+        clipId: "t",
+        family: "DejaVu Sans",
+        path: expect.stringMatching(/DejaVuSans\.ttf$/),
+        characters: "Hi中",
+      },
+    ]);
+  });
+
   it("positions text in its box, scales sizes, fades, escapes and switches emoji to the emoji font", () => {
     const doc = buildAss({
       ...base,

@@ -57,8 +57,16 @@ export interface AssDocument {
   bands: number[];
 }
 
-/** Characters that are not drawn as glyphs of their own: whitespace, joiners, variation selectors. */
-const NOT_DRAWN = /^[\s\u{200B}-\u{200F}\u{FE00}-\u{FE0F}\u{E0020}-\u{E007F}]$/u;
+/** Whether a character is not drawn as a glyph of its own: whitespace, joiners, variation selectors, tags. */
+function notDrawn(ch: string): boolean {
+  const cp = ch.codePointAt(0) ?? 0;
+  return (
+    /^\s$/.test(ch) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0xe0020 && cp <= 0xe007f)
+  );
+}
 const EMOJI_JOINER = "(?:\u{FE0F}|\u{200D}|[\u{1F3FB}-\u{1F3FF}])";
 /** A keycap: digit, `#` or `*`, optional emoji presentation selector, combining enclosing keycap. */
 const KEYCAP = "[0-9#*]\u{FE0F}?\u{20E3}";
@@ -97,7 +105,7 @@ export function buildAss(input: BuildAssInput): AssDocument {
       glyphs.set(key, entry);
     }
     for (const ch of text) {
-      if (NOT_DRAWN.test(ch) || entry.seen.has(ch)) continue;
+      if (notDrawn(ch) || entry.seen.has(ch)) continue;
       entry.seen.add(ch);
       entry.characters += ch;
     }

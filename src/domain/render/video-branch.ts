@@ -1,3 +1,4 @@
+import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import type { Clip } from "../composition/schema.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
 import {
@@ -38,14 +39,6 @@ export interface SourceInput {
 }
 
 const DEFAULT_MOTION = 0.2;
-
-/**
- * Resamples a picture with non-square pixels (sample aspect ratio ≠ 1, e.g. 720x576 PAL at
- * 16:15) to square pixels at its display size (768x576), so that crop, fit and placement work
- * in display proportions instead of squeezing it. A square-pixel picture passes through
- * unchanged (`scale` to the same size is a no-op).
- */
-const SQUARE_PIXELS = [`scale=w=${quote("max(2,round(iw*sar))")}:h=ih`, "setsar=1"];
 
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
 export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
@@ -265,12 +258,13 @@ function clipPicture(
     inputs = [`${input.index}:v`];
     if (clip.asset.type === "image") {
       // One decoded frame, made into the picture once, then repeated (cheap references).
-      filters.push("trim=end_frame=1", ...SQUARE_PIXELS);
+      filters.push("trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
       filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
       if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
-      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, ...SQUARE_PIXELS);
+      // Square pixels first, so that crop, fit and placement work in display proportions.
+      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, SQUARE_PIXELS);
     }
   }
   const box = clipBoxSize(ctx, clip, asset);

@@ -7,7 +7,9 @@
  * short clips of different sizes and frame rates with tone audio, a speech-like "voice" and a
  * music bed), builds a composition (title card, clips joined by crossfades, captions from cues,
  * music ducked under the voice), renders it with a progress bar, prints the output URL and
- * downloads the file to ./demo-output.mp4.
+ * downloads the file to ./demo-output.mp4. Audio files among yours are used as the voice (the
+ * first) and the music (the second; a single one is the music); whichever is missing is
+ * generated as a synthetic tone and uploaded, and the output says which is which.
  *
  * Environment: CUTROOM_URL (default http://127.0.0.1:3000), CUTROOM_KEY (required, read+write),
  * DEMO_QUALITY (draft | standard | high, default standard), DEMO_OUTPUT (default ./demo-output.mp4).
@@ -83,18 +85,44 @@ async function api<T>(method: string, url: string, body?: unknown): Promise<{ bo
 
 const ff = (args: string[]) => run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args]);
 
-/** Generates the sample media: three clips (sizes, rates and pictures differ), a voice and music. */
+// Voice: a voiced tone with syllable-rate amplitude and pitch movement, in phrases with pauses.
+const VOICE_EXPR =
+  "0.5*sin(2*PI*(150+30*sin(2*PI*2.5*t))*t + 0.8*sin(2*PI*300*t))" +
+  "*(0.55+0.45*sin(2*PI*4.3*t))*gt(mod(t,3.2),0.7)*lt(mod(t,3.2),2.9)";
+// Music bed: an A major chord over a low A, gently pulsing.
+const MUSIC_EXPR =
+  "0.09*(sin(2*PI*220*t)+sin(2*PI*277.18*t)+sin(2*PI*329.63*t)+0.5*sin(2*PI*110*t))" +
+  "*(0.7+0.3*sin(2*PI*2*t))";
+
+/** Writes the synthetic speech-like voice (10 s MP3) into `dir`; returns its path. */
+async function makeVoice(dir: string): Promise<string> {
+  const file = path.join(dir, "synthetic-voice.mp3");
+  await ff([
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc='${VOICE_EXPR}':s=48000:d=10`,
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    "128k",
+    file,
+  ]);
+  return file;
+}
+
+/** Writes the synthetic music bed (16 s WAV) into `dir`; returns its path. */
+async function makeMusic(dir: string): Promise<string> {
+  const file = path.join(dir, "synthetic-music.wav");
+  await ff(["-f", "lavfi", "-i", `aevalsrc='${MUSIC_EXPR}':s=48000:d=16`, "-c:a", "pcm_s16le", file]);
+  return file;
+}
+
+/** Generates the sample clips: three clips whose sizes, rates and pictures differ, with tone audio. */
 async function makeSamples(dir: string): Promise<string[]> {
   const p = (name: string) => path.join(dir, name);
   const x264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p"];
   const aac = ["-c:a", "aac", "-b:a", "128k", "-shortest"];
-  // Voice: a voiced tone with syllable-rate amplitude and pitch movement, in phrases with pauses.
-  const voice =
-    "0.5*sin(2*PI*(150+30*sin(2*PI*2.5*t))*t + 0.8*sin(2*PI*300*t))" +
-    "*(0.55+0.45*sin(2*PI*4.3*t))*gt(mod(t,3.2),0.7)*lt(mod(t,3.2),2.9)";
-  const music =
-    "0.09*(sin(2*PI*220*t)+sin(2*PI*277.18*t)+sin(2*PI*329.63*t)+0.5*sin(2*PI*110*t))" +
-    "*(0.7+0.3*sin(2*PI*2*t))";
   await Promise.all([
     ff([
       ...["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=5"],
@@ -126,28 +154,30 @@ async function makeSamples(dir: string): Promise<string[]> {
       ...aac,
       p("clip-3-480p24.mp4"),
     ]),
-    ff([
-      "-f",
-      "lavfi",
-      "-i",
-      `aevalsrc='${voice}':s=48000:d=10`,
-      "-c:a",
-      "libmp3lame",
-      "-b:a",
-      "128k",
-      p("voice.mp3"),
-    ]),
-    ff(["-f", "lavfi", "-i", `aevalsrc='${music}':s=48000:d=16`, "-c:a", "pcm_s16le", p("music.wav")]),
   ]);
-  return ["clip-1-720p30.mp4", "clip-2-540p25.mp4", "clip-3-480p24.mp4", "voice.mp3", "music.wav"].map(p);
+  return ["clip-1-720p30.mp4", "clip-2-540p25.mp4", "clip-3-480p24.mp4"].map(p);
+}
+
+/** The voice and music uploads the composition uses. */
+interface AudioRoles {
+  voice: Upload;
+  music: Upload;
+}
+
+/**
+ * Picks the voice and the music among the uploaded audio files: with two or more, the first is
+ * the voice and the second the music; a single one is the music. The roles left empty are for
+ * the generated tones.
+ */
+function audioRoles(uploads: Upload[]): Partial<AudioRoles> {
+  const audios = uploads.filter((u) => u.type === "audio");
+  if (audios.length >= 2) return { voice: audios[0], music: audios[1] };
+  return audios[0] ? { music: audios[0] } : {};
 }
 
 /** The demo composition from the uploads: title card, crossfaded clips, captions, voice, ducked music. */
-function buildComposition(projectId: string, uploads: Upload[]) {
+function buildComposition(projectId: string, uploads: Upload[], { voice, music }: AudioRoles) {
   const visuals = uploads.filter((u) => u.type === "video" || u.type === "image");
-  const audios = uploads.filter((u) => u.type === "audio");
-  const voice = audios.length >= 2 ? audios[0] : undefined;
-  const music = audios.length >= 2 ? audios[1] : audios[0];
   if (visuals.length === 0) throw new ApiError("Give at least one video or image file.");
 
   const TITLE = 3;
@@ -183,8 +213,8 @@ function buildComposition(projectId: string, uploads: Upload[]) {
   });
   const end = at;
   const lines = [
-    "Three clips, three sizes and frame rates",
-    "joined by crossfades on one timeline",
+    visuals.length === 1 ? "One clip on one timeline" : `${visuals.length} clips on one timeline`,
+    visuals.length === 1 ? "after a title card" : "joined by crossfades",
     "captions come from cues",
     "and the music ducks under the voice",
   ];
@@ -236,8 +266,8 @@ function buildComposition(projectId: string, uploads: Upload[]) {
       ],
     },
   ];
-  if (voice) {
-    tracks.push({
+  tracks.push(
+    {
       id: "voice",
       name: "Voice",
       kind: "audio",
@@ -249,15 +279,13 @@ function buildComposition(projectId: string, uploads: Upload[]) {
           asset: { type: "audio", uploadId: voice.id },
         },
       ],
-    });
-  }
-  if (music) {
-    tracks.push({
+    },
+    {
       id: "music",
       name: "Music",
       kind: "audio",
       volume: 0.8,
-      ...(voice ? { ducking: { under: ["voice"], amountDb: 12 } } : {}),
+      ducking: { under: ["voice"], amountDb: 12 },
       clips: [
         {
           id: "music-1",
@@ -268,14 +296,41 @@ function buildComposition(projectId: string, uploads: Upload[]) {
           asset: { type: "audio", uploadId: music.id },
         },
       ],
-    });
-  }
+    },
+  );
   return {
     name: "Cutroom demo",
     projectId,
     canvas: { width: 1280, height: 720, fps: 30, background: "#000000" },
     tracks,
   };
+}
+
+/** Uploads files into the project in one request; returns the uploads in the files' order. */
+async function uploadFiles(projectId: string, files: string[]): Promise<Upload[]> {
+  const form = new FormData();
+  form.append("projectId", projectId);
+  for (const f of files) form.append("file", new Blob([await readFile(f)]), path.basename(f));
+  return (await api<{ data: Upload[] }>("POST", "/api/v1/uploads", form)).body.data;
+}
+
+/**
+ * The voice and music for the ducking: the uploaded audio files where there are any (see
+ * {@link audioRoles}), the rest generated as synthetic tones and uploaded. Prints which is which.
+ */
+async function completeAudio(projectId: string, uploads: Upload[], dir: string): Promise<AudioRoles> {
+  const found = audioRoles(uploads);
+  const missing = [!found.voice ? makeVoice(dir) : undefined, !found.music ? makeMusic(dir) : undefined];
+  const generated = await Promise.all(missing);
+  const files = generated.filter((f): f is string => f !== undefined);
+  const made = files.length > 0 ? await uploadFiles(projectId, files) : [];
+  const voice = found.voice ?? (made.shift() as Upload);
+  const music = found.music ?? (made.shift() as Upload);
+  const origin = (u: Upload, what: string) =>
+    found.voice === u || found.music === u ? `your file ${u.name}` : `generated ${what} (${u.name})`;
+  process.stdout.write(`Voice    ${voice.id}  ${origin(voice, "speech-like tone, not real speech")}\n`);
+  process.stdout.write(`Music    ${music.id}  ${origin(music, "chord bed")}, ducked 12 dB under the voice\n`);
+  return { voice, music };
 }
 
 /** `[#########.........]  45%  rendering  2.3x  eta 4s` on one terminal line. */
@@ -308,7 +363,7 @@ async function main(): Promise<void> {
   try {
     let inputs = files.map((f) => path.resolve(f));
     if (inputs.length === 0) {
-      process.stdout.write("Generating sample media with ffmpeg…\n");
+      process.stdout.write("Generating sample clips with ffmpeg…\n");
       inputs = await makeSamples(work);
     }
 
@@ -317,10 +372,7 @@ async function main(): Promise<void> {
     ).body;
     process.stdout.write(`Project  ${project.id}\n`);
 
-    const form = new FormData();
-    form.append("projectId", project.id);
-    for (const f of inputs) form.append("file", new Blob([await readFile(f)]), path.basename(f));
-    const uploads = (await api<{ data: Upload[] }>("POST", "/api/v1/uploads", form)).body.data;
+    const uploads = await uploadFiles(project.id, inputs);
     for (const u of uploads) {
       const m = u.media;
       const facts = m
@@ -335,11 +387,12 @@ async function main(): Promise<void> {
       process.stdout.write(`Upload   ${u.id}  ${u.type.padEnd(6)} ${u.name}${facts ? `  (${facts})` : ""}\n`);
     }
 
+    const roles = await completeAudio(project.id, uploads, work);
     const composition = (
       await api<{ id: string; version: number }>(
         "POST",
         "/api/compositions",
-        buildComposition(project.id, uploads),
+        buildComposition(project.id, uploads, roles),
       )
     ).body;
     process.stdout.write(`Timeline ${composition.id} (version ${composition.version})\n`);

@@ -29,11 +29,13 @@ export interface Runtime {
  * pg-boss queue on the same database. The composition root of the API and worker roles.
  *
  * @param opts.database - an already open database (tests), else opened from config.
+ * @param opts.owner - the role named to another process that finds the PGlite data directory
+ *   in use (default "server").
  */
 export async function openRuntime(
   config: Config,
   log: Logger,
-  opts: { database?: Database; clock?: Clock } = {},
+  opts: { database?: Database; clock?: Clock; owner?: string } = {},
 ): Promise<Runtime> {
   const database =
     opts.database ??
@@ -41,6 +43,7 @@ export async function openRuntime(
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
+      owner: opts.owner ?? "server",
     }));
   if (!opts.database) await database.migrate();
   const store = await createStore(config);

@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { lockPgliteDataDir } from "./pglite-lock.ts";
 import * as schema from "./schema/index.ts";
 
 /** The Drizzle database type shared by the PGlite and node-postgres drivers. */
@@ -67,11 +68,16 @@ const MIGRATION_LOCK_KEY = 727_001;
  * @param opts.databaseUrl - `postgres://…` connection string, or undefined for PGlite.
  * @param opts.dataDir - directory for PGlite's files, or `"memory://"`.
  * @param opts.poolSize - max pooled connections (PostgreSQL only).
+ * @param opts.owner - what this process is ("server", "worker", "CLI"…), named to another
+ *   process that finds the PGlite data directory in use (default "process").
+ * @throws DatabaseInUseError when another live process has the PGlite data directory open
+ *   (PGlite serves one process; see `lockPgliteDataDir`).
  */
 export async function openDatabase(opts: {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  owner?: string;
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
@@ -118,11 +124,19 @@ export async function openDatabase(opts: {
   }
 
   let dir = opts.dataDir;
+  let unlock = async () => {};
   if (dir !== "memory://") {
     dir = path.join(opts.dataDir, "pglite");
     await mkdir(dir, { recursive: true });
+    unlock = await lockPgliteDataDir(opts.dataDir, opts.owner ?? "process");
   }
-  const pglite = await PGlite.create(dir === "memory://" ? undefined : dir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir === "memory://" ? undefined : dir);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   const executor: SqlExecutor = {
     executeSql: async (text, values) => {
@@ -141,7 +155,13 @@ export async function openDatabase(opts: {
       await migratePglite(drizzlePglite(pglite, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     },
     ping: () => timed(() => db.execute(sql`select 1`)),
-    close: () => pglite.close(),
+    close: async () => {
+      try {
+        await pglite.close();
+      } finally {
+        await unlock();
+      }
+    },
   };
 }
 

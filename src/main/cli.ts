@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { ConfigError, loadConfig } from "../config.ts";
 import { type Database, openDatabase } from "../db/client.ts";
+import { describeConstraintError, findPgError } from "../db/errors.ts";
 import { listApiKeys, revokeApiKey } from "../db/repositories/api-keys.ts";
 import { insertProject, listProjectsPage } from "../db/repositories/projects.ts";
 import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
@@ -56,6 +57,7 @@ async function withDb<T>(fn: (database: Database, publicUrl: string) => Promise<
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
+    owner: "CLI",
   });
   try {
     await database.migrate();
@@ -248,6 +250,12 @@ projects
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`cutroom: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+  // One plain line: a database in use names its owner (DatabaseInUseError), a broken constraint
+  // says what clashed, and a database error never prints the SQL and parameters Drizzle wraps it in.
+  const message =
+    err instanceof ConfigError
+      ? err.message
+      : (describeConstraintError(err) ?? findPgError(err)?.message ?? (err as Error).message);
+  process.stderr.write(`cutroom: ${message}\n`);
   process.exit(err instanceof ConfigError ? 2 : 1);
 });

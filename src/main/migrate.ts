@@ -9,6 +9,7 @@ const database = await openDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   poolSize: 1,
+  owner: "migration",
 });
 await database.migrate();
 await database.close();

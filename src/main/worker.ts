@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const runtime = await openRuntime(config, logger);
+  const runtime = await openRuntime(config, logger, { owner: "worker" });
   const stop = await startWorker(runtime);
   logger.info(
     { concurrency: config.workerConcurrency, driver: runtime.database.driver },

@@ -53,6 +53,11 @@ beforeAll(async () => {
   ff(["-i", f("red-then-blue.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=90", f("portrait.mp4")]);
   ff(["-f", "lavfi", "-i", "color=c=green:s=2000x1000", "-frames:v", "1", f("wide.png")]);
   ff(["-f", "lavfi", "-i", "color=c=green:s=100x50", "-frames:v", "1", f("small.jpg")]);
+  // Anamorphic: 320x180 stored, pixels twice as wide as tall (displayed 640x180).
+  ff([
+    ...["-f", "lavfi", "-i", "color=c=blue:s=320x180:d=0.2", "-vf", "setsar=2/1"],
+    ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", f("anamorphic.mp4")],
+  ]);
   await writeFile(f("garbage.mp4"), Buffer.from("0000001c6674797069736f6d00000200", "hex"));
 });
 afterAll(async () => {
@@ -85,6 +90,11 @@ describe("makePoster", () => {
   it("stands a rotated video upright", async () => {
     const { size } = await inspect(await makePoster(f("portrait.mp4"), { type: "video", duration: 10 }));
     expect(size).toBe("360x640");
+  });
+
+  it("shows an anamorphic video at its display proportions", async () => {
+    const { size } = await inspect(await makePoster(f("anamorphic.mp4"), { type: "video", duration: 0.2 }));
+    expect(size).toBe("640x180");
   });
 
   it("downscales images to 640 px and never enlarges", async () => {

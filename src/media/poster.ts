@@ -1,4 +1,5 @@
 import { inputArgs, MediaProbeError, runMediaTool } from "./probe.ts";
+import { SQUARE_PIXELS } from "./square-pixels.ts";
 
 /** Longest side of a poster, pixels. */
 export const POSTER_MAX_SIZE = 640;
@@ -20,7 +21,7 @@ export interface PosterOptions {
  * Renders a JPEG poster of a video or image with ffmpeg: a frame at 10% of the video's duration
  * (falling back to the first frame when seeking yields none), or the image, scaled to fit in
  * `maxSize`×`maxSize` with its aspect ratio kept. ffmpeg applies the rotation metadata, so posters
- * of portrait phone videos stand upright. `input` is an absolute local path or an http(s) URL.
+ * of portrait phone videos stand upright; non-square pixels are resampled to the display size. `input` is an absolute local path or an http(s) URL.
  *
  * @returns the JPEG bytes (typically 10–80 kB), streamed from ffmpeg's stdout: no temp file.
  * @throws MediaProbeError when ffmpeg cannot decode a frame, times out or is aborted.
@@ -50,7 +51,7 @@ async function renderFrame(input: string, atSec: number, opts: PosterOptions): P
       "-frames:v",
       "1",
       "-vf",
-      `${fit},format=yuvj420p`,
+      `${SQUARE_PIXELS},${fit},format=yuvj420p`,
       "-q:v",
       "4",
       "-f",

@@ -27,6 +27,8 @@ beforeAll(async () => {
     ...["-i", f("audio.mp3"), "-i", f("cover.png"), "-map", "0", "-map", "1", "-c", "copy"],
     ...["-disposition:v", "attached_pic", "-id3v2_version", "3", f("with-cover.mp3")],
   ]);
+  // PAL 4:3 DVD-style anamorphic picture: 720x576 stored, pixels 16:15 wide (768x576 displayed).
+  ff(["-f", "lavfi", "-i", "testsrc2=s=720x576:d=0.2", "-vf", "setsar=16/15", ...h264, f("pal.mp4")]);
   await writeFile(f("garbage.mp4"), Buffer.from("0000001c6674797069736f6d00000200", "hex"));
 });
 afterAll(async () => {
@@ -48,6 +50,16 @@ describe("probeMedia", () => {
     });
     expect([90, 270]).toContain(p.rotation);
     expect(p.duration).toBeCloseTo(0.5, 1);
+  });
+
+  it("reports the sample aspect ratio and the display size of an anamorphic video", async () => {
+    expect(await probeMedia(f("pal.mp4"))).toMatchObject({
+      width: 768,
+      height: 576,
+      sampleAspectRatio: "16:15",
+    });
+    expect(await probeMedia(f("landscape.mp4"))).toMatchObject({ width: 1920, sampleAspectRatio: "1:1" });
+    expect((await probeMedia(f("audio.mp3"))).sampleAspectRatio).toBeNull();
   });
 
   it("reports codecs, NTSC frame rate and audio of a Matroska file", async () => {
@@ -106,6 +118,19 @@ describe("interpretProbe", () => {
       duration: 12.346,
       hasAudio: false,
       audioCodec: null,
+    });
+  });
+
+  it("applies the sample aspect ratio before rotation and treats an unknown one as square", () => {
+    const video = { codec_type: "video", width: 720, height: 480, sample_aspect_ratio: "32:27" };
+    expect(interpretProbe({ streams: [{ ...video, tags: { rotate: "90" } }] })).toMatchObject({
+      width: 480,
+      height: 853,
+      sampleAspectRatio: "32:27",
+    });
+    expect(interpretProbe({ streams: [{ ...video, sample_aspect_ratio: "0:1" }] })).toMatchObject({
+      width: 720,
+      sampleAspectRatio: "1:1",
     });
   });
 

@@ -4,10 +4,19 @@ import { spawn } from "node:child_process";
 export interface MediaInfo {
   /** Duration in seconds, or `null` when unknown (and for still images). */
   duration: number | null;
-  /** Display width in pixels, rotation applied (a 90°-rotated 1920x1080 stream reports 1080). */
+  /**
+   * Display width in pixels: sample aspect ratio and rotation applied (a 720x576 stream with
+   * square-making SAR 16:15 reports 768; a 90°-rotated 1920x1080 stream reports 1080).
+   */
   width: number | null;
   /** Display height in pixels, rotation applied. */
   height: number | null;
+  /**
+   * Sample (pixel) aspect ratio of the picture as stored, `"N:M"` in lowest terms: `"1:1"` for
+   * square pixels (also when the file does not say), e.g. `"16:15"` for PAL 4:3 DVD video;
+   * `null` without a picture. Absent on uploads probed before it was reported.
+   */
+  sampleAspectRatio?: string | null;
   /** Average frame rate (frames/s, 3 decimals), `null` without video. */
   fps: number | null;
   /** ffmpeg codec name of the first video stream (`h264`, `hevc`, `vp9`, `png`…), cover art excluded. */
@@ -19,6 +28,8 @@ export interface MediaInfo {
 
 /** {@link MediaInfo} plus what ingest needs to decide the upload's type. */
 export interface ProbeResult extends MediaInfo {
+  /** Always reported by a probe (see {@link MediaInfo.sampleAspectRatio}). */
+  sampleAspectRatio: string | null;
   /** A real video stream exists (cover art / attached pictures do not count). */
   hasVideo: boolean;
   /**
@@ -53,6 +64,7 @@ interface FfprobeStream {
   avg_frame_rate?: string;
   r_frame_rate?: string;
   duration?: string;
+  sample_aspect_ratio?: string;
   disposition?: { attached_pic?: number };
   tags?: { rotate?: string };
   side_data_list?: { side_data_type?: string; rotation?: number }[];
@@ -69,7 +81,8 @@ interface FfprobeOutput {
  * protocols that input needs are allowed, so a crafted file cannot make ffprobe open others
  * (e.g. a playlist pointing at local files).
  *
- * @returns duration (s), display width/height (px, rotation applied), fps, codecs, audio/video presence.
+ * @returns duration (s), display width/height (px, sample aspect ratio and rotation applied),
+ *   sample aspect ratio, fps, codecs, audio/video presence.
  * @throws MediaProbeError when ffprobe fails, times out, or finds neither audio nor video/image streams.
  */
 export async function probeMedia(input: string, opts: ProbeOptions = {}): Promise<ProbeResult> {
@@ -105,13 +118,16 @@ export function interpretProbe(out: FfprobeOutput): ProbeResult {
 
   const rotation = video ? rotationOf(video) : 0;
   const swap = rotation === 90 || rotation === 270;
-  const w = positive(video?.width);
+  const sar = video ? sampleAspect(video.sample_aspect_ratio) : null;
+  const stored = positive(video?.width);
+  const w = stored && sar ? Math.max(1, Math.round((stored * sar.num) / sar.den)) : stored;
   const h = positive(video?.height);
   const durations = [out.format?.duration, video?.duration, audio?.duration].map(Number).filter((d) => d > 0);
   return {
     duration: durations.length > 0 ? round(durations[0] as number, 3) : null,
     width: swap ? h : w,
     height: swap ? w : h,
+    sampleAspectRatio: sar ? `${sar.num}:${sar.den}` : null,
     fps: video ? (parseRate(video.avg_frame_rate) ?? parseRate(video.r_frame_rate)) : null,
     videoCodec: video?.codec_name ?? null,
     audioCodec: audio?.codec_name ?? null,
@@ -128,6 +144,18 @@ function rotationOf(stream: FfprobeStream): number {
   // The display matrix is counter-clockwise degrees; the legacy `rotate` tag is clockwise.
   const deg = Math.round(Number.isFinite(raw) ? raw : 0);
   return (((matrix ? deg : -deg) % 360) + 360) % 360;
+}
+
+/** ffprobe's `sample_aspect_ratio` ("16:15", "0:1" = unknown) in lowest terms; unknown → 1:1. */
+function sampleAspect(raw: string | undefined): { num: number; den: number } {
+  const [n, d] = (raw ?? "").split(":").map(Number);
+  if (!n || !d || !Number.isInteger(n) || !Number.isInteger(d) || n <= 0 || d <= 0) return { num: 1, den: 1 };
+  const g = gcd(n, d);
+  return { num: n / g, den: d / g };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 function parseRate(rate: string | undefined): number | null {

@@ -1,9 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/client.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const run = promisify(execFile);
@@ -76,6 +77,77 @@ describe("cutroom CLI on a PGlite data directory", () => {
     );
     await expect(cli(env, "keys", "create", "--user", "nobody@example.test")).rejects.toThrow(/No user/);
   }, 480_000); // 13 CLI runs, each opening PGlite afresh (a few seconds each, far more on a busy machine)
+});
+
+/** Runs the CLI expecting it to fail; returns its exit code and stderr. */
+async function cliFails(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stderr: string }> {
+  try {
+    await cli(env, ...args);
+  } catch (err) {
+    const e = err as { code?: number; stderr?: string };
+    return { code: e.code ?? -1, stderr: e.stderr ?? "" };
+  }
+  throw new Error(`cutroom ${args.join(" ")} succeeded`);
+}
+
+describe("cutroom CLI errors in one plain line", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "cutroom-cli-errors-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("says a user with that email already exists instead of printing the SQL", async () => {
+    const env = { DATA_DIR: dataDir };
+    await cli(env, "users", "create", "--email", "dup@example.test");
+    const { code, stderr } = await cliFails(env, "users", "create", "--email", "dup@example.test");
+    expect(code).toBe(1);
+    expect(stderr).toBe("cutroom: a user with that email already exists\n");
+  }, 240_000);
+
+  it("names the running process that has the PGlite database open, and proceeds once it is gone", async () => {
+    const env = { DATA_DIR: dataDir };
+    // This test process plays the running server: it holds the data directory open.
+    const held = await openDatabase({ databaseUrl: undefined, dataDir, owner: "server" });
+    try {
+      const { code, stderr } = await cliFails(env, "users", "list");
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `cutroom: the database in ${dataDir} is in use by a running Cutroom server (pid ${process.pid}); stop it, or use the HTTP API, or set DATABASE_URL to a PostgreSQL server that several processes can share\n`,
+      );
+    } finally {
+      await held.close();
+    }
+    // A lock left behind by a process that no longer runs (killed, crashed) does not block.
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.on("exit", resolve));
+    await writeFile(path.join(dataDir, "pglite.lock"), JSON.stringify({ pid: gone.pid, owner: "server" }));
+    expect(await cli(env, "users", "list")).toMatchObject([{ email: "dup@example.test" }]);
+  }, 240_000);
+});
+
+describe("cutroom CLI constraint errors on PostgreSQL", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("says a user with that email already exists", async (ctx) => {
+    if (!t.testDb.url) return ctx.skip();
+    await t.createAccount({ email: "taken@example.test" });
+    const { stderr } = await cliFails(
+      { DATABASE_URL: t.testDb.url, DATA_DIR: t.config.dataDir },
+      "users",
+      "create",
+      "--email",
+      "taken@example.test",
+    );
+    expect(stderr).toBe("cutroom: a user with that email already exists\n");
+  });
 });
 
 describe("revocation through the CLI, seen by a second server process (PostgreSQL)", () => {

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { clip } from "../../../test/fixtures/render/compositions.ts";
 import { assColor, assTime, buildAss } from "./ass.ts";
-import { bundledFamilyNames, readFontFamilyNames, resolveFont } from "./fonts.ts";
+import { bundledFamilyNames, readFontFamilyNames, resolveFont, withFullUnicodeCmapFirst } from "./fonts.ts";
 import { parseSubtitles } from "./subtitle-parse.ts";
 import { toFrameRate } from "./timeline.ts";
 import { RenderError } from "./types.ts";
@@ -34,6 +34,36 @@ describe("ASS helpers", () => {
 });
 
 describe("buildAss", () => {
+  it("lists the characters each clip draws with each font: emoji runs with the emoji font, the rest with the family", () => {
+    const doc = buildAss({
+      ...base,
+      clips: [
+        {
+          clip: clip({
+            id: "t",
+            start: 0,
+            duration: 1,
+            asset: { type: "text", text: "Hi 🎉 中 Hi 👍🏽", style: { family: "sans", size: 20 } },
+          }),
+          band: 0,
+          startFrame: 0,
+          endFrame: 25,
+          lead: 0,
+          tail: 0,
+        },
+      ],
+    });
+    expect(doc.glyphs).toEqual([
+      { clipId: "t", family: "Noto Emoji", path: expect.stringMatching(/NotoEmoji/), characters: "🎉👍🏽" },
+      {
+        clipId: "t",
+        family: "DejaVu Sans",
+        path: expect.stringMatching(/DejaVuSans\.ttf$/),
+        characters: "Hi中",
+      },
+    ]);
+  });
+
   it("positions text in its box, scales sizes, fades, escapes and switches emoji to the emoji font", () => {
     const doc = buildAss({
       ...base,
@@ -47,7 +77,7 @@ describe("buildAss", () => {
             transform: { x: 0.25, y: 0.75, width: 0.5, height: 0.5, rotate: 90 },
             asset: {
               type: "text",
-              text: "a{b}\\c\nnext 🎉",
+              text: "a{b}\\c\nnext 🎉 1\u{FE0F}\u{20E3}",
               style: {
                 family: "mono",
                 size: 40,
@@ -70,13 +100,13 @@ describe("buildAss", () => {
     });
     expect(doc.content).toContain("PlayResX: 320\nPlayResY: 180");
     expect(doc.content).toContain(
-      "Style: c0,DejaVu Sans Mono,20,&H000000FF,&H000000FF,&H00000000,&H7F000000,700,0,0,0,100,100,0,0,4,2,5,5",
+      "Style: c0,DejaVu Sans Mono,20,&H000000FF,&H000000FF,&H00000000,&H7F000000,-1,0,0,0,100,100,0,0,4,2,5,5",
     );
     const dialogues = doc.content.split("\n").filter((l) => l.startsWith("Dialogue:"));
     expect(dialogues).toHaveLength(1);
     expect(dialogues[0]).toMatch(/^Dialogue: 0,0:00:15.00,0:00:17.00,c0,,0,160,0,,/);
     expect(dialogues[0]).toContain(
-      "{\\an7\\pos(0,90)\\org(80,135)\\frz-90\\fad(500,0)}a\\{b\\}\u29F5c\\Nnext {\\fnNoto Emoji}🎉{\\fnDejaVu Sans Mono}",
+      "{\\an7\\pos(0,90)\\org(80,135)\\frz-90\\fad(500,0)}a\\{b\\}\u29F5c\\Nnext {\\fnNoto Emoji}🎉{\\fnDejaVu Sans Mono} {\\fnNoto Emoji}1\u{FE0F}\u{20E3}{\\fnDejaVu Sans Mono}",
     );
     expect(doc.fonts.map((f) => f.family).sort()).toEqual(["DejaVu Sans Mono", "Noto Emoji"]);
     expect(doc.fonts.find((f) => f.family === "DejaVu Sans Mono")?.path).toMatch(/DejaVuSansMono-Bold\.ttf$/);
@@ -99,7 +129,7 @@ describe("buildAss", () => {
       ],
     });
     expect(staticDoc.content).toMatch(
-      /Dialogue: 0,0:00:01.00,0:00:02.00,c0,.*\\an2\\pos\(160,171\)}one two$/m,
+      /Dialogue: 0,0:00:01.00,0:00:02.00,c0,.*\\an2\\pos\(160,162\)}one two$/m,
     );
     const karaoke = buildAss({
       ...base,
@@ -194,6 +224,18 @@ describe("fonts", () => {
       expect(error).toBeInstanceOf(RenderError);
       expect(error).toMatchObject({ code: "FONT_NOT_FOUND", clipId: "clp_x" });
     }
+  });
+
+  it("gives libass the full Unicode character map first when a font lists the BMP-only one first", async () => {
+    const emoji = await readFile(resolveFont("emoji", []).path);
+    const fixed = withFullUnicodeCmapFirst(emoji);
+    expect(fixed).toBeInstanceOf(Uint8Array);
+    expect(fixed?.byteLength).toBe(emoji.byteLength);
+    // The fixed copy needs nothing more, its family names are intact, and the original is untouched.
+    expect(withFullUnicodeCmapFirst(fixed as Uint8Array)).toBeUndefined();
+    expect(readFontFamilyNames(fixed as Uint8Array)).toContain("Noto Emoji");
+    expect(withFullUnicodeCmapFirst(emoji)).toBeInstanceOf(Uint8Array);
+    expect(withFullUnicodeCmapFirst(new Uint8Array([0, 1, 0, 0, 0, 0]))).toBeUndefined();
   });
 
   it("reads family names from a font file's name table", async () => {

@@ -33,17 +33,45 @@ export interface BuildAssInput {
   uploadedFonts: readonly UploadedFont[];
 }
 
+/** The characters one clip draws with one font (see {@link AssDocument.glyphs}). */
+export interface GlyphUse {
+  clipId: string;
+  /** Family name as written in the ASS file. */
+  family: string;
+  /** The font file libass draws them with. */
+  path: string;
+  /** The distinct characters (code points; no whitespace, joiners or variation selectors). */
+  characters: string;
+}
+
 /** The generated ASS document and the font files it needs in the fontsdir. */
 export interface AssDocument {
   content: string;
   fonts: ResolvedFont[];
+  /**
+   * Which characters each clip draws with which font, so that the caller, which may read the
+   * font files, can tell characters that no font has (libass draws those as empty boxes).
+   */
+  glyphs: GlyphUse[];
   /** Bands that received at least one event. */
   bands: number[];
 }
 
+/** Whether a character is not drawn as a glyph of its own: whitespace, joiners, variation selectors, tags. */
+function notDrawn(ch: string): boolean {
+  const cp = ch.codePointAt(0) ?? 0;
+  return (
+    /^\s$/.test(ch) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0xe0020 && cp <= 0xe007f)
+  );
+}
 const EMOJI_JOINER = "(?:\u{FE0F}|\u{200D}|[\u{1F3FB}-\u{1F3FF}])";
+/** A keycap: digit, `#` or `*`, optional emoji presentation selector, combining enclosing keycap. */
+const KEYCAP = "[0-9#*]\u{FE0F}?\u{20E3}";
 const EMOJI_RUN = new RegExp(
-  `(?:\\p{Extended_Pictographic}|\\p{Regional_Indicator})(?:${EMOJI_JOINER}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})*`,
+  `(?:${KEYCAP}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})(?:${EMOJI_JOINER}|${KEYCAP}|\\p{Extended_Pictographic}|\\p{Regional_Indicator})*`,
   "gu",
 );
 
@@ -54,7 +82,7 @@ const EMOJI_RUN = new RegExp(
  * bandSeconds` later) so that one file can be drawn at each track's layer by shifting the
  * stream's timestamps into that band. Times are floored to centiseconds, which keeps frame
  * exactness for fps ≤ 100. Each clip gets its own style; position via `\an` + `\pos` in the
- * clip's box (`transform`, default the canvas inset by 5%); `fadeIn`/`fadeOut` via `\fad`;
+ * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad`;
  * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
  * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the
  * resolved asset); cue times are source seconds: timeline = clip.start + (cue - trim) / speed.
@@ -68,6 +96,20 @@ export function buildAss(input: BuildAssInput): AssDocument {
   const events: string[] = [];
   const fonts = new Map<string, ResolvedFont>();
   const bands = new Set<number>();
+  const glyphs = new Map<string, GlyphUse & { seen: Set<string> }>();
+  const use = (clipId: string, font: ResolvedFont, text: string) => {
+    const key = `${clipId}\u0000${font.path}`;
+    let entry = glyphs.get(key);
+    if (!entry) {
+      entry = { clipId, family: font.family, path: font.path, characters: "", seen: new Set() };
+      glyphs.set(key, entry);
+    }
+    for (const ch of text) {
+      if (notDrawn(ch) || entry.seen.has(ch)) continue;
+      entry.seen.add(ch);
+      entry.characters += ch;
+    }
+  };
   input.clips.forEach((item, index) => {
     const { clip } = item;
     const asset = clip.asset;
@@ -114,8 +156,15 @@ export function buildAss(input: BuildAssInput): AssDocument {
       const end = assTime(
         frameToSeconds(to - input.window.start, input.rate) + item.band * input.bandSeconds,
       );
-      const text = piece.render((t) => escapeText(t, emoji, font.family));
-      if (text.includes(EMOJI_FAMILY)) addEmojiFont(fonts, input.uploadedFonts, style, clip.id);
+      const text = piece.render((t) => {
+        if (emoji) {
+          const runs = t.match(EMOJI_RUN) ?? [];
+          if (runs.length > 0)
+            use(clip.id, addEmojiFont(fonts, input.uploadedFonts, style, clip.id), runs.join(""));
+          use(clip.id, font, t.replace(EMOJI_RUN, ""));
+        } else use(clip.id, font, t);
+        return escapeText(t, emoji, font.family);
+      });
       bands.add(item.band);
       events.push(`Dialogue: 0,${start},${end},${name},,${marginL},${marginR},0,,{${position}${fad}}${text}`);
     }
@@ -139,7 +188,12 @@ export function buildAss(input: BuildAssInput): AssDocument {
     ...events,
     "",
   ].join("\n");
-  return { content, fonts: [...fonts.values()], bands: [...bands].sort((a, b) => a - b) };
+  return {
+    content,
+    fonts: [...fonts.values()],
+    bands: [...bands].sort((a, b) => a - b),
+    glyphs: [...glyphs.values()].filter((g) => g.characters.length > 0).map(({ seen: _seen, ...g }) => g),
+  };
 }
 
 interface Piece {
@@ -223,16 +277,25 @@ function addEmojiFont(
   uploaded: readonly UploadedFont[],
   style: TextStyle,
   clipId: string,
-) {
+): ResolvedFont {
   const f = resolveFont(EMOJI_FAMILY, uploaded, { weight: style.weight ?? 400, clipId });
   fonts.set(f.path, f);
+  return f;
 }
 
-/** The clip's text box in render pixels; default the canvas inset by 5% on each side. */
+/** Default text box height as a fraction of the canvas: 5% margins; captions keep 10% (title-safe). */
+const DEFAULT_BOX_HEIGHT = { text: 0.9, caption: 0.8 } as const;
+
+/**
+ * The clip's text box in render pixels. Default: the canvas inset by 5% on each side; a caption's
+ * box is inset by 10% at the top and bottom, so bottom captions sit inside the title-safe area
+ * (their lowest ink at least 10% of the height above the bottom edge).
+ */
 function clipBox(clip: Clip, width: number, height: number) {
   const t = clip.transform ?? {};
+  const inset = DEFAULT_BOX_HEIGHT[clip.asset.type === "caption" ? "caption" : "text"];
   const w = (t.width ?? (t.height === undefined ? 0.9 : 1)) * width;
-  const h = (t.height ?? (t.width === undefined ? 0.9 : 1)) * height;
+  const h = (t.height ?? (t.width === undefined ? inset : 1)) * height;
   const cx = (t.x ?? 0.5) * width;
   const cy = (t.y ?? 0.5) * height;
   return { x0: cx - w / 2, x1: cx + w / 2, y0: cy - h / 2, y1: cy + h / 2 };
@@ -255,7 +318,9 @@ function styleLine(name: string, family: string, style: TextStyle, scale: number
   const borderStyle = bg ? 4 : 1;
   const backColor = bg ? assColor(bg.color, opacity) : "&HFF000000";
   const shadow = bg ? round2((bg.padding ?? style.size * 0.25) * scale) : 0;
-  const bold = style.weight ?? 400;
+  // libass reads any Bold value but 0 as bold (400 came out as 700): the face is chosen by the
+  // font file we link, so only say bold (-1) for bold weights.
+  const bold = (style.weight ?? 400) >= 600 ? -1 : 0;
   const italic = style.italic ? -1 : 0;
   return `Style: ${name},${family},${size},${primary},${secondary},${outlineColor},${backColor},${bold},${italic},0,0,100,100,0,0,${borderStyle},${outline},${shadow},5,0,0,0,1`;
 }

@@ -215,3 +215,113 @@ export function readFontFamilyNames(data: Uint8Array): string[] {
   }
   return [...new Set([...(byId.get(16) ?? []), ...(byId.get(1) ?? [])])].filter((s) => s.length > 0);
 }
+
+/**
+ * libass selects a font's first Microsoft Unicode character map, BMP-only (3,1) or full (3,10),
+ * and fonts list (3,1) first: with both, every character beyond U+FFFF (most emoji, e.g. 🎉
+ * U+1F389) is "not found" and drawn as an empty box, although the font has it. For such a font
+ * this returns a copy whose (3,1) encoding record points at the (3,10) subtable (a subtable may
+ * be shared by several records; FreeType reads it by its format), so libass gets the full map.
+ * Returns `undefined` when nothing needs changing: no `cmap`, no (3,10) subtable, (3,10) already
+ * first or shared with (3,1), or not a single sfnt font (a collection or WOFF is left alone).
+ *
+ * @param data the font file (TrueType/OpenType)
+ */
+export function withFullUnicodeCmapFirst(data: Uint8Array): Uint8Array | undefined {
+  const cmap = sfntTable(data, 0x636d6170); // 'cmap'
+  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint16(cmap + 2);
+  let bmp = -1;
+  let full = -1;
+  for (let i = 0; i < count; i++) {
+    const rec = cmap + 4 + i * 8;
+    if (rec + 8 > data.byteLength) return undefined;
+    if (view.getUint16(rec) !== 3) continue;
+    const encoding = view.getUint16(rec + 2);
+    if (encoding === 1 && bmp < 0 && full < 0) bmp = rec;
+    if (encoding === 10 && full < 0) full = rec;
+  }
+  if (bmp < 0 || full < 0 || view.getUint32(bmp + 4) === view.getUint32(full + 4)) return undefined;
+  const copy = new Uint8Array(data);
+  new DataView(copy.buffer).setUint32(bmp + 4, view.getUint32(full + 4));
+  return copy;
+}
+
+/** Offset of a table of a single sfnt font (`0x00010000`, `OTTO` or `true`), or `undefined`. */
+function sfntTable(data: Uint8Array, tag: number): number | undefined {
+  if (data.byteLength < 12) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const version = view.getUint32(0);
+  if (version !== 0x00010000 && version !== 0x4f54544f && version !== 0x74727565) return undefined;
+  const tables = view.getUint16(4);
+  for (let i = 0; i < tables; i++) {
+    const rec = 12 + i * 16;
+    if (rec + 16 > data.byteLength) return undefined;
+    if (view.getUint32(rec) === tag) return view.getUint32(rec + 8);
+  }
+  return undefined;
+}
+
+/**
+ * Reads the character map of a TrueType/OpenType font: the full-repertoire subtable (format 12,
+ * (3,10) or Unicode (0,4)) when there is one, else the BMP one (format 4, (3,1) or (0,3)).
+ * Returns a test "does the font have a glyph for this code point", or `undefined` when the data
+ * is not a single sfnt font with such a subtable (e.g. a collection or WOFF).
+ *
+ * @param data the font file
+ */
+export function fontCoverage(data: Uint8Array): ((codePoint: number) => boolean) | undefined {
+  const cmap = sfntTable(data, 0x636d6170); // 'cmap'
+  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const u16 = (at: number) => (at + 2 <= data.byteLength ? view.getUint16(at) : 0);
+  const u32 = (at: number) => (at + 4 <= data.byteLength ? view.getUint32(at) : 0);
+  let full: number | undefined;
+  let bmp: number | undefined;
+  for (let i = 0; i < u16(cmap + 2); i++) {
+    const rec = cmap + 4 + i * 8;
+    const [platform, encoding, sub] = [u16(rec), u16(rec + 2), cmap + u32(rec + 4)];
+    const format = u16(sub);
+    const unicode = platform === 0 || (platform === 3 && (encoding === 1 || encoding === 10));
+    if (!unicode) continue;
+    if (format === 12) full ??= sub;
+    if (format === 4) bmp ??= sub;
+  }
+  if (full !== undefined) {
+    const table = full;
+    const groups = u32(table + 12);
+    return (cp) => {
+      let [lo, hi] = [0, groups - 1];
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const at = table + 16 + mid * 12;
+        if (cp < u32(at)) hi = mid - 1;
+        else if (cp > u32(at + 4)) lo = mid + 1;
+        else return u32(at + 8) + (cp - u32(at)) !== 0;
+      }
+      return false;
+    };
+  }
+  if (bmp === undefined) return undefined;
+  const table = bmp;
+  const segX2 = u16(table + 6);
+  const ends = table + 14;
+  const starts = ends + segX2 + 2;
+  const deltas = starts + segX2;
+  const offsets = deltas + segX2;
+  return (cp) => {
+    if (cp > 0xffff) return false;
+    for (let i = 0; i < segX2 / 2; i++) {
+      if (cp > u16(ends + 2 * i)) continue;
+      const start = u16(starts + 2 * i);
+      if (cp < start) return false;
+      const delta = u16(deltas + 2 * i);
+      const rangeOffset = u16(offsets + 2 * i);
+      if (rangeOffset === 0) return ((cp + delta) & 0xffff) !== 0;
+      const glyph = u16(offsets + 2 * i + rangeOffset + 2 * (cp - start));
+      return glyph !== 0 && ((glyph + delta) & 0xffff) !== 0;
+    }
+    return false;
+  };
+}

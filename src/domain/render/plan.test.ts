@@ -67,7 +67,7 @@ const twoClipsWithFade = (): Timeline => ({
         duration: 2,
         trim: 3,
         asset: videoAsset("upl_b"),
-        transition: { type: "dissolve", duration: 0.4 },
+        transition: { type: "pixeldissolve", duration: 0.4 },
       }),
     ]),
   ],

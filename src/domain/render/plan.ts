@@ -1,6 +1,6 @@
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline, Track } from "../composition/schema.ts";
-import { type AssClipInput, buildAss } from "./ass.ts";
+import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
 import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
@@ -83,6 +83,8 @@ export interface RenderPlan {
   fonts: PlanFont[];
   /** The per-render fonts directory (relative to the cwd), when text is rendered. */
   fontsDir?: string;
+  /** The characters each text clip draws with each font (`writePlanFiles` warns about missing glyphs). */
+  glyphs: GlyphUse[];
   /** Length of the output in seconds (frame-snapped), for progress and expiry. */
   durationSec: number;
   warnings: RenderWarning[];
@@ -112,7 +114,8 @@ const MAX_ASS_SECONDS = 35_000;
  * (`isOpaqueFullFrame` clips, no gaps) is the base instead: no background, no alpha, no
  * overlay, and nothing under it is drawn. Audio: `buildAudioMix`. Timing is snapped to
  * the output frame rate; `range`/`frameAt` render a window (widened so no transition is cut,
- * then trimmed exactly). Output size defaults to the canvas; a width/height override renders
+ * then trimmed exactly). Output size defaults to the canvas (a GIF: longer side at most 480 px,
+ * at most 15 fps; see {@link gifDefaultSize}); a width/height override renders
  * natively at that size (keeping the canvas aspect; a different aspect is letterboxed).
  * Pure: reads no files and spawns nothing.
  *
@@ -129,8 +132,15 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     fontsDir: input.names?.fontsDir ?? "fonts",
     graphFile: input.names?.graphFile ?? "graph.txt",
   };
-  const rate = toFrameRate(output.fps ?? (output.format === "gif" && canvas.fps > 20 ? 20 : canvas.fps));
-  const size = outputSize(canvas.width, canvas.height, output.width, output.height);
+  const gif = output.format === "gif";
+  const rate = toFrameRate(output.fps ?? (gif && canvas.fps > GIF_MAX_FPS ? GIF_MAX_FPS : canvas.fps));
+  const size = outputSize(
+    canvas.width,
+    canvas.height,
+    ...(gif && output.width === undefined && output.height === undefined
+      ? gifDefaultSize(canvas.width, canvas.height)
+      : [output.width, output.height]),
+  );
   const warnings: RenderWarning[] = [];
 
   const totalFrames = secondsToFrame(compositionDuration(composition), rate);
@@ -167,6 +177,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   const maps: string[] = [];
   let assFile: PlanFile | undefined;
   let fonts: PlanFont[] = [];
+  let glyphs: GlyphUse[] = [];
   const trimStart = request.start - window.start;
   const trimEnd = request.end - window.start;
   const needsTrim = trimStart !== 0 || trimEnd !== window.end - window.start;
@@ -174,6 +185,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   if (traits.video) {
     const text = planText(ctx, windowed, window, input.uploadedFonts ?? [], warnings);
     if (text) {
+      glyphs = text.glyphs;
       assFile = { path: names.assFile, content: text.content };
       const taken = new Set<string>();
       fonts = text.fonts.map((source, i) => {
@@ -317,6 +329,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...(assFile ? { assFile, fontsDir: names.fontsDir } : {}),
     files,
     fonts,
+    glyphs,
     durationSec,
     warnings: dedupeWarnings(warnings),
     output: {
@@ -326,6 +339,21 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       audio: traits.audio,
     },
   };
+}
+
+/** Frame rate cap of a GIF output without `fps` (frames/s); a slower canvas keeps its own. */
+export const GIF_MAX_FPS = 15;
+/** Longer side of a GIF output without `width`/`height` (pixels); smaller canvases keep their size. */
+export const GIF_MAX_SIDE = 480;
+
+/**
+ * Default size of a GIF output without `width`/`height`: the canvas scaled down (never up) so
+ * that its longer side is at most {@link GIF_MAX_SIDE} pixels, keeping its aspect. A full-size
+ * 720p GIF is tens of megabytes; 480 px keeps it a few.
+ */
+function gifDefaultSize(width: number, height: number): [number | undefined, number | undefined] {
+  if (Math.max(width, height) <= GIF_MAX_SIDE) return [undefined, undefined];
+  return width >= height ? [GIF_MAX_SIDE, undefined] : [undefined, GIF_MAX_SIDE];
 }
 
 /** The requested window in frames: `frameAt` (stills, default 0), `range`, else everything. */
@@ -371,6 +399,7 @@ export function outputSize(canvasWidth: number, canvasHeight: number, width?: nu
 interface PlannedText {
   content: string;
   fonts: string[];
+  glyphs: GlyphUse[];
   bandOfTrack: Map<number, number>;
   bandSeconds: number;
 }
@@ -431,6 +460,7 @@ function planText(
   return {
     content: doc.content,
     fonts: doc.fonts.map((f) => f.path),
+    glyphs: doc.glyphs,
     bandOfTrack,
     bandSeconds: flatten ? 0 : bandSeconds,
   };

@@ -15,6 +15,7 @@ import {
 import {
   allFrames,
   type Frame,
+  ffmpeg,
   frameAt,
   loudness,
   type MediaFixtures,
@@ -27,7 +28,7 @@ import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline, TransitionType } from "../composition/schema.ts";
 import { TRANSITION_TYPES } from "../composition/schema.ts";
 import { buildRenderPlan, type RenderPlan } from "./plan.ts";
-import type { RenderOutputOptions, ResolvedAsset } from "./types.ts";
+import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "./types.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 let dir = "";
@@ -57,7 +58,7 @@ let renders = 0;
 async function render(
   composition: Timeline,
   output: Partial<RenderOutputOptions> = {},
-): Promise<{ file: string; plan: RenderPlan }> {
+): Promise<{ file: string; plan: RenderPlan; fileWarnings: RenderWarning[] }> {
   renders += 1;
   const format = output.format ?? "mp4";
   const work = join(dir, `r${renders}`);
@@ -68,9 +69,9 @@ async function render(
     outputPath: `out.${format}`,
     names: { assFile: "render.ass", fontsDir: "fonts" },
   });
-  await writePlanFiles(plan, work);
+  const fileWarnings = await writePlanFiles(plan, work);
   await runFfmpeg({ args: plan.args, cwd: work, durationSec: plan.durationSec, stallTimeoutMs: 30_000 });
-  return { file: join(work, `out.${format}`), plan };
+  return { file: join(work, `out.${format}`), plan, fileWarnings };
 }
 
 const isRed = ([r, g, b]: [number, number, number]) => r > 180 && g < 70 && b < 70;
@@ -172,6 +173,148 @@ describe("render: mp4 end to end", () => {
   });
 });
 
+describe("render: text glyphs and weights", () => {
+  /** Renders `text` white on black (one PNG frame) and returns how many pixels are lit. */
+  const ink = async (text: string, style: { family: string; weight?: number }) => {
+    const { file, plan, fileWarnings } = await render(
+      {
+        canvas: canvas(160, 90, 25),
+        tracks: [
+          track("video", [
+            clip({
+              start: 0,
+              duration: 1,
+              asset: { type: "text", text, style: { size: 40, color: "#ffffff", ...style } },
+            }),
+          ]),
+        ],
+      },
+      { format: "png" },
+    );
+    const frame = await frameAt(file, 0, 160, 90);
+    let lit = 0;
+    for (let y = 0; y < 90; y++) for (let x = 0; x < 160; x++) if (frame.pixel(x, y)[0] > 128) lit++;
+    return { frame, lit, warnings: [...plan.warnings, ...fileWarnings] };
+  };
+
+  it("draws an emoji beyond U+FFFF inside Latin text with the emoji font, not an empty box", async () => {
+    // U+1FFFD (reserved, pictographic) is in no font: the emoji font's empty box for a missing glyph.
+    const missing = await ink("\u{1FFFD}", { family: "DejaVu Sans" });
+    expect(missing.lit).toBeGreaterThan(20);
+    for (const emoji of ["🎉", "🫠"]) {
+      const drawn = await ink(emoji, { family: "DejaVu Sans" });
+      expect(drawn.lit).toBeGreaterThan(100);
+      expect(drawn.frame.diff(missing.frame)).toBeGreaterThan(2);
+    }
+    const inText = await ink("Hi 🎉", { family: "DejaVu Serif" });
+    const plain = await ink("Hi", { family: "DejaVu Serif" });
+    expect(inText.lit - plain.lit).toBeGreaterThan(100);
+    expect(inText.warnings).toEqual([]);
+  });
+
+  it("warns GLYPH_MISSING, naming the clip and the characters, when neither the family nor the emoji font has a character", async () => {
+    const { warnings } = await ink("Hi 中 🎉 \u{1FFFD}", { family: "DejaVu Sans" });
+    expect(warnings).toHaveLength(2);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: "GLYPH_MISSING",
+          message: expect.stringMatching(/^font "DejaVu Sans" has no glyph for 中 \(U\+4E2D\):/),
+        }),
+        expect.objectContaining({
+          code: "GLYPH_MISSING",
+          message: expect.stringMatching(/^font "Noto Emoji" has no glyph for \u{1FFFD} \(U\+1FFFD\):/u),
+        }),
+      ]),
+    );
+    expect(warnings.every((w) => typeof w.clipId === "string" && w.clipId.length > 0)).toBe(true);
+  });
+
+  it("draws weight 400 lighter than weight 700", async () => {
+    const regular = await ink("HELLO", { family: "DejaVu Sans", weight: 400 });
+    const bold = await ink("HELLO", { family: "DejaVu Sans", weight: 700 });
+    expect(regular.lit).toBeGreaterThan(200);
+    expect(regular.lit).toBeLessThan(bold.lit * 0.85);
+  });
+});
+
+describe("render: captions", () => {
+  it("sit inside the title-safe area by default: the lowest caption pixel is at least 8% of the height above the bottom", async () => {
+    const { file } = await render(
+      {
+        canvas: canvas(320, 180, 25),
+        tracks: [
+          track("video", [
+            clip({
+              start: 0,
+              duration: 1,
+              asset: {
+                type: "caption",
+                style: { family: "sans", size: 16, color: "#ffffff" },
+                source: { cues: [{ start: 0, end: 1, text: "Quite gjpqy" }] },
+              },
+            }),
+          ]),
+        ],
+      },
+      { format: "png", frameAt: 0.5 },
+    );
+    const frame = await frameAt(file, 0, 320, 180);
+    let lowest = -1;
+    for (let y = 0; y < 180; y++) for (let x = 0; x < 320; x++) if (frame.pixel(x, y)[0] > 128) lowest = y;
+    expect(lowest).toBeGreaterThan(120);
+    expect(180 - 1 - lowest).toBeGreaterThanOrEqual(0.08 * 180);
+  });
+});
+
+describe("render: dissolve", () => {
+  /** Mean and standard deviation of one channel over the whole frame. */
+  const channel = (f: Frame, c: 0 | 1 | 2) => {
+    const values: number[] = [];
+    for (let y = 0; y < f.height; y++) for (let x = 0; x < f.width; x++) values.push(f.pixel(x, y)[c]);
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+    return { mean, sd };
+  };
+  const cutOf = async (type: TransitionType) => {
+    const { file } = await render(
+      {
+        canvas: canvas(64, 36, 25),
+        tracks: [
+          track("video", [
+            clip({ start: 0, duration: 1, asset: colorAsset("#ff0000") }),
+            clip({
+              start: 1,
+              duration: 1,
+              asset: colorAsset("#0000ff"),
+              transition: { type, duration: 0.4 },
+            }),
+          ]),
+        ],
+      },
+      { quality: "high" },
+    );
+    return (await allFrames(file, 64, 36))[25] as Frame;
+  };
+
+  it("is a cross-dissolve: the frame at the cut is an even blend of both pictures, not noise", async () => {
+    const mid = await cutOf("dissolve");
+    const red = channel(mid, 0);
+    const blue = channel(mid, 2);
+    expect(red.mean).toBeGreaterThan(70);
+    expect(red.mean).toBeLessThan(185);
+    expect(blue.mean).toBeGreaterThan(70);
+    expect(blue.mean).toBeLessThan(185);
+    expect(red.sd).toBeLessThan(8);
+    expect(blue.sd).toBeLessThan(8);
+  });
+
+  it("keeps ffmpeg's random-pixel dissolve as pixeldissolve", async () => {
+    const mid = await cutOf("pixeldissolve");
+    expect(channel(mid, 0).sd).toBeGreaterThan(40);
+  });
+});
+
 describe("render: every transition type", () => {
   const types = [...TRANSITION_TYPES];
   let frames: Frame[] = [];
@@ -262,6 +405,21 @@ describe("render: output formats", () => {
     if (vcodec) expect(info.video).toMatchObject({ width: 160, height: 90 });
   });
 
+  it("gif defaults to at most 480 px on the longer side and 15 fps, unless the output says otherwise", async () => {
+    const wide = (): Timeline => ({
+      canvas: canvas(960, 540, 30),
+      tracks: [track("video", [clip({ start: 0, duration: 0.5, asset: colorAsset("#ff0000") })])],
+    });
+    const { file, plan } = await render(wide(), { format: "gif" });
+    const info = (await probe(file, true)).video;
+    expect(info).toMatchObject({ width: 480, height: 270, frames: 8 });
+    // GIF delays are whole centiseconds: 15 fps is stored as alternating 6/7 cs frames.
+    expect(Math.abs((info?.fps ?? 0) - 15)).toBeLessThan(0.5);
+    expect(plan.output).toMatchObject({ width: 480, height: 270, fps: 15 });
+    const { file: asked } = await render(wide(), { format: "gif", width: 640, fps: 10 });
+    expect((await probe(asked, true)).video).toMatchObject({ width: 640, height: 360, fps: 10, frames: 5 });
+  });
+
   it.each(["jpg", "png"] as const)("%s renders the frame at frameAt", async (format) => {
     const { file } = await render(small(), { format, frameAt: 0.5, width: 320 });
     const info = await probe(file);
@@ -306,6 +464,47 @@ describe("render: odd inputs", () => {
     const rotated = await frameAt(file, 1.2, 160, 90);
     expect(Math.max(...rotated.pixel(5, 45))).toBeLessThan(40);
     expect(Math.max(...rotated.pixel(80, 45))).toBeGreaterThan(40);
+  });
+
+  it("honours a non-square sample aspect ratio: a square in an anamorphic source stays square with fit contain and cover", async () => {
+    // Stored 96x96 with pixels twice as wide as tall (SAR 2:1): displayed 192x96, and the 16x32
+    // stored white box is a 32x32 square on screen.
+    const anamorphic = join(dir, "anamorphic.mp4");
+    await ffmpeg([
+      ...["-f", "lavfi", "-i", "color=c=black:s=96x96:r=25:d=1"],
+      ...["-vf", "drawbox=x=40:y=32:w=16:h=32:color=white:t=fill,setsar=2/1"],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", anamorphic],
+    ]);
+    assets.set("upl_anamorphic", resolvedVideo(anamorphic, 1, false, 192, 96));
+    const whiteBox = (f: Frame) => {
+      let [x0, y0, x1, y1] = [f.width, f.height, -1, -1];
+      for (let y = 0; y < f.height; y++)
+        for (let x = 0; x < f.width; x++)
+          if (Math.min(...f.pixel(x, y)) > 128) {
+            x0 = Math.min(x0, x);
+            x1 = Math.max(x1, x);
+            y0 = Math.min(y0, y);
+            y1 = Math.max(y1, y);
+          }
+      return { w: x1 - x0 + 1, h: y1 - y0 + 1 };
+    };
+    for (const [fit, side] of [
+      ["contain", 160 / 6],
+      ["cover", 30],
+    ] as const) {
+      const { file } = await render(
+        {
+          canvas: canvas(160, 90, 25),
+          tracks: [
+            track("video", [clip({ start: 0, duration: 0.4, fit, asset: videoAsset("upl_anamorphic") })]),
+          ],
+        },
+        { format: "png", quality: "high" },
+      );
+      const box = whiteBox(await frameAt(file, 0, 160, 90));
+      expect(Math.abs(box.w - box.h), fit).toBeLessThanOrEqual(2);
+      expect(Math.abs(box.w - side), fit).toBeLessThanOrEqual(2);
+    }
   });
 
   it("ducks music under a voice track", async () => {

@@ -4,12 +4,17 @@ import { sec } from "./graph.ts";
 import { type FrameRate, frameToSeconds, type Segment, streamEnd, streamStart } from "./timeline.ts";
 import { regularPts } from "./video-branch.ts";
 
-/** Our transition names → ffmpeg xfade `transition=` values (identical today; kept as the one mapping point). */
+/**
+ * Our transition names → ffmpeg xfade `transition=` values. `dissolve` is a cross-dissolve (a
+ * linear blend of the two pictures, as in every editor): xfade's own `dissolve` swaps random
+ * pixels, which we offer as `pixeldissolve`.
+ */
 export const XFADE_NAMES: Record<TransitionType, string> = {
   fade: "fade",
   fadeblack: "fadeblack",
   fadewhite: "fadewhite",
-  dissolve: "dissolve",
+  dissolve: "fade",
+  pixeldissolve: "dissolve",
   wipeleft: "wipeleft",
   wiperight: "wiperight",
   wipeup: "wipeup",

@@ -1,3 +1,4 @@
+import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import type { Clip } from "../composition/schema.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
 import {
@@ -164,7 +165,7 @@ export function clipBoxSize(ctx: BranchContext, clip: Clip, asset?: ResolvedAsse
 /**
  * Builds one canvas-size stream for a visual clip segment (video, image or color): input-side
  * bounding, speed, `fps` (normalises VFR), edge-hold padding and an exact frame count
- * (`trim=end_frame`), crop, filter, fit into the box (cover crops to the box aspect before
+ * (`trim=end_frame`), square pixels (a non-square sample aspect ratio is resampled), crop, filter, fit into the box (cover crops to the box aspect before
  * scaling; contain/fill/none), for a still: its one frame is fitted once then repeated (`loop`),
  * motion (zoompan), opacity, rotation, placement on a transparent canvas at the transform
  * position, regular timestamps, then picture fades (alpha, so lower layers show through).
@@ -257,12 +258,13 @@ function clipPicture(
     inputs = [`${input.index}:v`];
     if (clip.asset.type === "image") {
       // One decoded frame, made into the picture once, then repeated (cheap references).
-      filters.push("trim=end_frame=1");
+      filters.push("trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
       filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
       if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
-      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`);
+      // Square pixels first, so that crop, fit and placement work in display proportions.
+      filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, SQUARE_PIXELS);
     }
   }
   const box = clipBoxSize(ctx, clip, asset);

@@ -244,6 +244,7 @@ export const Generation = Type.Object(
               duration: null,
               width: 1024,
               height: 576,
+              sampleAspectRatio: "1:1",
               fps: null,
               videoCodec: null,
               audioCodec: null,

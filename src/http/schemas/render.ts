@@ -18,7 +18,7 @@ export const RenderOutputOptions = Type.Object(
         minimum: 16,
         maximum: 4096,
         multipleOf: 2,
-        description: "Pixels; default canvas width",
+        description: "Pixels; default canvas width (gif: longer side at most 480 px)",
       }),
     ),
     height: Type.Optional(
@@ -26,10 +26,12 @@ export const RenderOutputOptions = Type.Object(
         minimum: 16,
         maximum: 4096,
         multipleOf: 2,
-        description: "Pixels; default canvas height",
+        description: "Pixels; default canvas height (gif: longer side at most 480 px)",
       }),
     ),
-    fps: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 60, description: "Default canvas fps" })),
+    fps: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 60, description: "Default canvas fps (gif: at most 15)" }),
+    ),
     quality: Type.Optional(
       Type.Union(
         ["draft", "standard", "high"].map((q) => Type.Literal(q)),

@@ -23,8 +23,24 @@ export const Upload = Type.Object(
       Type.Null(),
       Type.Object({
         duration: Type.Union([Type.Null(), Type.Number({ description: "Seconds" })]),
-        width: Type.Union([Type.Null(), Type.Integer({ description: "Display pixels (rotation applied)" })]),
-        height: Type.Union([Type.Null(), Type.Integer()]),
+        width: Type.Union([
+          Type.Null(),
+          Type.Integer({
+            description:
+              "Display pixels: sample aspect ratio and rotation applied (720x576 stored at SAR 16:15 is 768 wide)",
+          }),
+        ]),
+        height: Type.Union([Type.Null(), Type.Integer({ description: "Display pixels (rotation applied)" })]),
+        sampleAspectRatio: Type.Optional(
+          Type.Union([
+            Type.Null(),
+            Type.String({
+              description:
+                "Pixel aspect ratio of the stored picture, N:M (1:1 = square pixels; 16:15 = PAL 4:3 DVD); null without a picture",
+              examples: ["1:1"],
+            }),
+          ]),
+        ),
         fps: Type.Union([Type.Null(), Type.Number()]),
         videoCodec: Type.Union([Type.Null(), Type.String()]),
         audioCodec: Type.Union([Type.Null(), Type.String()]),

@@ -121,7 +121,7 @@ export function createRenderPipeline(opts: {
         decoderThreads: DECODER_THREADS,
       });
       for (const w of plan.warnings) hooks.warn(w);
-      await writePlanFiles(plan, workDir);
+      for (const w of await writePlanFiles(plan, workDir)) hooks.warn(w);
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
 
       // Rendering: one ffmpeg process.

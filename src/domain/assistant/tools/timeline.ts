@@ -323,7 +323,7 @@ function cuts(c: Composition): { clip: Clip; previous: Clip }[] {
 export const addTransition = defineTool({
   name: "add_transition",
   description:
-    "Add a transition into a clip, centred on the cut with the clip before it (they must touch). Name the `clip` it leads into, or `between` two clips, or `all: true` for every cut. Types are ffmpeg xfade names (fade = crossfade, wipeleft, slideleft, dissolve, circleopen…).",
+    "Add a transition into a clip, centred on the cut with the clip before it (they must touch). Name the `clip` it leads into, or `between` two clips, or `all: true` for every cut. Types are ffmpeg xfade names (fade or dissolve = crossfade, wipeleft, slideleft, circleopen…; pixeldissolve = random-pixel dissolve).",
   input: z.object({
     clip: clipRef.optional(),
     between: z.tuple([clipRef, clipRef]).optional(),

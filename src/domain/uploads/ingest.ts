@@ -232,6 +232,9 @@ async function analyse(
           duration: null,
           width: image.width,
           height: image.height,
+          // Stills are read as square-pixel (a JFIF or pHYs density ratio is not applied here;
+          // the renderer still reads it from the file).
+          sampleAspectRatio: "1:1",
           fps: null,
           videoCodec: null,
           audioCodec: null,

@@ -157,6 +157,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     "/api/v1/webhooks/callback-secret",
     {
       config: { scope: "write" },
+      // GET only: an automatic HEAD twin would be one more write-scoped route that shows nothing.
+      exposeHeadRoute: false,
       schema: {
         operationId: "getCallbackSecret",
         summary: "The account's callback secret",

@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type TSchema, Type } from "typebox";
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from "../../db/schema/webhooks.ts";
 import { Timestamp } from "./common.ts";
 
@@ -207,3 +207,76 @@ export const CallbackSecret = Type.Object(
   },
   { title: "CallbackSecret", examples: [{ secret: SECRET_EXAMPLE, createdAt: "2026-11-24T10:00:00.000Z" }] },
 );
+
+/** The schema of one webhook message whose `data` is `data`. */
+function messageSchema(type: string, data: TSchema) {
+  return Type.Object(
+    {
+      type: Type.Literal(type),
+      timestamp: Timestamp("When the event happened"),
+      data,
+    },
+    { title: `${type} message` },
+  );
+}
+
+const SIGNATURE_HEADERS = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "Message id (`evt_…`), the same on every retry and redelivery: deduplicate on it",
+    schema: { type: "string" },
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Seconds since the epoch when this try was signed",
+    schema: { type: "string" },
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the secret (Standard Webhooks); verify with the `standardwebhooks` library",
+    schema: { type: "string" },
+  },
+] as const;
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: the messages Cutroom POSTs to endpoints and callback URLs,
+ * one per event type, with their signature headers.
+ * @param resources - the resource schemas carried as `data`.
+ */
+export function webhookMessagesDoc(resources: { render: TSchema; generation: TSchema; upload: TSchema }) {
+  const data: Record<string, TSchema> = {
+    "render.succeeded": resources.render,
+    "render.failed": resources.render,
+    "render.cancelled": resources.render,
+    "generation.succeeded": resources.generation,
+    "generation.failed": resources.generation,
+    "upload.created": resources.upload,
+    "webhook.test": Type.Object({ endpointId: Type.String(), message: Type.String() }),
+  };
+  return Object.fromEntries(
+    Object.entries(data).map(([type, schema]) => [
+      type,
+      {
+        post: {
+          summary: `${type} event`,
+          tags: ["Webhooks"],
+          parameters: [...SIGNATURE_HEADERS],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: messageSchema(type, schema) } },
+          },
+          responses: {
+            "200": { description: "Any 2xx within 10 s acknowledges the message; anything else is retried" },
+          },
+        },
+      },
+    ]),
+  );
+}

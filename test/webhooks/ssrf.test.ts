@@ -78,7 +78,7 @@ describe("webhook targets without WEBHOOK_ALLOW_PRIVATE", () => {
         },
       ]);
       const sent: unknown[] = [];
-      const config = loadConfig({ WEBHOOK_RETRY_SCHEDULE: "" }).webhooks;
+      const config = loadConfig({}).webhooks;
       const outcome = await tryWebhookDelivery(
         {
           db,

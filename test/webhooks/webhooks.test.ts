@@ -74,6 +74,22 @@ describe("webhook endpoints", () => {
     expect(JSON.stringify(list.body)).not.toContain(created.secret);
   });
 
+  it("an account has at most 20 endpoints (409 beyond)", async () => {
+    const crowded = await t.createAccount();
+    for (let i = 0; i < 20; i++) await createEndpoint(crowded.key, `/many-${i}`, ["render.failed"]);
+    const over = await call(crowded.key, "POST", "/api/v1/webhooks", {
+      url: rx.url("/many-x"),
+      events: ["render.failed"],
+    });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: "conflict", limit: 20 });
+    const page = await call(crowded.key, "GET", "/api/v1/webhooks?limit=15");
+    expect(page.body.data).toHaveLength(15);
+    const rest = await call(crowded.key, "GET", `/api/v1/webhooks?limit=15&cursor=${page.body.nextCursor}`);
+    expect(rest.body.data).toHaveLength(5);
+    expect(rest.body.nextCursor).toBeNull();
+  });
+
   it("validation 400s name the fields", async () => {
     const noUrl = await call(owner.key, "POST", "/api/v1/webhooks", { events: ["render.failed"] });
     expect(noUrl.status).toBe(400);

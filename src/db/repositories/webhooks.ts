@@ -22,6 +22,15 @@ export async function insertWebhookEndpoint(db: Db, row: NewWebhookEndpoint): Pr
   return r as WebhookEndpointRow;
 }
 
+/** How many endpoints `userId` has. */
+export async function countWebhookEndpoints(db: Db, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.userId, userId));
+  return r?.n ?? 0;
+}
+
 /** One endpoint of `userId`, or null (also another owner's). */
 export async function findWebhookEndpoint(
   db: Db,

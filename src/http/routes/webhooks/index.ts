@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
 import {
+  countWebhookEndpoints,
   deleteWebhookEndpoint,
   ensureCallbackSecret,
   findWebhookDelivery,
@@ -19,7 +20,7 @@ import {
 import { enqueueDeliveries } from "../../../domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../../domain/webhooks/secret.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
-import { notFound } from "../../../errors.ts";
+import { conflict, notFound } from "../../../errors.ts";
 import { newId } from "../../../ids.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
 import { decodeCursor, toPage } from "../../pagination.ts";
@@ -80,6 +81,8 @@ function presentDelivery(d: WebhookDeliveryRow) {
 }
 
 const TAGS = ["Webhooks"];
+/** Endpoints one account may have (each event is written once per subscribed endpoint). */
+export const MAX_WEBHOOK_ENDPOINTS = 20;
 const ERRORS_ONE = [...AUTH_ERRORS, 404] as const;
 const ERRORS_WRITE = [...AUTH_ERRORS, 403, 404] as const;
 
@@ -107,13 +110,23 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
           "Subscribes `url` to `events`. **201** with the endpoint and its signing `secret`, shown only in this response (and on rotation). The URL is checked at once: not https, or a loopback/private/link-local/metadata address (unless WEBHOOK_ALLOW_PRIVATE=true), or a host that does not resolve → 400 naming `/url`.",
         tags: TAGS,
         body: WebhookEndpointCreate,
-        response: responses({ 201: WebhookEndpointWithSecret }, [...AUTH_ERRORS, 403]),
+        response: responses({ 201: WebhookEndpointWithSecret }, [...AUTH_ERRORS, 403, 409], {
+          409: `\`conflict\`: the account already has ${MAX_WEBHOOK_ENDPOINTS} endpoints; delete one first`,
+        }),
       },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
       const body = request.body;
       await checkWebhookTarget(body.url, deps.allowPrivate, "/url");
+      if ((await countWebhookEndpoints(db, auth.userId)) >= MAX_WEBHOOK_ENDPOINTS) {
+        throw conflict(
+          `This account already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`,
+          {
+            limit: MAX_WEBHOOK_ENDPOINTS,
+          },
+        );
+      }
       const now = deps.clock.now();
       const endpoint = await insertWebhookEndpoint(db, {
         id: newId("whk", now.getTime()),

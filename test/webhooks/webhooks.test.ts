@@ -314,6 +314,36 @@ describe("per-request callbacks", () => {
     expect(() => verify(endpoint.secret, msg as Received)).toThrow();
   });
 
+  it("a render that fails notifies render.failed with its error", async () => {
+    const secret = (await call(owner.key, "GET", "/api/v1/webhooks/callback-secret")).body.secret as string;
+    const comp = await call(owner.key, "POST", "/api/compositions", {
+      name: "fails",
+      canvas: { width: 160, height: 90, fps: 25, background: "#000000" },
+      // A remote asset on a loopback address: the render's SSRF guard refuses it.
+      tracks: [
+        {
+          kind: "video",
+          clips: [{ start: 0, duration: 1, asset: { type: "video", src: "https://127.0.0.1:9/a.mp4" } }],
+        },
+      ],
+    });
+    expect(comp.status, JSON.stringify(comp.body)).toBe(201);
+    const started = await call(owner.key, "POST", "/api/render", {
+      compositionId: comp.body.id,
+      callbackUrl: rx.url("/render-failed"),
+    });
+    expect(started.status).toBe(202);
+    const [msg] = await eventually(
+      () => rx.at("/render-failed").length >= 1 && rx.at("/render-failed"),
+      120_000,
+    );
+    const payload = verify(secret, msg as Received);
+    expect(payload).toMatchObject({
+      type: "render.failed",
+      data: { id: started.body.id, status: "failed", error: { code: "ASSET_FETCH_FAILED" } },
+    });
+  });
+
   it("an image generation started with callbackUrl notifies it when it ends", async () => {
     const secret = (await call(owner.key, "GET", "/api/v1/webhooks/callback-secret")).body.secret as string;
     const res = await call(owner.key, "POST", "/api/v1/generate/image", {

@@ -11,6 +11,7 @@ import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
@@ -34,6 +35,7 @@ import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
+import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
 import { createEnqueue } from "./jobs/enqueue.ts";
 import type { Queue } from "./jobs/queue.ts";
@@ -128,6 +130,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
+  const enqueue = createEnqueue(queue);
+  const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: ttl, clock });
+  const allowPrivate = config.webhooks.allowPrivate;
   registerHealth(app, { database });
   registerMe(app, { db });
   registerConsoleAuthRoutes(app, { db, clock, config });
@@ -161,10 +166,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       store,
       uploadMaxBytes: config.uploadMaxBytes,
       signedUrlTtlSec: ttl,
+      events,
     });
   });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
-  const enqueue = createEnqueue(queue);
   // Wake-ups from other processes (assistant run events, settled generations); closed last.
   const notifications = await openNotifications(database, app.log as unknown as Logger);
   app.addHook("onClose", () => notifications.close());
@@ -172,6 +177,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db,
     clock,
     enqueue,
+    events,
+    allowPrivateCallbacks: allowPrivate,
     store,
     signedUrlTtlSec: ttl,
     renderLimits: config.renderLimits,
@@ -187,7 +194,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     enqueue,
     providers,
     notifications,
+    allowPrivateCallbacks: allowPrivate,
   });
+  registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
   const assistant = await createAssistant({
     database,
     notifications,

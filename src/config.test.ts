@@ -33,3 +33,33 @@ describe("render limit settings", () => {
     }
   });
 });
+
+describe("webhook settings", () => {
+  it("default to https public targets, the day-long schedule and 5 failures", () => {
+    expect(loadConfig({}, "/tmp").webhooks).toEqual({
+      allowPrivate: false,
+      retryScheduleSec: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+      disableAfterFailures: 5,
+      timeoutMs: 10_000,
+    });
+    const custom = loadConfig(
+      {
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        WEBHOOK_RETRY_SCHEDULE: "0, 1,2",
+        WEBHOOK_DISABLE_AFTER_FAILURES: "2",
+      },
+      "/tmp",
+    ).webhooks;
+    expect(custom).toMatchObject({
+      allowPrivate: true,
+      retryScheduleSec: [0, 1, 2],
+      disableAfterFailures: 2,
+    });
+  });
+
+  it("refuse a schedule that is not whole seconds", () => {
+    for (const bad of ["5,x", "1.5", "-1", "5,,6"]) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }, "/tmp")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    }
+  });
+});

@@ -83,7 +83,24 @@ export interface Config {
   assistantMaxSteps: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
+  /** Webhook delivery. */
+  webhooks: WebhookConfig;
 }
+
+/** Webhook delivery settings. */
+export interface WebhookConfig {
+  /** Allow loopback, private and link-local targets and plain http (self-hosting). */
+  allowPrivate: boolean;
+  /** Waits before each retry, seconds: a delivery is tried once plus once per entry. */
+  retryScheduleSec: number[];
+  /** An endpoint is disabled after this many deliveries in a row failed every try. */
+  disableAfterFailures: number;
+  /** Time limit of one try (connect, send, response headers and body), milliseconds. */
+  timeoutMs: number;
+}
+
+/** The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 28 h in all). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_SEC = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 
 /** Which provider runs generations: `auto` = fal.ai when a key is set, else offline. */
 export type GenerationProviderSetting = "auto" | "fal" | "offline";
@@ -224,6 +241,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (assistantModel.startsWith("openai-compatible:") && assistantBaseUrl === undefined)
     problems.push("ASSISTANT_BASE_URL: required when ASSISTANT_MODEL=openai-compatible:<model>");
 
+  let retryScheduleSec = DEFAULT_WEBHOOK_RETRY_SCHEDULE_SEC;
+  const schedule = str("WEBHOOK_RETRY_SCHEDULE");
+  if (schedule !== undefined) {
+    const parts = schedule.split(",").map((p) => p.trim());
+    if (parts.length > 20 || !parts.every((p) => /^\d{1,6}$/.test(p))) {
+      problems.push(
+        `WEBHOOK_RETRY_SCHEDULE=${JSON.stringify(schedule)}: must be up to 20 comma-separated whole seconds (each at most 999999), e.g. 5,300,1800`,
+      );
+    } else {
+      retryScheduleSec = parts.map(Number);
+    }
+  }
+
   const secret = str("URL_SIGNING_SECRET");
   if (secret !== undefined && secret.length < 32)
     problems.push("URL_SIGNING_SECRET: must be at least 32 characters");
@@ -292,6 +322,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assistantBaseUrl,
     assistantApiKey: str("ASSISTANT_API_KEY"),
     assistantMaxSteps: int("ASSISTANT_MAX_STEPS", 12, 1, 100),
+    webhooks: {
+      allowPrivate: bool("WEBHOOK_ALLOW_PRIVATE", false),
+      retryScheduleSec,
+      disableAfterFailures: int("WEBHOOK_DISABLE_AFTER_FAILURES", 5, 1, 1000),
+      timeoutMs: 10_000,
+    },
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {
     problems.push("GENERATION_PROVIDER=fal: needs FAL_KEY");

@@ -20,7 +20,10 @@ export type IdPrefix =
   | "mrk"
   | "cns"
   | "cpt"
-  | "pwt";
+  | "pwt"
+  | "whk"
+  | "dlv"
+  | "evt";
 
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPos = randomPool.length;

@@ -4,6 +4,8 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
+import { createWebhookEvents } from "./domain/webhooks/events.ts";
+import { createEnqueue } from "./jobs/enqueue.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { startJobWorker } from "./jobs/worker.ts";
@@ -101,6 +103,13 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
     log,
     workRoot: config.workDir,
     concurrency: config.workerConcurrency,
+    webhooks: config.webhooks,
+    events: createWebhookEvents({
+      enqueue: createEnqueue(queue),
+      store,
+      signedUrlTtlSec: config.signedUrlTtlSec,
+      clock,
+    }),
     renderPipeline: createRenderPipeline({
       db: database.db,
       store,

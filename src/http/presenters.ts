@@ -1,5 +1,12 @@
+import type { Db } from "../db/client.ts";
+import { type GenerationRow, outputsOf } from "../db/repositories/generations.ts";
 import type { ProjectRow } from "../db/repositories/projects.ts";
+import type { RenderRow } from "../db/repositories/renders.ts";
+import type { UploadRow } from "../db/repositories/uploads.ts";
 import { effectiveImageModelId } from "../domain/generation/models.ts";
+import { FORMAT_MIME } from "../domain/render/outputs.ts";
+import type { OutputFormat } from "../domain/render/types.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
 
 /** Project row → wire shape (docs/conventions.md, Resources). */
 export function presentProject(p: ProjectRow) {
@@ -50,4 +57,110 @@ export function presentUser(u: {
     createdAt: u.createdAt.toISOString(),
     settings: { imageModel: effectiveImageModelId(u.imageModel) },
   };
+}
+
+/** What presenting a resource with file URLs needs: the store that signs them and their lifetime (seconds). */
+export interface SigningDeps {
+  store: BlobStore;
+  signedUrlTtlSec: number;
+}
+
+/** Upload row → Upload resource with freshly signed `url` and `posterUrl`. */
+export async function presentUpload(deps: SigningDeps, u: UploadRow) {
+  const signed = await deps.store.signedUrl(u.storageKey, {
+    expiresInSec: deps.signedUrlTtlSec,
+    filename: u.name,
+    contentType: u.mimeType,
+  });
+  const poster = u.posterKey
+    ? await deps.store.signedUrl(u.posterKey, {
+        expiresInSec: deps.signedUrlTtlSec,
+        contentType: "image/jpeg",
+      })
+    : null;
+  return {
+    id: u.id,
+    projectId: u.projectId,
+    url: signed.url,
+    urlExpiresAt: signed.expiresAt.toISOString(),
+    type: u.type,
+    mimeType: u.mimeType,
+    name: u.name,
+    size: u.size,
+    sha256: u.sha256,
+    createdAt: u.createdAt.toISOString(),
+    media: u.media ?? null,
+    origin: u.origin,
+    generationId: u.generationId,
+    posterUrl: poster?.url ?? null,
+  };
+}
+
+/** Render row → Render resource, with freshly signed output/poster URLs. */
+export async function presentRender(deps: SigningDeps, r: RenderRow) {
+  let output = null;
+  const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
+  if (stored?.key) {
+    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
+    const format = String(facts.format ?? "bin");
+    const filename = `${r.id}.${format}`;
+    // Signed with the content type: local storage serves what the URL says (else octet-stream).
+    const contentType = FORMAT_MIME[format as OutputFormat] ?? "application/octet-stream";
+    const signed = await deps.store.signedUrl(key, {
+      expiresInSec: deps.signedUrlTtlSec,
+      filename,
+      contentType,
+    });
+    const poster = posterKey
+      ? await deps.store.signedUrl(posterKey, {
+          expiresInSec: deps.signedUrlTtlSec,
+          contentType: "image/jpeg",
+        })
+      : null;
+    output = {
+      ...facts,
+      url: signed.url,
+      expiresAt: signed.expiresAt.toISOString(),
+      ...(poster ? { posterUrl: poster.url } : {}),
+    };
+  }
+  return {
+    id: r.id,
+    compositionId: r.compositionId,
+    compositionVersion: r.compositionVersion,
+    status: r.status,
+    progress: r.progress,
+    attempt: r.attempt,
+    output,
+    error: r.error ?? null,
+    warnings: r.warnings ?? [],
+    createdAt: r.createdAt.toISOString(),
+    startedAt: r.startedAt?.toISOString() ?? null,
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/** Generation row + its output uploads → the Generation resource (outputs with fresh signed URLs). */
+export async function presentGeneration(deps: SigningDeps, g: GenerationRow, outputs: UploadRow[]) {
+  return {
+    id: g.id,
+    kind: g.kind,
+    status: g.status,
+    projectId: g.projectId,
+    prompt: g.prompt,
+    params: g.params,
+    model: g.model,
+    outputs: g.status === "succeeded" ? await Promise.all(outputs.map((u) => presentUpload(deps, u))) : [],
+    error: g.error ?? null,
+    warnings: g.warnings ?? [],
+    progress: g.progress ?? (g.status === "queued" ? 0 : null),
+    createdAt: g.createdAt.toISOString(),
+    finishedAt: g.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/** A generation row → the Generation resource, reading its outputs (`db` may be a transaction). */
+export async function presentGenerationRow(db: Db, deps: SigningDeps, g: GenerationRow) {
+  const outputs = (await outputsOf(db, [g.id])).get(g.id) ?? [];
+  return presentGeneration(deps, g, outputs);
 }

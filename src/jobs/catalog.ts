@@ -17,6 +17,16 @@ export interface GenerationJobV1 {
   generationId: string;
 }
 
+/**
+ * Payload of a `webhook_delivery` job: one try of the delivery row; `seq` fences it (a job
+ * whose `seq` is no longer the row's does nothing).
+ */
+export interface WebhookDeliveryJobV1 {
+  v: 1;
+  deliveryId: string;
+  seq: number;
+}
+
 /** Every job kind. */
 export const JOBS = {
   render: defineJob<RenderJobV1>("render", {
@@ -37,6 +47,14 @@ export const JOBS = {
     // Vendor video generations take minutes; the pipeline's own deadline (30 min) comes first.
     expireInSeconds: 3600,
     deadLetter: true,
+  }),
+  webhookDelivery: defineJob<WebhookDeliveryJobV1>("webhook_delivery", {
+    // The retry schedule of a delivery is its own (each failed try sends the next job with a
+    // delay); these retries only cover a worker lost during a try (a try takes at most 10 s).
+    retryLimit: 3,
+    retryDelay: 30,
+    expireInSeconds: 120,
+    deadLetter: false,
   }),
 } as const;
 

@@ -18,6 +18,8 @@ export interface JobToSend<P extends object> {
    * fairness across accounts: an account's n-th waiting job gets `-n`.
    */
   priority?: number;
+  /** The job is not taken before this many seconds from now (default: at once). */
+  startAfterSeconds?: number;
 }
 
 /**
@@ -35,6 +37,7 @@ export function createEnqueue(boss: PgBoss): Enqueue {
     await boss.send(j.job.name, j.data, {
       ...(j.expireInSeconds !== undefined ? { expireInSeconds: j.expireInSeconds } : {}),
       ...(j.priority ? { priority: j.priority } : {}),
+      ...(j.startAfterSeconds ? { startAfter: j.startAfterSeconds } : {}),
       ...(tx ? { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
     });
   };

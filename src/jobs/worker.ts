@@ -1,11 +1,15 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
+import type { WebhookConfig } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
+import type { WebhookEvents } from "../domain/webhooks/events.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { JOBS, type JobCatalog } from "./catalog.ts";
+import { createEnqueue } from "./enqueue.ts";
 import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
+import { webhookDeliveryJobHandler } from "./handlers/webhook-delivery-job.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
 import type { Queue } from "./queue.ts";
 import { type JobHandlers, startJobWorkers } from "./registry.ts";
@@ -16,7 +20,9 @@ import { type JobHandlers, startJobWorkers } from "./registry.ts";
  * that killed workers left behind. Returns a function that stops taking jobs and waits for
  * running ones (graceful shutdown).
  *
- * @param opts.concurrency - jobs of each kind run at once in this process (WORKER_CONCURRENCY).
+ * @param opts.concurrency - renders and generations run at once in this process
+ *   (WORKER_CONCURRENCY); webhook tries, which mostly wait on the network, at least 4.
+ * @param opts.events - records the webhook events of renders and generations that end.
  */
 export async function startJobWorker(opts: {
   boss: Queue;
@@ -28,6 +34,8 @@ export async function startJobWorker(opts: {
   concurrency: number;
   renderPipeline: RenderPipeline;
   generationPipeline: GenerationPipelineDeps;
+  webhooks: WebhookConfig;
+  events: WebhookEvents;
   pollingIntervalSeconds?: number;
 }): Promise<() => Promise<void>> {
   const { db, log } = opts;
@@ -40,13 +48,23 @@ export async function startJobWorker(opts: {
       store: opts.store,
       log,
       pipeline: opts.renderPipeline,
+      events: opts.events,
       concurrency: opts.concurrency,
       ...polling,
     }),
     generation: generationJobHandler({
-      pipeline: opts.generationPipeline,
+      pipeline: { ...opts.generationPipeline, events: opts.events },
       log,
       concurrency: opts.concurrency,
+      ...polling,
+    }),
+    webhookDelivery: webhookDeliveryJobHandler({
+      db,
+      clock: opts.clock,
+      enqueue: createEnqueue(opts.boss),
+      config: opts.webhooks,
+      log,
+      concurrency: Math.max(4, opts.concurrency),
       ...polling,
     }),
   };

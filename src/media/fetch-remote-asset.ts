@@ -92,7 +92,12 @@ export interface FetchRemoteAssetOptions {
   refusal?: (address: string) => string | null;
   /** Test seam: extra trusted CA certificate(s), PEM. */
   ca?: string;
+  /** Also accept plain `http:` URLs (self-hosted targets, e.g. webhooks with private addresses allowed). */
+  allowHttp?: boolean;
 }
+
+/** What a URL check looks at: the scheme rule and the address rule. */
+export type UrlCheckOptions = Pick<FetchRemoteAssetOptions, "resolve" | "refusal" | "allowHttp">;
 
 /** What {@link fetchRemoteAsset} stored. */
 export interface FetchedRemoteAsset {
@@ -112,17 +117,18 @@ const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
 
 /**
  * Checks a URL and resolves it to one address that every later connection is pinned to:
- * https only, no credentials, and every address the host resolves to must be allowed (one
- * bad address refuses the host, so a DNS answer mixing public and private addresses cannot
- * slip through).
+ * https only (or http too with `allowHttp`), no credentials, and every address the host
+ * resolves to must be allowed (one bad address refuses the host, so a DNS answer mixing
+ * public and private addresses cannot slip through).
+ * @returns the address to connect to (see {@link pinnedAgent}).
  * @throws RemoteAssetError `refused` (not allowed) or `network` (DNS failed).
  */
-async function checkUrl(
-  url: URL,
-  opts: Pick<FetchRemoteAssetOptions, "resolve" | "refusal">,
-): Promise<ResolvedAddress> {
-  if (url.protocol !== "https:") {
-    throw new RemoteAssetError("refused", `Only https URLs are fetched, not ${url.protocol}`);
+export async function checkUrl(url: URL, opts: UrlCheckOptions): Promise<ResolvedAddress> {
+  if (url.protocol !== "https:" && !(opts.allowHttp && url.protocol === "http:")) {
+    throw new RemoteAssetError(
+      "refused",
+      `Only ${opts.allowHttp ? "http(s)" : "https"} URLs are allowed, not ${url.protocol}`,
+    );
   }
   if (url.username || url.password) {
     throw new RemoteAssetError("refused", "URLs with credentials are not fetched");
@@ -159,10 +165,7 @@ async function checkUrl(
  * every address of the host public), without fetching it: lets an API refuse a URL at once.
  * @throws RemoteAssetError `refused` (not a URL, or not allowed) or `network` (DNS failed).
  */
-export async function checkRemoteUrl(
-  src: string,
-  opts: Pick<FetchRemoteAssetOptions, "resolve" | "refusal"> = {},
-): Promise<void> {
+export async function checkRemoteUrl(src: string, opts: UrlCheckOptions = {}): Promise<void> {
   let url: URL;
   try {
     url = new URL(src);
@@ -178,6 +181,22 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   }) as unknown as LookupFunction;
+}
+
+/**
+ * An undici dispatcher whose connections all go to `pinned` (the address {@link checkUrl}
+ * checked) while TLS still verifies the certificate for the URL's host name. Destroy it after use.
+ * @param opts.connectTimeoutMs - TCP/TLS connect limit, milliseconds.
+ */
+export function pinnedAgent(pinned: ResolvedAddress, opts: { connectTimeoutMs: number; ca?: string }): Agent {
+  return new Agent({
+    connect: {
+      lookup: pinnedLookup(pinned),
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      timeout: opts.connectTimeoutMs,
+    },
+    allowH2: false,
+  });
 }
 
 /**
@@ -227,13 +246,9 @@ export async function fetchRemoteAsset(
     for (let hop = 0; ; hop += 1) {
       const pinned = await checkUrl(url, opts);
       signal.throwIfAborted();
-      const agent = new Agent({
-        connect: {
-          lookup: pinnedLookup(pinned),
-          ...(opts.ca ? { ca: opts.ca } : {}),
-          timeout: Math.min(opts.timeoutMs, 15_000),
-        },
-        allowH2: false,
+      const agent = pinnedAgent(pinned, {
+        connectTimeoutMs: Math.min(opts.timeoutMs, 15_000),
+        ...(opts.ca ? { ca: opts.ca } : {}),
       });
       agents.push(agent);
       const res = await request(url, {

@@ -3,7 +3,7 @@
  * against the routes the app registered with `config.scope = "write"`, so a new write
  * route fails the suite until it is listed here — and then gets its 403 test for free.
  */
-export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: string }[] = [
+export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; url: string }[] = [
   { method: "POST", url: "/api/v1/projects" },
   { method: "PATCH", url: "/api/v1/me/settings" },
   { method: "POST", url: "/api/compositions" },
@@ -21,4 +21,12 @@ export const WRITE_ROUTES: { method: "POST" | "PUT" | "PATCH" | "DELETE"; url: s
   { method: "DELETE", url: "/api/assistant/session/:id" },
   { method: "POST", url: "/api/assistant/orchestrator" },
   { method: "POST", url: "/api/assistant/runs/:runId/cancel" },
+  { method: "POST", url: "/api/v1/webhooks" },
+  { method: "DELETE", url: "/api/v1/webhooks/:id" },
+  { method: "POST", url: "/api/v1/webhooks/:id/rotate-secret" },
+  { method: "POST", url: "/api/v1/webhooks/:id/test" },
+  { method: "POST", url: "/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver" },
+  // Reading the callback secret reveals a secret: write scope, like creating an endpoint.
+  { method: "GET", url: "/api/v1/webhooks/callback-secret" },
+  { method: "POST", url: "/api/v1/webhooks/callback-secret/rotate" },
 ];

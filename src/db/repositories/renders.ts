@@ -136,14 +136,15 @@ export async function finishRender(
 /**
  * Cancel request from the API: a queued render becomes `cancelled` at once; an active one
  * `cancelling` (its worker notices, stops ffmpeg and finishes it as `cancelled`).
- * Returns the row after the change, or the unchanged row when nothing applied.
+ * Returns the row after the change, or the unchanged row when nothing applied, and whether
+ * this call ended the render (a queued one).
  */
 export async function requestRenderCancel(
   db: Db,
   userId: string,
   id: string,
   now: Date,
-): Promise<RenderRow | null> {
+): Promise<{ row: RenderRow; ended: boolean } | null> {
   const [queued] = await db
     .update(renders)
     .set({
@@ -154,14 +155,15 @@ export async function requestRenderCancel(
     })
     .where(and(eq(renders.userId, userId), eq(renders.id, id), eq(renders.status, "queued")))
     .returning();
-  if (queued) return queued;
+  if (queued) return { row: queued, ended: true };
   const [active] = await db
     .update(renders)
     .set({ status: "cancelling", cancelRequestedAt: now })
     .where(and(eq(renders.userId, userId), eq(renders.id, id), inArray(renders.status, ACTIVE_STATUSES)))
     .returning();
-  if (active) return active;
-  return findRender(db, userId, id);
+  if (active) return { row: active, ended: false };
+  const row = await findRender(db, userId, id);
+  return row ? { row, ended: false } : null;
 }
 
 /**

@@ -9,3 +9,4 @@ export * from "./quota-counters.ts";
 export * from "./renders.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";
+export * from "./webhooks.ts";

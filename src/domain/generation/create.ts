@@ -7,6 +7,7 @@ import {
   insertGeneration,
 } from "../../db/repositories/generations.ts";
 import { findProject } from "../../db/repositories/projects.ts";
+import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
@@ -40,6 +41,8 @@ export interface ImageGenerationInput {
   numImages?: number;
   seed?: number;
   projectId?: string;
+  /** Where the generation's end event is also sent (already checked by the caller). */
+  callbackUrl?: string;
 }
 
 /** `POST /generate/video` input. */
@@ -51,6 +54,8 @@ export interface VideoGenerationInput {
   aspectRatio?: "auto" | "16:9" | "9:16" | "1:1";
   generateAudio?: boolean;
   projectId?: string;
+  /** Where the generation's end event is also sent (already checked by the caller). */
+  callbackUrl?: string;
 }
 
 /**
@@ -77,6 +82,7 @@ export async function createImageGeneration(
     params,
     source: null,
     warnings: [],
+    callbackUrl: input.callbackUrl,
   });
 }
 
@@ -117,6 +123,7 @@ export async function createVideoGeneration(
     params,
     source,
     warnings,
+    callbackUrl: input.callbackUrl,
   });
 }
 
@@ -158,6 +165,7 @@ async function insertAndQueue(
     params: Record<string, unknown>;
     source: ImageSource | null;
     warnings: GenerationWarning[];
+    callbackUrl: string | undefined;
   },
 ): Promise<GenerationRow> {
   if (g.projectId && !(await findProject(deps.db, caller.userId, g.projectId)))
@@ -179,6 +187,9 @@ async function insertAndQueue(
     // The row and its job commit together: no generation without a job, no job without a row.
     return await deps.db.transaction(async (tx) => {
       const row = await insertGeneration(tx, values);
+      if (g.callbackUrl) {
+        await insertWebhookCallback(tx, { resourceId: row.id, userId: caller.userId, url: g.callbackUrl });
+      }
       await deps
         .enqueue({ job: JOBS.generation, data: { v: 1, generationId: row.id } }, tx)
         .catch((err: unknown) => {

@@ -6,6 +6,7 @@ import type { Db } from "../../db/client.ts";
 import { type GenerationRow, setVendorRequestId } from "../../db/repositories/generations.ts";
 import { attemptWorkDirPrefix } from "../../jobs/handlers/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { localStill } from "./image-source.ts";
 import { sleep } from "./providers/fal.ts";
@@ -38,6 +39,8 @@ export interface GenerationPipelineDeps {
   discardOutputs: DiscardOutputs;
   /** Limits of fetching a still from a URL. */
   remote: { maxBytes: number; timeoutMs: number };
+  /** Records `generation.succeeded`/`generation.failed` webhook events as generations end. */
+  events?: WebhookEvents;
   /** Status polling: first delay, growth ×1.5 per poll, up to `maxMs` (default 250 ms → 5 s). */
   poll?: { firstMs: number; maxMs: number };
   /** Longest a generation may take from creation, ms (default 10 min image, 30 min video). */

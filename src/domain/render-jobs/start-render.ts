@@ -10,6 +10,7 @@ import {
   type RenderRow,
 } from "../../db/repositories/renders.ts";
 import { findUser } from "../../db/repositories/users.ts";
+import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
@@ -26,6 +27,8 @@ export interface StartRenderBody {
   compositionId: string;
   compositionVersion?: number;
   output?: Partial<RenderOutputOptions>;
+  /** Where the render's end event is also sent (already checked by the caller). */
+  callbackUrl?: string;
 }
 
 /** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */
@@ -252,6 +255,9 @@ export async function startRender(
         limits: ctx.limits,
       });
       const inserted = await insertRender(tx, row);
+      if (input.body.callbackUrl) {
+        await insertWebhookCallback(tx, { resourceId: inserted.id, userId, url: input.body.callbackUrl });
+      }
       await ctx
         .enqueue(
           {

@@ -11,6 +11,7 @@ import { findProject } from "../../db/repositories/projects.ts";
 import { insertUploads, type NewUpload, type UploadRow } from "../../db/repositories/uploads.ts";
 import { notFound } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 import { type IncomingFile, type IngestedFile, ingestFile } from "./ingest.ts";
 import { discardIngested, ingestParts, type UploadPart } from "./ingest-parts.ts";
 
@@ -32,10 +33,14 @@ export interface UploadOwner {
   row?: Partial<Omit<NewUpload, "id" | "userId" | "projectId">>;
 }
 
-/** What creating uploads needs: the database (or a transaction) and the blob store. */
+/**
+ * What creating uploads needs: the database (or a transaction) and the blob store; with
+ * `events`, the rows and their `upload.created` webhook events are written in one transaction.
+ */
 export interface CreateUploadsDeps {
   db: Db;
   store: BlobStore;
+  events?: WebhookEvents;
 }
 
 /** Limits and cancellation of one creation. */
@@ -142,24 +147,31 @@ async function insertIngested(
   files: readonly IngestedFile[],
 ): Promise<UploadRow[]> {
   let rows: UploadRow[];
+  const values = files.map(
+    (f): NewUpload => ({
+      ...owner.row,
+      id: f.id,
+      userId: owner.userId,
+      projectId: owner.projectId,
+      type: f.type,
+      mimeType: f.mimeType,
+      name: f.name,
+      size: f.size,
+      sha256: f.sha256,
+      storageKey: f.key,
+      posterKey: f.posterKey,
+      media: f.media,
+    }),
+  );
+  const { events } = deps;
   try {
-    rows = await insertUploads(
-      deps.db,
-      files.map((f) => ({
-        ...owner.row,
-        id: f.id,
-        userId: owner.userId,
-        projectId: owner.projectId,
-        type: f.type,
-        mimeType: f.mimeType,
-        name: f.name,
-        size: f.size,
-        sha256: f.sha256,
-        storageKey: f.key,
-        posterKey: f.posterKey,
-        media: f.media,
-      })),
-    );
+    rows = events
+      ? await deps.db.transaction(async (tx) => {
+          const inserted = await insertUploads(tx, values);
+          await events.uploadsCreated(tx, inserted);
+          return inserted;
+        })
+      : await insertUploads(deps.db, values);
   } catch (err) {
     await discardIngested(deps.store, files);
     throw err;

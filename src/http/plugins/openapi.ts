@@ -1,6 +1,10 @@
 import swagger from "@fastify/swagger";
 import scalar from "@scalar/fastify-api-reference";
 import { ERROR_SCHEMA_ID, ErrorResponse } from "../schemas/common.ts";
+import { Generation } from "../schemas/generation.ts";
+import { Render } from "../schemas/render.ts";
+import { Upload } from "../schemas/upload.ts";
+import { webhookMessagesDoc } from "../schemas/webhook.ts";
 import type { App } from "../types.ts";
 
 /** Operation tags, in the order the reference page shows them. */
@@ -21,6 +25,11 @@ export const TAGS = [
   { name: "Assistant", description: "Assistant sessions and the orchestrator stream" },
   { name: "Compositions", description: "Timelines of tracks and clips" },
   { name: "Renders", description: "Render jobs that turn a composition into a file" },
+  {
+    name: "Webhooks",
+    description:
+      "Signed event messages (Standard Webhooks) to your endpoints and to a job's `callbackUrl`, with retries and a delivery log",
+  },
 ];
 
 /**
@@ -62,6 +71,7 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
         },
       },
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],
+      webhooks: webhookMessagesDoc({ render: Render, generation: Generation, upload: Upload }),
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

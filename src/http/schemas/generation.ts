@@ -3,6 +3,7 @@ import { GENERATION_STATUSES } from "../../db/schema/generations.ts";
 import { IMAGE_SIZE_PRESETS } from "../../domain/generation/sizes.ts";
 import { Timestamp } from "./common.ts";
 import { Upload } from "./upload.ts";
+import { CallbackUrl } from "./webhook.ts";
 
 /** One model of `GET /api/v1/generate/models`. */
 export const ModelEntry = Type.Object(
@@ -128,6 +129,7 @@ export const ImageGenerationCreate = Type.Object(
       Type.Integer({ minimum: 0, maximum: 4294967295, description: "Same seed + prompt → same image" }),
     ),
     projectId: ProjectId,
+    callbackUrl: CallbackUrl,
   },
   {
     additionalProperties: false,
@@ -164,6 +166,7 @@ export const VideoGenerationCreate = Type.Object(
       Type.Boolean({ default: false, description: "Ask the model for sound (doubles the vendor cost)" }),
     ),
     projectId: ProjectId,
+    callbackUrl: CallbackUrl,
   },
   {
     additionalProperties: false,

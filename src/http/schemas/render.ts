@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { Timestamp } from "./common.ts";
+import { CallbackUrl } from "./webhook.ts";
 
 /** Output options of `POST /api/render` (docs/composition.md, Renders). */
 export const RenderOutputOptions = Type.Object(
@@ -65,6 +66,7 @@ export const RenderCreate = Type.Object(
       }),
     ),
     output: Type.Optional(RenderOutputOptions),
+    callbackUrl: CallbackUrl,
   },
   {
     additionalProperties: false,

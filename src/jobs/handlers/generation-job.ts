@@ -9,6 +9,7 @@ import type { Db } from "../../db/client.ts";
 import {
   claimGeneration,
   failGenerationUnfenced,
+  findGenerationById,
   GENERATION_TERMINAL,
   type GenerationRow,
   readGenerationAttempts,
@@ -19,6 +20,7 @@ import type { GenerationWarning } from "../../db/schema/generations.ts";
 import { GenerationError } from "../../domain/generation/errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "../../domain/generation/pipeline.ts";
 import { announceSettled } from "../../domain/generation/settled.ts";
+import type { WebhookEvents } from "../../domain/webhooks/events.ts";
 import {
   type AttemptControl,
   type AttemptOutcome,
@@ -36,6 +38,27 @@ export interface GenerationOutput {
 }
 
 /**
+ * Runs a write that may end a generation and, when it did, records the generation's webhook
+ * event in the same transaction, then (after the commit) wakes the API's waiters.
+ * @returns whether the write applied.
+ */
+async function endGenerationWithEvent(
+  db: Db,
+  events: WebhookEvents | undefined,
+  id: string,
+  write: (tx: Db) => Promise<boolean>,
+): Promise<boolean> {
+  const ok = await db.transaction(async (tx) => {
+    if (!(await write(tx))) return false;
+    const row = await findGenerationById(tx, id);
+    if (row && events) await events.generationEnded(tx, row);
+    return true;
+  });
+  if (ok) await announceSettled(db, id);
+  return ok;
+}
+
+/**
  * The generations table as a {@link ResourceLifecycle}. A generation has no `cancelling` state:
  * `DELETE` makes it `cancelled` at once (and cancels the vendor request), so a running attempt
  * reads `cancelled` as "being cancelled" and its final `cancelled` write is already done. Every
@@ -45,6 +68,8 @@ export function generationLifecycle(deps: {
   db: Db;
   clock: Clock;
   discardOutputs: GenerationPipelineDeps["discardOutputs"];
+  /** Records `generation.succeeded`/`generation.failed` with the final write. */
+  events?: WebhookEvents;
 }): ResourceLifecycle<GenerationRow, GenerationOutput, GenerationWarning> {
   const { db, clock } = deps;
   const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
@@ -70,38 +95,38 @@ export function generationLifecycle(deps: {
         if (ok) await announceSettled(db, id);
         return ok;
       }
-      const ok = await updateGenerationFenced(db, {
-        id,
-        attempt,
-        set:
-          end.status === "succeeded"
-            ? {
-                status: "succeeded",
-                progress: 1,
-                error: null,
-                warnings: end.warnings,
-                finishedAt: clock.now(),
-              }
-            : {
-                status: "failed",
-                progress: progress.ratio,
-                error: { code: end.error.code, message: end.error.message },
-                warnings: end.warnings,
-                finishedAt: clock.now(),
-              },
-      });
-      if (ok) await announceSettled(db, id);
-      return ok;
+      return endGenerationWithEvent(db, deps.events, id, (tx) =>
+        updateGenerationFenced(tx, {
+          id,
+          attempt,
+          set:
+            end.status === "succeeded"
+              ? {
+                  status: "succeeded",
+                  progress: 1,
+                  error: null,
+                  warnings: end.warnings,
+                  finishedAt: clock.now(),
+                }
+              : {
+                  status: "failed",
+                  progress: progress.ratio,
+                  error: { code: end.error.code, message: end.error.message },
+                  warnings: end.warnings,
+                  finishedAt: clock.now(),
+                },
+        }),
+      );
     },
     async abandon(id, error) {
       if (!error) return false;
-      const ok = await failGenerationUnfenced(db, {
-        id,
-        error: { code: error.code, message: error.message },
-        now: clock.now(),
-      });
-      if (ok) await announceSettled(db, id);
-      return ok;
+      return endGenerationWithEvent(db, deps.events, id, (tx) =>
+        failGenerationUnfenced(tx, {
+          id,
+          error: { code: error.code, message: error.message },
+          now: clock.now(),
+        }),
+      );
     },
     async discardOutput(_id, output) {
       await deps.discardOutputs(output.outputs);
@@ -171,15 +196,16 @@ export function generationJobHandler(opts: {
       log.info({ generationId: data.generationId, outcome }, "generation attempt ended");
     },
     async deadLetter(data) {
-      const ok = await failGenerationUnfenced(pipeline.db, {
-        id: data.generationId,
-        error: {
-          code: "worker_lost",
-          message: "The worker running this generation stopped responding on every attempt",
-        },
-        now: pipeline.clock.now(),
-      });
-      if (ok) await announceSettled(pipeline.db, data.generationId);
+      await endGenerationWithEvent(pipeline.db, pipeline.events, data.generationId, (tx) =>
+        failGenerationUnfenced(tx, {
+          id: data.generationId,
+          error: {
+            code: "worker_lost",
+            message: "The worker running this generation stopped responding on every attempt",
+          },
+          now: pipeline.clock.now(),
+        }),
+      );
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   ACTIVE_STATUSES,
   claimRender,
   failRenderUnfenced,
+  findRenderById,
   finishRender,
   type RenderRow,
   readRenderAttempts,
@@ -18,6 +19,7 @@ import {
   updateRenderFenced,
 } from "../../db/repositories/renders.ts";
 import { RenderError, type RenderWarning } from "../../domain/render/types.ts";
+import type { WebhookEvents } from "../../domain/webhooks/events.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPrefix } from "../../storage/keys.ts";
 import {
@@ -86,16 +88,39 @@ function progressJson(clock: Clock, p: AttemptProgress, phase?: string): Record<
 }
 
 /**
+ * Runs a write that may end a render and, when it did, records the render's webhook event in
+ * the same transaction (so the event exists exactly when the end is committed).
+ * @returns whether the write applied.
+ */
+export async function endRenderWithEvent(
+  db: Db,
+  events: WebhookEvents | undefined,
+  id: string,
+  write: (tx: Db) => Promise<boolean>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (!(await write(tx))) return false;
+    const row = await findRenderById(tx, id);
+    if (row && events) await events.renderEnded(tx, row);
+    return true;
+  });
+}
+
+/**
  * The render table as a {@link ResourceLifecycle}: claim moves the render to `preparing`,
  * heartbeats write `heartbeatAt` and `progress`, final writes set `finishedAt` and progress
- * phase `done`; a cancelled render's output is deleted from storage.
+ * phase `done` (and record the render's webhook event with `events`); a cancelled render's
+ * output is deleted from storage.
  */
 export function renderLifecycle(deps: {
   db: Db;
   clock: Clock;
   store: BlobStore;
+  events?: WebhookEvents;
 }): ResourceLifecycle<RenderRow, RenderOutput, RenderWarning> {
   const { db, clock } = deps;
+  const endWrite = (id: string, write: (tx: Db) => Promise<boolean>) =>
+    endRenderWithEvent(db, deps.events, id, write);
   const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
     const control = await readRenderControl(db, id);
     if (!control || control.attempt !== attempt) return "superseded";
@@ -116,32 +141,36 @@ export function renderLifecycle(deps: {
     finish(id, attempt, end, progress) {
       const finishedAt = clock.now();
       if (end.status === "cancelled") {
-        return finishRender(db, {
+        return endWrite(id, (tx) =>
+          finishRender(tx, {
+            id,
+            attempt,
+            from: ["cancelling"],
+            set: { status: "cancelled", progress: progressJson(clock, progress, "done"), finishedAt },
+          }),
+        );
+      }
+      return endWrite(id, (tx) =>
+        finishRender(tx, {
           id,
           attempt,
-          from: ["cancelling"],
-          set: { status: "cancelled", progress: progressJson(clock, progress, "done"), finishedAt },
-        });
-      }
-      return finishRender(db, {
-        id,
-        attempt,
-        from: ACTIVE_STATUSES,
-        set: {
-          status: end.status,
-          warnings: end.warnings as unknown as Record<string, unknown>[],
-          finishedAt,
-          ...(end.status === "succeeded"
-            ? {
-                output: end.output as unknown as Record<string, unknown>,
-                error: null,
-                progress: { ratio: 1, phase: "done", updatedAt: finishedAt.toISOString() },
-              }
-            : { error: end.error, progress: progressJson(clock, progress, "done") }),
-        },
-      });
+          from: ACTIVE_STATUSES,
+          set: {
+            status: end.status,
+            warnings: end.warnings as unknown as Record<string, unknown>[],
+            finishedAt,
+            ...(end.status === "succeeded"
+              ? {
+                  output: end.output as unknown as Record<string, unknown>,
+                  error: null,
+                  progress: { ratio: 1, phase: "done", updatedAt: finishedAt.toISOString() },
+                }
+              : { error: end.error, progress: progressJson(clock, progress, "done") }),
+          },
+        }),
+      );
     },
-    abandon: (id, error) => failRenderUnfenced(db, { id, error, now: clock.now() }),
+    abandon: (id, error) => endWrite(id, (tx) => failRenderUnfenced(tx, { id, error, now: clock.now() })),
     async discardOutput(id) {
       await deps.store.deletePrefix(renderPrefix(id));
     },
@@ -172,6 +201,7 @@ export function runRenderAttempt(
     store: BlobStore;
     pipeline: RenderPipeline;
     log: Logger;
+    events?: WebhookEvents;
     pollMs?: number;
     maxAttempts?: number;
   },
@@ -233,6 +263,7 @@ export function renderJobHandler(opts: {
   store: BlobStore;
   pipeline: RenderPipeline;
   log: Logger;
+  events?: WebhookEvents;
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<RenderJobV1> {
@@ -247,7 +278,9 @@ export function renderJobHandler(opts: {
       log.info({ renderId: data.renderId, outcome }, "render attempt ended");
     },
     async deadLetter(data) {
-      await failRenderUnfenced(db, { id: data.renderId, now: clock.now(), error: workerLostError("render") });
+      await endRenderWithEvent(db, opts.events, data.renderId, (tx) =>
+        failRenderUnfenced(tx, { id: data.renderId, now: clock.now(), error: workerLostError("render") }),
+      );
     },
   };
 }

@@ -10,7 +10,6 @@ import {
   listGenerationsPage,
   outputsOf,
 } from "../../../db/repositories/generations.ts";
-import type { UploadRow } from "../../../db/repositories/uploads.ts";
 import { GENERATION_STATUSES } from "../../../db/schema/generations.ts";
 import {
   cancelGeneration,
@@ -20,10 +19,12 @@ import {
 } from "../../../domain/generation/create.ts";
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
 import { waitForSettled } from "../../../domain/generation/settled.ts";
+import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { decodeCursor, encodeCursor } from "../../pagination.ts";
+import { presentGeneration, presentGenerationRow } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   Generation,
@@ -32,7 +33,6 @@ import {
   VideoGenerationCreate,
 } from "../../schemas/generation.ts";
 import { type App, requireAuth } from "../../types.ts";
-import { presentUpload } from "../uploads/index.ts";
 
 /** What the generation routes need. */
 export interface GenerationRouteDeps {
@@ -45,33 +45,16 @@ export interface GenerationRouteDeps {
   providers: ProviderSet;
   /** Wakes a waiting `POST /generate/image` when a worker in any process settles it. */
   notifications: Notifications;
+  /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
+  allowPrivateCallbacks?: boolean;
 }
 
 /** Seconds a client should wait before polling a generation again. */
 const RETRY_AFTER: Record<"image" | "video", string> = { image: "2", video: "5" };
 
-/** Generation row + its output uploads → the Generation resource (outputs with fresh signed URLs). */
-async function presentGeneration(deps: GenerationRouteDeps, g: GenerationRow, outputs: UploadRow[]) {
-  return {
-    id: g.id,
-    kind: g.kind,
-    status: g.status,
-    projectId: g.projectId,
-    prompt: g.prompt,
-    params: g.params,
-    model: g.model,
-    outputs: g.status === "succeeded" ? await Promise.all(outputs.map((u) => presentUpload(deps, u))) : [],
-    error: g.error ?? null,
-    warnings: g.warnings ?? [],
-    progress: g.progress ?? (g.status === "queued" ? 0 : null),
-    createdAt: g.createdAt.toISOString(),
-    finishedAt: g.finishedAt?.toISOString() ?? null,
-  };
-}
-
-async function presentOne(deps: GenerationRouteDeps, g: GenerationRow) {
-  const outputs = (await outputsOf(deps.db, [g.id])).get(g.id) ?? [];
-  return presentGeneration(deps, g, outputs);
+/** 400 naming `/callbackUrl` when the request's callback URL is refused. */
+async function checkCallback(deps: GenerationRouteDeps, callbackUrl: string | undefined): Promise<void> {
+  if (callbackUrl) await checkWebhookTarget(callbackUrl, deps.allowPrivateCallbacks ?? false, "/callbackUrl");
 }
 
 const CREATE_ERRORS = [...AUTH_ERRORS, 403, 404, 503] as const;
@@ -97,6 +80,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      await checkCallback(deps, request.body.callbackUrl);
       const created = await createImageGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -108,7 +92,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
       const done = GENERATION_TERMINAL.includes(row.status);
       reply.header("Location", `/api/v1/generations/${row.id}`);
       if (!done) reply.header("Retry-After", RETRY_AFTER.image);
-      return reply.code(done ? 201 : 202).send(await presentOne(deps, row));
+      return reply.code(done ? 201 : 202).send(await presentGenerationRow(deps.db, deps, row));
     },
   );
 
@@ -128,6 +112,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      await checkCallback(deps, request.body.callbackUrl);
       const row = await createVideoGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -192,7 +177,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
       const g = await findGeneration(deps.db, auth.userId, request.params.id);
       if (!g) throw notFound(`Generation ${request.params.id}`);
       if (!GENERATION_TERMINAL.includes(g.status)) reply.header("Retry-After", RETRY_AFTER[g.kind]);
-      return presentOne(deps, g);
+      return presentGenerationRow(deps.db, deps, g);
     },
   );
 
@@ -217,7 +202,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
         auth.userId,
         request.params.id,
       );
-      return presentOne(deps, g);
+      return presentGenerationRow(deps.db, deps, g);
     },
   );
 }

@@ -1,21 +1,17 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import {
-  findRender,
-  listRendersPage,
-  type RenderRow,
-  requestRenderCancel,
-} from "../../../db/repositories/renders.ts";
+import { findRender, listRendersPage, requestRenderCancel } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
-import { FORMAT_MIME } from "../../../domain/render/outputs.ts";
-import type { OutputFormat } from "../../../domain/render/types.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
+import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
+import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
+import { presentRender } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -30,50 +26,10 @@ export interface RenderRouteDeps {
   store: BlobStore;
   signedUrlTtlSec: number;
   renderLimits: RenderLimits;
-}
-
-/** Render row → Render resource, with freshly signed output/poster URLs. */
-async function presentRender(deps: RenderRouteDeps, r: RenderRow) {
-  let output = null;
-  const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
-  if (stored?.key) {
-    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
-    const format = String(facts.format ?? "bin");
-    const filename = `${r.id}.${format}`;
-    // Signed with the content type: local storage serves what the URL says (else octet-stream).
-    const contentType = FORMAT_MIME[format as OutputFormat] ?? "application/octet-stream";
-    const signed = await deps.store.signedUrl(key, {
-      expiresInSec: deps.signedUrlTtlSec,
-      filename,
-      contentType,
-    });
-    const poster = posterKey
-      ? await deps.store.signedUrl(posterKey, {
-          expiresInSec: deps.signedUrlTtlSec,
-          contentType: "image/jpeg",
-        })
-      : null;
-    output = {
-      ...facts,
-      url: signed.url,
-      expiresAt: signed.expiresAt.toISOString(),
-      ...(poster ? { posterUrl: poster.url } : {}),
-    };
-  }
-  return {
-    id: r.id,
-    compositionId: r.compositionId,
-    compositionVersion: r.compositionVersion,
-    status: r.status,
-    progress: r.progress,
-    attempt: r.attempt,
-    output,
-    error: r.error ?? null,
-    warnings: r.warnings ?? [],
-    createdAt: r.createdAt.toISOString(),
-    startedAt: r.startedAt?.toISOString() ?? null,
-    finishedAt: r.finishedAt?.toISOString() ?? null,
-  };
+  /** Records `render.cancelled` when a queued render is cancelled. */
+  events?: WebhookEvents;
+  /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
+  allowPrivateCallbacks?: boolean;
 }
 
 /**
@@ -104,6 +60,13 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      if (request.body.callbackUrl) {
+        await checkWebhookTarget(
+          request.body.callbackUrl,
+          deps.allowPrivateCallbacks ?? false,
+          "/callbackUrl",
+        );
+      }
       const { render, created } = await startRender(
         {
           db: deps.db,
@@ -186,7 +149,12 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const r = await requestRenderCancel(deps.db, auth.userId, request.params.jobId, deps.clock.now());
+      const r = await deps.db.transaction(async (tx) => {
+        const result = await requestRenderCancel(tx, auth.userId, request.params.jobId, deps.clock.now());
+        // A queued render ends here; a running one ends in its worker, which records the event.
+        if (result?.ended) await deps.events?.renderEnded(tx, result.row);
+        return result?.row ?? null;
+      });
       if (!r) throw notFound(`Render ${request.params.jobId}`);
       if (r.status === "succeeded" || r.status === "failed") {
         throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });

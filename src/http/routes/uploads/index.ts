@@ -1,16 +1,13 @@
 import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
-import {
-  deleteUpload,
-  findUpload,
-  listUploadsPage,
-  type UploadRow,
-} from "../../../db/repositories/uploads.ts";
+import { deleteUpload, findUpload, listUploadsPage } from "../../../db/repositories/uploads.ts";
 import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
+import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
 import { AppError, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
+import { presentUpload } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
@@ -21,37 +18,8 @@ export interface UploadRouteDeps {
   store: BlobStore;
   uploadMaxBytes: number;
   signedUrlTtlSec: number;
-}
-
-/** Upload row → Upload resource with freshly signed `url` and `posterUrl`. */
-export async function presentUpload(deps: Pick<UploadRouteDeps, "store" | "signedUrlTtlSec">, u: UploadRow) {
-  const signed = await deps.store.signedUrl(u.storageKey, {
-    expiresInSec: deps.signedUrlTtlSec,
-    filename: u.name,
-    contentType: u.mimeType,
-  });
-  const poster = u.posterKey
-    ? await deps.store.signedUrl(u.posterKey, {
-        expiresInSec: deps.signedUrlTtlSec,
-        contentType: "image/jpeg",
-      })
-    : null;
-  return {
-    id: u.id,
-    projectId: u.projectId,
-    url: signed.url,
-    urlExpiresAt: signed.expiresAt.toISOString(),
-    type: u.type,
-    mimeType: u.mimeType,
-    name: u.name,
-    size: u.size,
-    sha256: u.sha256,
-    createdAt: u.createdAt.toISOString(),
-    media: u.media ?? null,
-    origin: u.origin,
-    generationId: u.generationId,
-    posterUrl: poster?.url ?? null,
-  };
+  /** Records `upload.created` webhook events with the rows. */
+  events?: WebhookEvents;
 }
 
 /** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */

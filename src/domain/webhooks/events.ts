@@ -1,0 +1,129 @@
+/**
+ * Recording webhook events, outbox style: inside the transaction of the change that caused the
+ * event, one delivery row per target (each subscribed enabled endpoint of the account, and the
+ * resource's callback URL) and its first delivery job are written. A rolled-back change sends
+ * nothing; a committed one is delivered at least once.
+ */
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import type { GenerationRow } from "../../db/repositories/generations.ts";
+import type { RenderRow } from "../../db/repositories/renders.ts";
+import type { UploadRow } from "../../db/repositories/uploads.ts";
+import {
+  findWebhookCallback,
+  insertWebhookDeliveries,
+  type NewWebhookDelivery,
+  subscribedWebhookEndpoints,
+  type WebhookDeliveryRow,
+} from "../../db/repositories/webhooks.ts";
+import type { WebhookPayload } from "../../db/schema/webhooks.ts";
+import {
+  presentGenerationRow,
+  presentRender,
+  presentUpload,
+  type SigningDeps,
+} from "../../http/presenters.ts";
+import { newId } from "../../ids.ts";
+import { JOBS } from "../../jobs/catalog.ts";
+import type { Enqueue } from "../../jobs/enqueue.ts";
+
+/** What recording events needs: the job sender, and the store that signs file URLs in payloads. */
+export interface WebhookEventsDeps extends SigningDeps {
+  enqueue: Enqueue;
+  clock: Clock;
+}
+
+/** One event to record. */
+export interface WebhookEvent {
+  userId: string;
+  type: string;
+  /** The resource as the API returns it. */
+  data: Record<string, unknown>;
+  /** The resource whose callback URL (if it was started with one) also gets the event. */
+  resourceId?: string;
+}
+
+/** Records the events of state changes, each inside the caller's transaction. */
+export interface WebhookEvents {
+  /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
+  record(tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]>;
+  /** `render.succeeded` / `render.failed` / `render.cancelled` for a render that just ended. */
+  renderEnded(tx: Db, render: RenderRow): Promise<void>;
+  /** `generation.succeeded` / `generation.failed` for a generation that just ended (cancelled: none). */
+  generationEnded(tx: Db, generation: GenerationRow): Promise<void>;
+  /** `upload.created`, one event per upload. */
+  uploadsCreated(tx: Db, uploads: UploadRow[]): Promise<void>;
+}
+
+/**
+ * Sends the first delivery job of each row inside `tx`.
+ * @throws whatever the queue throws (the caller's transaction then rolls back).
+ */
+export async function enqueueDeliveries(enqueue: Enqueue, tx: Db, rows: WebhookDeliveryRow[]): Promise<void> {
+  for (const row of rows) {
+    await enqueue({ job: JOBS.webhookDelivery, data: { v: 1, deliveryId: row.id, seq: row.seq } }, tx);
+  }
+}
+
+/**
+ * The event recorder (see the module doc).
+ * @param deps.enqueue - sends delivery jobs inside the caller's transaction.
+ */
+export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
+  const record = async (tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]> => {
+    const endpoints = await subscribedWebhookEndpoints(tx, event.userId, event.type);
+    const callbackUrl = event.resourceId ? await findWebhookCallback(tx, event.resourceId) : null;
+    if (endpoints.length === 0 && !callbackUrl) return [];
+    const now = deps.clock.now();
+    const payload: WebhookPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
+    const messageId = newId("evt", now.getTime());
+    const base = {
+      userId: event.userId,
+      messageId,
+      eventType: event.type,
+      payload,
+      nextTryAt: now,
+      createdAt: now,
+    };
+    const rows: NewWebhookDelivery[] = endpoints.map((e) => ({
+      ...base,
+      id: newId("dlv"),
+      endpointId: e.id,
+    }));
+    if (callbackUrl) rows.push({ ...base, id: newId("dlv"), endpointId: null, url: callbackUrl });
+    const inserted = await insertWebhookDeliveries(tx, rows);
+    await enqueueDeliveries(deps.enqueue, tx, inserted);
+    return inserted;
+  };
+  return {
+    record,
+    async renderEnded(tx, render) {
+      if (render.status !== "succeeded" && render.status !== "failed" && render.status !== "cancelled")
+        return;
+      await record(tx, {
+        userId: render.userId,
+        type: `render.${render.status}`,
+        data: await presentRender(deps, render),
+        resourceId: render.id,
+      });
+    },
+    async generationEnded(tx, generation) {
+      if (generation.status !== "succeeded" && generation.status !== "failed") return;
+      await record(tx, {
+        userId: generation.userId,
+        type: `generation.${generation.status}`,
+        data: await presentGenerationRow(tx, deps, generation),
+        resourceId: generation.id,
+      });
+    },
+    async uploadsCreated(tx, uploads) {
+      for (const upload of uploads) {
+        await record(tx, {
+          userId: upload.userId,
+          type: "upload.created",
+          data: await presentUpload(deps, upload),
+        });
+      }
+    },
+  };
+}

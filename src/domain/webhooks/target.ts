@@ -1,0 +1,27 @@
+/**
+ * Where webhooks may be sent: the remote-asset SSRF rules (no loopback, private, link-local,
+ * CGNAT, reserved or cloud-metadata address, https only), relaxed as a whole by
+ * `WEBHOOK_ALLOW_PRIVATE=true` for self-hosted receivers (then any address, http too).
+ */
+import { invalidRequest } from "../../errors.ts";
+import { checkRemoteUrl, RemoteAssetError, type UrlCheckOptions } from "../../media/fetch-remote-asset.ts";
+
+/** The URL-check options of webhook targets. */
+export function webhookUrlPolicy(allowPrivate: boolean): UrlCheckOptions {
+  return allowPrivate ? { allowHttp: true, refusal: () => null } : {};
+}
+
+/**
+ * Checks a webhook or callback URL when it is given (at delivery time each try checks again).
+ * @param path - JSON Pointer of the field, e.g. `/url` or `/callbackUrl`.
+ * @throws AppError 400 `invalid_request` naming `path` when the URL is refused or its host
+ *   does not resolve.
+ */
+export async function checkWebhookTarget(url: string, allowPrivate: boolean, path: string): Promise<void> {
+  try {
+    await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate));
+  } catch (err) {
+    if (!(err instanceof RemoteAssetError)) throw err;
+    throw invalidRequest(`The webhook URL is not allowed: ${err.message}`, [{ path, message: err.message }]);
+  }
+}

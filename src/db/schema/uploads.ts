@@ -1,4 +1,5 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { UploadType } from "../../domain/uploads/upload-type.ts";
 import type { MediaInfo } from "../../media/probe.ts";
 import { generations } from "./generations.ts";
 import { projects } from "./projects.ts";
@@ -16,7 +17,7 @@ export const uploads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
-    type: text("type").$type<"video" | "audio" | "image" | "subtitle" | "font">().notNull(),
+    type: text("type").$type<UploadType>().notNull(),
     mimeType: text("mime_type").notNull(),
     /** The client's filename, metadata only. */
     name: text("name").notNull(),

@@ -1,6 +1,7 @@
 import { Compile } from "typebox/compile";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
 import { type RenderLimits, renderCostProblems } from "../render-jobs/limits.ts";
+import type { UploadType } from "../uploads/upload-type.ts";
 import { compositionDuration } from "./duration.ts";
 import {
   CANVAS_FPS,
@@ -9,9 +10,6 @@ import {
   CompositionWriteSchema,
   type TrackWrite,
 } from "./schema.ts";
-
-/** Upload types, detected from an upload's bytes. */
-export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
 
 /** What validation needs to know about one upload (a subset of the Upload resource). */
 export interface UploadInfo {

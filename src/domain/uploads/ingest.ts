@@ -5,7 +5,8 @@ import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
-import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
+import { SNIFF_BYTES, type SniffResult, sniffType } from "./sniff.ts";
+import type { UploadType } from "./upload-type.ts";
 
 /** Largest accepted file, bytes: 512 MiB (shown to users as "512 MB"). */
 export const DEFAULT_MAX_UPLOAD_BYTES = 536_870_912;

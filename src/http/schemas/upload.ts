@@ -1,8 +1,6 @@
 import { Type } from "typebox";
+import { UPLOAD_TYPES } from "../../domain/uploads/upload-type.ts";
 import { Timestamp } from "./common.ts";
-
-/** Upload types, detected from the bytes. */
-export const UPLOAD_TYPES = ["video", "audio", "image", "subtitle", "font"] as const;
 
 /** The Upload resource (docs/conventions.md, Resources). */
 export const Upload = Type.Object(

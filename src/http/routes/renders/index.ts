@@ -9,7 +9,6 @@ import {
 } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
 import { FORMAT_MIME } from "../../../domain/render/outputs.ts";
-import type { OutputFormat } from "../../../domain/render/types.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import { AppError, conflict, notFound } from "../../../errors.ts";
@@ -35,13 +34,11 @@ export interface RenderRouteDeps {
 /** Render row → Render resource, with freshly signed output/poster URLs. */
 async function presentRender(deps: RenderRouteDeps, r: RenderRow) {
   let output = null;
-  const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
-  if (stored?.key) {
-    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
-    const format = String(facts.format ?? "bin");
-    const filename = `${r.id}.${format}`;
+  if (r.output) {
+    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = r.output;
+    const filename = `${r.id}.${facts.format}`;
     // Signed with the content type: local storage serves what the URL says (else octet-stream).
-    const contentType = FORMAT_MIME[format as OutputFormat] ?? "application/octet-stream";
+    const contentType = FORMAT_MIME[facts.format];
     const signed = await deps.store.signedUrl(key, {
       expiresInSec: deps.signedUrlTtlSec,
       filename,

@@ -7,12 +7,13 @@ import {
   type UploadRow,
 } from "../../../db/repositories/uploads.ts";
 import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
+import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
 import { AppError, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
-import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
+import { Upload, UploadParams } from "../../schemas/upload.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
 /** What the upload routes need. */

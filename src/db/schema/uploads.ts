@@ -26,6 +26,11 @@ export const uploads = pgTable(
     storageKey: text("storage_key").notNull(),
     posterKey: text("poster_key"),
     media: jsonb("media").$type<UploadMedia | null>(),
+    /**
+     * A font's family names, read from its name table when it was uploaded (what the renderer
+     * matches text styles against); null for other types and for fonts stored before this column.
+     */
+    fontFamilies: jsonb("font_families").$type<string[] | null>(),
     /** `upload` (sent by the client) or `generated` (an output of generation `generation_id`). */
     origin: text("origin").$type<"upload" | "generated">().notNull().default("upload"),
     generationId: text("generation_id").references(() => generations.id, { onDelete: "set null" }),

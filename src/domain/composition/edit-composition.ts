@@ -7,8 +7,9 @@ import {
   updateCompositionIfVersion,
 } from "../../db/repositories/compositions.ts";
 import { findProject } from "../../db/repositories/projects.ts";
-import { findUploadsByIds } from "../../db/repositories/uploads.ts";
+import { findUploadsByIds, listUploadsPage } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { MAX_UPLOADED_FONTS } from "../render/fonts.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
@@ -19,8 +20,6 @@ export interface EditContext {
   db: Db;
   userId: string;
   now: Date;
-  /** Text/caption families that resolve (bundled + the caller's uploaded fonts); omitted = not checked. */
-  knownFontFamilies?: readonly string[];
   /** Render cost limits the composition must keep to; omitted = not checked here (render start checks). */
   limits?: RenderLimits;
 }
@@ -51,7 +50,17 @@ export async function validateCompositionFor(ctx: EditContext, doc: unknown): Pr
       const rows = await findUploadsByIds(ctx.db, ctx.userId, ids);
       return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
     },
-    ...(ctx.knownFontFamilies ? { knownFontFamilies: ctx.knownFontFamilies } : {}),
+    lookupFontFamilies: async () => {
+      const { rows } = await listUploadsPage(ctx.db, {
+        userId: ctx.userId,
+        type: "font",
+        limit: MAX_UPLOADED_FONTS,
+        afterId: undefined,
+      });
+      // Fonts stored before their families were recorded: unknown until a render reads them.
+      if (rows.some((f) => f.fontFamilies === null)) return null;
+      return rows.flatMap((f) => f.fontFamilies ?? []);
+    },
     ...(ctx.limits ? { limits: ctx.limits } : {}),
   });
 }

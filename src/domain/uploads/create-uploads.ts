@@ -158,6 +158,7 @@ async function insertIngested(
         storageKey: f.key,
         posterKey: f.posterKey,
         media: f.media,
+        fontFamilies: f.fontFamilies,
       })),
     );
   } catch (err) {

@@ -5,6 +5,7 @@ import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
+import { readFontFamilyNames } from "../render/fonts.ts";
 import { SNIFF_BYTES, type SniffResult, sniffType } from "./sniff.ts";
 import type { UploadType } from "./upload-type.ts";
 
@@ -51,6 +52,8 @@ export interface IngestedFile {
   name: string;
   /** Media facts for video, audio and image (image: width/height only); `null` for subtitles and fonts. */
   media: MediaInfo | null;
+  /** A font's family names as the renderer reads them (TTF/OTF name table); `null` for other types. */
+  fontFamilies: string[] | null;
   /** Storage key of the JPEG poster (`uploads/<id>/poster.jpg`) for video and image, else `null`. */
   posterKey: string | null;
 }
@@ -117,7 +120,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
 
-    const { type, mimeType, media, poster } = await analyse(store, key, name, sniffed, signal);
+    const { type, mimeType, media, poster, fontFamilies } = await analyse(store, key, name, sniffed, signal);
     let posterKey: string | null = null;
     if (poster) {
       posterKey = uploadPosterKey(id);
@@ -126,7 +129,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
         ...(signal ? { signal } : {}),
       });
     }
-    return { id, key, size, sha256, type, mimeType, name, media, posterKey };
+    return { id, key, size, sha256, type, mimeType, name, media, posterKey, fontFamilies };
   } catch (err) {
     // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
     if (!file.destroyed) file.destroy();
@@ -195,6 +198,26 @@ interface Analysis {
   mimeType: string;
   media: MediaInfo | null;
   poster: Buffer | null;
+  fontFamilies: string[] | null;
+}
+
+/** The most of a font file read for its family names, bytes (larger files get none). */
+const MAX_FONT_READ_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The family names of a stored font as the renderer reads them (`readFontFamilyNames`: TTF/OTF
+ * name table; empty for WOFF2 and unreadable files, which the renderer cannot use either).
+ */
+async function storedFontFamilies(store: BlobStore, key: string, signal: AbortSignal | undefined) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of await store.openRead(key)) {
+    signal?.throwIfAborted();
+    size += (chunk as Buffer).length;
+    if (size > MAX_FONT_READ_BYTES) return [];
+    chunks.push(chunk as Buffer);
+  }
+  return readFontFamilyNames(Buffer.concat(chunks));
 }
 
 /** Probes media types and renders their poster; subtitles and fonts pass as they are. */
@@ -206,7 +229,8 @@ async function analyse(
   signal: AbortSignal | undefined,
 ): Promise<Analysis> {
   if (sniffed.type === "subtitle" || sniffed.type === "font") {
-    return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null };
+    const fontFamilies = sniffed.type === "font" ? await storedFontFamilies(store, key, signal) : null;
+    return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null, fontFamilies };
   }
   // ffprobe/ffmpeg read the stored object in place: a local path, or (S3) a presigned URL
   // they fetch with range requests. No temp copy is made.
@@ -260,10 +284,10 @@ async function analyse(
           hasAudio: probe.hasAudio,
         };
 
-  if (type === "audio") return { type, mimeType, media, poster: null };
+  if (type === "audio") return { type, mimeType, media, poster: null, fontFamilies: null };
   try {
     const poster = await makePoster(input, { type, duration: media.duration, ...probeOpts });
-    return { type, mimeType, media, poster };
+    return { type, mimeType, media, poster, fontFamilies: null };
   } catch (err) {
     throw unreadable(err, name, type);
   }

@@ -99,7 +99,7 @@ export const RenderCreate = Type.Object(
       },
       {
         compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
-        merge: { firstName: "Ada", brand: "#e63946" },
+        merge: { firstName: "Ada", brand: "#e63946", video: "https://cdn.example.com/ada.mp4" },
         output: { format: "mp4" },
       },
     ],

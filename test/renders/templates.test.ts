@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderCsv } from "../../scripts/render-csv.ts";
 import { findRenderById } from "../../src/db/repositories/renders.ts";
 import { frameAt } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
@@ -11,6 +12,7 @@ import { client, download, onServer, tinyCanvas } from "./helpers.ts";
 let t: TestApp;
 let base: string;
 let api: ReturnType<typeof client>;
+let key: string;
 let dir: string;
 
 /** A template: background colour, title text, caption cue and a remote video URL are placeholders. */
@@ -79,7 +81,8 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-templates-"));
   t = await startTestApp({ worker: true });
   base = await t.listen();
-  api = client(base, (await t.createAccount()).key);
+  key = (await t.createAccount()).key;
+  api = client(base, key);
 });
 afterAll(async () => {
   await t?.close();
@@ -242,5 +245,56 @@ describe("composition templates", () => {
         message: 'no value for placeholder "video" (used at /composition/tracks/3/clips/0/asset/src)',
       },
     ]);
+  });
+
+  it("scripts/render-csv.ts renders one personalised file per CSV row; a bad row is refused, the others render", async () => {
+    const card = {
+      name: "card",
+      canvas: tinyCanvas(25),
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "color", color: "{{brand}}" } }] },
+        {
+          kind: "video",
+          clips: [
+            {
+              start: 0,
+              duration: 1,
+              asset: { type: "text", text: "Hi {{firstName}}", style: { family: "sans", size: 10 } },
+              transform: { x: 0.5, y: 0.9, width: 0.9, height: 0.15 },
+            },
+          ],
+        },
+      ],
+    };
+    const comp = await api.createComposition(card);
+    const csv = 'firstName,brand\n"Lovelace, Ada",#ff0000\nGrace,red\nKatherine,#0000ff\n';
+    const results = await renderCsv({
+      base,
+      key,
+      csv,
+      template: comp.id,
+      output: { format: "png" },
+      parallel: 2,
+    });
+    expect(results.map((r) => [r.row, r.status])).toEqual([
+      [1, "succeeded"],
+      [2, "refused"],
+      [3, "succeeded"],
+    ]);
+    expect(results[1]?.error).toBe("The composition filled with the merge values is invalid");
+    const frozen = await findRenderById(t.database.db, results[0]?.renderId as string);
+    expect(frozen?.composition.tracks[1]?.clips[0]?.asset).toMatchObject({ text: "Hi Lovelace, Ada" });
+    for (const [i, expected] of [
+      [0, [255, 0, 0]],
+      [2, [0, 0, 255]],
+    ] as const) {
+      const file = path.join(dir, `row-${i}.png`);
+      await download(onServer(base, results[i]?.url as string), file);
+      const pixel = (await frameAt(file, 0, 160, 90)).pixel(80, 30);
+      pixel.forEach((v, c) => expect(Math.abs(v - (expected[c] ?? 0))).toBeLessThan(40));
+    }
+    // Run again: the Idempotency-Keys return the same renders instead of starting new ones.
+    const again = await renderCsv({ base, key, csv, template: comp.id, output: { format: "png" } });
+    expect(again.map((r) => r.renderId)).toEqual(results.map((r) => r.renderId));
   });
 });

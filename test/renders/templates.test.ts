@@ -291,7 +291,7 @@ describe("composition templates", () => {
       const file = path.join(dir, `row-${i}.png`);
       await download(onServer(base, results[i]?.url as string), file);
       const pixel = (await frameAt(file, 0, 160, 90)).pixel(80, 30);
-      pixel.forEach((v, c) => expect(Math.abs(v - (expected[c] ?? 0))).toBeLessThan(40));
+      for (const [c, v] of pixel.entries()) expect(Math.abs(v - (expected[c] ?? 0))).toBeLessThan(40);
     }
     // Run again: the Idempotency-Keys return the same renders instead of starting new ones.
     const again = await renderCsv({ base, key, csv, template: comp.id, output: { format: "png" } });

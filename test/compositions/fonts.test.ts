@@ -97,7 +97,8 @@ describe("font families at write time", () => {
       .select()
       .from(uploads)
       .where(eq(uploads.id, font?.id as string));
-    expect(row?.fontFamilies).toContain("Brandy Sans");
+    expect(row?.fontFamilies).toEqual(["Brandy Sans"]);
+    expect(font).toMatchObject({ type: "font", media: null, fontFamilies: ["Brandy Sans"] });
 
     expect((await api.json("POST", "/api/compositions", textDoc("brandy sans"))).status).toBe(201);
     const foreign = await other.json("POST", "/api/compositions", textDoc("Brandy Sans"));

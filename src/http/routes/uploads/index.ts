@@ -49,6 +49,7 @@ export async function presentUpload(deps: Pick<UploadRouteDeps, "store" | "signe
     sha256: u.sha256,
     createdAt: u.createdAt.toISOString(),
     media: u.media ?? null,
+    fontFamilies: u.fontFamilies ?? null,
     origin: u.origin,
     generationId: u.generationId,
     posterUrl: poster?.url ?? null,

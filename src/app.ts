@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
@@ -164,6 +165,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
   const enqueue = createEnqueue(queue);
+  // Wake-ups from other processes (assistant run events, settled generations); closed last.
+  const notifications = await openNotifications(database, app.log as unknown as Logger);
+  app.addHook("onClose", () => notifications.close());
   registerRenderRoutes(app, {
     db,
     clock,
@@ -182,9 +186,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     generation: config.generation,
     enqueue,
     providers,
+    notifications,
   });
   const assistant = await createAssistant({
     database,
+    notifications,
     store,
     enqueue,
     clock,
@@ -194,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       generation: config.generation,
       enqueue,
       providers,
+      notifications,
       log: app.log as unknown as Logger,
     }),
     log: app.log as unknown as Logger,

@@ -1,7 +1,7 @@
 // Image generation round trip through the API against the fal queue stand-in: the time of
 // POST /api/v1/generate/image → 201 minus the stand-in's own time (submit received → COMPLETED
 // answered), per image, with the in-process worker. Also times storing one output alone
-// (ingest: sniff, store, ffprobe, poster) to show where the overhead goes.
+// (ingest: sniff, store, image size and poster) to show where the overhead goes.
 // Usage: node bench/generation/image-roundtrip.ts [--n 20]
 
 import { writeFile } from "node:fs/promises";
@@ -65,7 +65,7 @@ try {
     `overhead over the stand-in's own time: p50 ${pct(overheads, 0.5).toFixed(0)} ms, p95 ${pct(overheads, 0.95).toFixed(0)} ms (target < 150 ms: ${pct(overheads, 0.5) < 150 ? "met" : "NOT met"})`,
   );
   console.log(
-    `of which storing the output as an upload (sniff, store, ffprobe, poster): p50 ${pct(storeTimes, 0.5).toFixed(0)} ms`,
+    `of which storing the output as an upload (sniff, store, size, poster): p50 ${pct(storeTimes, 0.5).toFixed(0)} ms`,
   );
   console.log(`load average ${loadavg()[0]?.toFixed(1)}`);
 } finally {

@@ -17,7 +17,9 @@ export async function startQueue(database: Database): Promise<Queue> {
   // for up to ~70 s before its retry. Every 5 s bounds that to heartbeat (10 s) + 5 s + the
   // retry delay; the pass is a few indexed statements plus a stats aggregate of the small
   // job table, and one instance at a time runs it (pg-boss's own per-queue gate).
-  const supervision = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 };
+  // `useListenNotify`: one listening connection per process (PGlite: in-process), so a job
+  // sent by any process wakes idle workers at once (each queue has `notify` on).
+  const supervision = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, useListenNotify: true };
   let boss: PgBoss;
   if (database.driver === "postgres" && database.connectionString) {
     boss = new PgBoss({

@@ -51,7 +51,10 @@ export interface JobHandler<P extends object> {
   deadLetter?(data: P): Promise<void>;
   /** Jobs of this kind run at once in this process (default 1). */
   concurrency?: number;
-  /** Queue polling period, seconds (default 0.5). */
+  /**
+   * Queue polling period, seconds (default 0.5). Sends wake idle workers at once; polling is
+   * the backstop for jobs that become due later (retries after their delay) and lost wake-ups.
+   */
   pollingIntervalSeconds?: number;
 }
 
@@ -64,9 +67,14 @@ export type JobHandlers<Defs extends Record<string, JobDefinition<object>>> = {
 const NO_JOB = "00000000-0000-0000-0000-000000000000";
 
 /**
- * Creates (idempotently) the queue of each job kind and its dead-letter queue, then loads them
- * into pg-boss's queue cache: a send inside an application transaction then runs entirely on
- * that transaction (on PGlite, the only connection, a cache miss would wait for it forever).
+ * Creates (idempotently) the queue of each job kind and its dead-letter queue, applies the
+ * kind's current policy to a queue an older version created, then loads them into pg-boss's
+ * queue cache: a send inside an application transaction then runs entirely on that transaction
+ * (on PGlite, the only connection, a cache miss would wait for it forever).
+ *
+ * Every queue has pg-boss's `notify` on: sending a job issues a `NOTIFY` in the sender's
+ * transaction, which wakes idle workers of the queue in every process at commit (when the
+ * instance listens, see `startQueue`), instead of at their next poll.
  */
 export async function createJobQueues(
   boss: PgBoss,
@@ -76,13 +84,16 @@ export async function createJobQueues(
     const dead = deadLetterQueue(def);
     if (dead) await boss.createQueue(dead);
     const { retryLimit, retryDelay, heartbeatSeconds, expireInSeconds } = def.policy;
-    await boss.createQueue(def.name, {
+    const options = {
       retryLimit,
       retryDelay,
+      notify: true,
       ...(heartbeatSeconds !== undefined ? { heartbeatSeconds } : {}),
       ...(expireInSeconds !== undefined ? { expireInSeconds } : {}),
       ...(dead ? { deadLetter: dead } : {}),
-    });
+    };
+    await boss.createQueue(def.name, options);
+    await boss.updateQueue(def.name, options);
     await boss.findJobs(def.name, { id: NO_JOB });
   }
 }
@@ -126,12 +137,14 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
   for (const kind of Object.keys(defs) as (keyof Defs & string)[]) {
     const def = defs[kind] as JobDefinition<object>;
     const handler = handlers[kind] as JobHandler<object>;
+    const polling = handler.pollingIntervalSeconds ?? 0.5;
     await boss.work<object>(
       def.name,
       {
         batchSize: 1,
         localConcurrency: handler.concurrency ?? 1,
-        pollingIntervalSeconds: handler.pollingIntervalSeconds ?? 0.5,
+        pollingIntervalSeconds: polling,
+        notifyPollingIntervalSeconds: polling,
       },
       async ([job]: Job<object>[]) => {
         if (job) await handler.run(job.data, { id: job.id, retryCount: job.retryCount });

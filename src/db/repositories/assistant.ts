@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import { type Db, rowsOf } from "../client.ts";
+import { CHANNELS } from "../notifications.ts";
 import {
   type AssistantModelInfo,
   assistantEdits,
@@ -22,7 +23,7 @@ export type RunEventRow = { seq: number; type: string; data: Record<string, unkn
 export type EditRow = typeof assistantEdits.$inferSelect;
 
 /** PostgreSQL channel that carries `<runId>` after every stored run event. */
-export const RUN_EVENTS_CHANNEL = "assistant_run_events";
+export const RUN_EVENTS_CHANNEL = CHANNELS.runEvents;
 
 /** Inserts a session. */
 export async function insertSession(

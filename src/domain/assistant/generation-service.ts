@@ -4,6 +4,7 @@
  * queue, the same outputs as `POST /api/v1/generate/*`) and wait for them.
  */
 import type { Logger } from "pino";
+import type { Notifications } from "../../db/notifications.ts";
 import { findGenerationById, outputsOf } from "../../db/repositories/generations.ts";
 import { findUser } from "../../db/repositories/users.ts";
 import {
@@ -32,7 +33,7 @@ const PROGRESS_EVERY_MS = 1000;
  *   queue unavailable 503).
  */
 export function createGenerationService(
-  deps: CreateGenerationDeps & { providers: ProviderSet; log: Logger },
+  deps: CreateGenerationDeps & { providers: ProviderSet; notifications: Notifications; log: Logger },
 ): GenerationService {
   return {
     async start(input) {
@@ -56,7 +57,7 @@ export function createGenerationService(
       try {
         for (;;) {
           signal.throwIfAborted();
-          const row = await waitForSettled(deps.db, generationId, { timeoutMs: PROGRESS_EVERY_MS });
+          const row = await waitForSettled(deps, generationId, { timeoutMs: PROGRESS_EVERY_MS });
           if (!row) throw new ToolError("not_found", `Generation ${generationId} is gone`);
           if (row.status === "succeeded") {
             const outputs = (await outputsOf(deps.db, [generationId])).get(generationId) ?? [];

@@ -4,6 +4,7 @@ import type { LanguageModel } from "ai";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Database } from "../../db/client.ts";
+import type { Notifications } from "../../db/notifications.ts";
 import {
   findRunByIdempotencyKey,
   findRunningRun,
@@ -21,7 +22,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
-import { openRunEventBus, type RunEventBus, tailRunEvents } from "./run-events.ts";
+import { tailRunEvents } from "./run-events.ts";
 import type { GenerationService } from "./tool-context.ts";
 
 /** Timings of the orchestrator (all milliseconds) and the run limits. */
@@ -52,6 +53,8 @@ export const DEFAULT_ASSISTANT_OPTIONS: AssistantOptions = {
 /** What the assistant needs from the process. */
 export interface AssistantDeps {
   database: Database;
+  /** The process's database notifications (run-event wake-ups). */
+  notifications: Notifications;
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
@@ -103,7 +106,6 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
   const { database, clock, log } = deps;
   const db = database.db;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
-  const bus: RunEventBus = await openRunEventBus(database, log);
   const active = new Map<string, { abort: AbortController; done: Promise<void> }>();
   const closing = new AbortController();
   const info = (): AssistantModelInfo =>
@@ -183,7 +185,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
     },
     events(runId, afterSeq, signal) {
       return tailRunEvents(
-        { database, bus, pollMs: options.pollMs },
+        { database, notifications: deps.notifications, pollMs: options.pollMs },
         runId,
         afterSeq,
         AbortSignal.any([signal, closing.signal]),
@@ -202,7 +204,6 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
       // The streams served here have sent those runs' terminal events; end the others (their
       // clients resume elsewhere with Last-Event-ID).
       closing.abort();
-      await bus.close();
     },
   };
 }

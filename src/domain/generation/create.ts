@@ -210,7 +210,7 @@ export async function cancelGeneration(
   if (!result) throw notFound(`Generation ${id}`);
   const { row, changed } = result;
   if (changed) {
-    announceSettled(row.id);
+    await announceSettled(deps.db, row.id);
     const provider = deps.providers[row.model.provider];
     if (row.vendorRequestId && provider) {
       await provider

@@ -100,20 +100,26 @@ export async function runGenerationPipeline(
       ctx.log.info({ requestId }, "generation resumed: polling the earlier vendor request");
     }
     const ref: VendorRef = { model: generation.model.id, requestId };
-    ctx.progress(0.05);
-    await waitCompleted(deps, generation, ref, ctx);
+    try {
+      ctx.progress(0.05);
+      await waitCompleted(deps, generation, ref, ctx);
 
-    const outDir = path.join(workDir, "out");
-    await mkdir(outDir, { recursive: true });
-    const files = await provider.result(ref, {
-      signal,
-      dir: outDir,
-      onProgress: (r) => ctx.progress(0.1 + 0.8 * r),
-    });
-    signal.throwIfAborted();
-    const outputs = await deps.storeOutputs(generation, files);
-    await provider.release?.(ref).catch(() => {});
-    return { outputs };
+      const outDir = path.join(workDir, "out");
+      await mkdir(outDir, { recursive: true });
+      const files = await provider.result(ref, {
+        signal,
+        dir: outDir,
+        onProgress: (r) => ctx.progress(0.1 + 0.8 * r),
+      });
+      signal.throwIfAborted();
+      const outputs = await deps.storeOutputs(generation, files);
+      await provider.release?.(ref).catch(() => {});
+      return { outputs };
+    } catch (err) {
+      // A failure no retry can mend ends the generation: the request is not needed any more.
+      if (err instanceof GenerationError && !err.retryable) await provider.release?.(ref).catch(() => {});
+      throw err;
+    }
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => {});
   }

@@ -1,43 +1,54 @@
-import { EventEmitter } from "node:events";
 import type { Db } from "../../db/client.ts";
+import { CHANNELS, type Notifications, notify } from "../../db/notifications.ts";
 import {
   findGenerationById,
   GENERATION_TERMINAL,
   type GenerationRow,
 } from "../../db/repositories/generations.ts";
 
-const events = new EventEmitter();
-events.setMaxListeners(0);
-
-/** Tells waiters in this process that generation `id` reached a terminal status. */
-export function announceSettled(id: string): void {
-  events.emit(id);
+/**
+ * Tells waiters in every process that generation `id` reached a terminal status (a database
+ * notification on {@link CHANNELS.generationSettled}). Call after the terminal write.
+ */
+export async function announceSettled(db: Db, id: string): Promise<void> {
+  await notify(db, CHANNELS.generationSettled, id);
 }
 
 /**
  * Waits until generation `id` is terminal or `timeoutMs` passed; returns the row as last read.
- * Wakes at once when this process settles it ({@link announceSettled}), and otherwise re-reads
- * the row every `pollMs` (a worker in another process).
+ * Wakes at once when any process settles it ({@link announceSettled}), and otherwise re-reads
+ * the row every `pollMs` (a lost notification).
  */
 export async function waitForSettled(
-  db: Db,
+  deps: { db: Db; notifications: Notifications },
   id: string,
   opts: { timeoutMs: number; pollMs?: number },
 ): Promise<GenerationRow | null> {
   const deadline = Date.now() + opts.timeoutMs;
-  const pollMs = opts.pollMs ?? 250;
-  for (;;) {
-    const row = await findGenerationById(db, id);
-    const left = deadline - Date.now();
-    if (!row || GENERATION_TERMINAL.includes(row.status) || left <= 0) return row;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        events.off(id, done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(pollMs, left));
-      events.on(id, done);
-    });
+  const pollMs = opts.pollMs ?? 1000;
+  let settled = false;
+  let wake: (() => void) | null = null;
+  const unsubscribe = deps.notifications.subscribe(CHANNELS.generationSettled, id, () => {
+    settled = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      settled = false;
+      const row = await findGenerationById(deps.db, id);
+      const left = deadline - Date.now();
+      if (!row || GENERATION_TERMINAL.includes(row.status) || left <= 0) return row;
+      if (settled) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(pollMs, left));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  } finally {
+    unsubscribe();
   }
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -141,7 +141,41 @@ describe("ingestFile (local disk)", () => {
       audioCodec: null,
       hasAudio: false,
     });
-    expect(dimensions(store.localPath(r.posterKey as string))).toBe("640x426");
+    // Common still formats are decoded in-process (libvips): the poster keeps the exact aspect.
+    expect(dimensions(store.localPath(r.posterKey as string))).toBe("640x427");
+  });
+
+  it("reads stills that libvips does not decode (BMP) with ffprobe and ffmpeg", async () => {
+    const bmp = path.join(dir, "still.bmp");
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=300x200",
+      "-frames:v",
+      "1",
+      bmp,
+    ]);
+    const r = await ingest(bmp, "still.bmp");
+    expect(r).toMatchObject({ type: "image", mimeType: "image/bmp" });
+    expect(r.media).toMatchObject({ width: 300, height: 200 });
+    expect(dimensions(store.localPath(r.posterKey as string))).toBe("300x200");
+  });
+
+  it("refuses a PNG whose picture data is damaged with 400, keeping nothing", async () => {
+    const png = await readFile(fx.png);
+    // The header (and so the size) is intact; the compressed picture data is cut short.
+    const damaged = path.join(dir, "damaged.png");
+    await writeFile(damaged, png.subarray(0, Math.floor(png.length / 2)));
+    await expectAppError(
+      ingest(damaged, "damaged.png"),
+      400,
+      /^File "damaged\.png" could not be read as image/,
+    );
+    expect(await storedFiles()).toEqual([]);
   });
 
   it.each([
@@ -339,6 +373,13 @@ describe("ingestFile (S3, probing through a presigned URL)", () => {
     expect(r.media).toMatchObject({ width: 1080, height: 1920 });
     expect(r.sha256).toBe(await sha256(fx.rotatedVideo));
     expect(await s3store.stat(r.key)).toMatchObject({ size: r.size, contentType: "video/mp4" });
+    expect(await s3store.stat(r.posterKey as string)).toMatchObject({ contentType: "image/jpeg" });
+    await s3store.deletePrefix(`uploads/${r.id}/`);
+  });
+
+  it("reads a still's size and poster from the object's bytes", async () => {
+    const r = await ingestFile({ store: s3store, file: createReadStream(fx.png), filename: "still.png" });
+    expect(r.media).toMatchObject({ width: 1200, height: 800 });
     expect(await s3store.stat(r.posterKey as string)).toMatchObject({ contentType: "image/jpeg" });
     await s3store.deletePrefix(`uploads/${r.id}/`);
   });

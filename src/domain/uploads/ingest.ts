@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { IN_PROCESS_IMAGE_TYPES, readImage } from "../../media/image.ts";
 import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
@@ -120,7 +121,14 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
 
-    const { type, mimeType, media, poster, fontFamilies } = await analyse(store, key, name, sniffed, signal);
+    const { type, mimeType, media, poster, fontFamilies } = await analyse(
+      store,
+      key,
+      size,
+      name,
+      sniffed,
+      signal,
+    );
     let posterKey: string | null = null;
     if (poster) {
       posterKey = uploadPosterKey(id);
@@ -204,33 +212,58 @@ interface Analysis {
 /** The most of a font file read for its family names, bytes (larger files get none). */
 const MAX_FONT_READ_BYTES = 64 * 1024 * 1024;
 
-/**
- * The family names of a stored font as the renderer reads them (`readFontFamilyNames`: TTF/OTF
- * name table; empty for WOFF2 and unreadable files, which the renderer cannot use either).
- */
-async function storedFontFamilies(store: BlobStore, key: string, signal: AbortSignal | undefined) {
+/** Stills up to this size, bytes, are read into memory for in-process decoding when the store is remote. */
+const IN_PROCESS_IMAGE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The whole object as one buffer. */
+async function readAll(store: BlobStore, key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of await store.openRead(key)) {
-    signal?.throwIfAborted();
-    size += (chunk as Buffer).length;
-    if (size > MAX_FONT_READ_BYTES) return [];
-    chunks.push(chunk as Buffer);
-  }
-  return readFontFamilyNames(Buffer.concat(chunks));
+  for await (const chunk of await store.openRead(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
-/** Probes media types and renders their poster; subtitles and fonts pass as they are. */
+/**
+ * Probes media types and renders their poster; subtitles and fonts pass as they are. Common
+ * still formats are decoded in-process (libvips); everything else goes through ffprobe and ffmpeg.
+ */
 async function analyse(
   store: BlobStore,
   key: string,
+  size: number,
   name: string,
   sniffed: SniffResult,
   signal: AbortSignal | undefined,
 ): Promise<Analysis> {
   if (sniffed.type === "subtitle" || sniffed.type === "font") {
-    const fontFamilies = sniffed.type === "font" ? await storedFontFamilies(store, key, signal) : null;
+    // A font's family names as the renderer reads them (TTF/OTF name table; none for WOFF2).
+    const fontFamilies =
+      sniffed.type !== "font"
+        ? null
+        : size <= MAX_FONT_READ_BYTES
+          ? readFontFamilyNames(await readAll(store, key))
+          : [];
     return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null, fontFamilies };
+  }
+  if (sniffed.type === "image" && IN_PROCESS_IMAGE_TYPES.has(sniffed.mimeType)) {
+    const local =
+      store.localPath(key) ?? (size <= IN_PROCESS_IMAGE_MAX_BYTES ? await readAll(store, key) : null);
+    if (local !== null) {
+      try {
+        const image = await readImage(local);
+        const media: MediaInfo = {
+          duration: null,
+          width: image.width,
+          height: image.height,
+          fps: null,
+          videoCodec: null,
+          audioCodec: null,
+          hasAudio: false,
+        };
+        return { type: "image", mimeType: sniffed.mimeType, media, poster: image.poster, fontFamilies: null };
+      } catch (err) {
+        throw unreadable(err, name, "image");
+      }
+    }
   }
   // ffprobe/ffmpeg read the stored object in place: a local path, or (S3) a presigned URL
   // they fetch with range requests. No temp copy is made.

@@ -39,7 +39,7 @@ export interface GenerationOutput {
  * The generations table as a {@link ResourceLifecycle}. A generation has no `cancelling` state:
  * `DELETE` makes it `cancelled` at once (and cancels the vendor request), so a running attempt
  * reads `cancelled` as "being cancelled" and its final `cancelled` write is already done. Every
- * final write wakes the API's waiters in this process (`announceSettled`).
+ * final write wakes the API's waiters in every process (`announceSettled`).
  */
 export function generationLifecycle(deps: {
   db: Db;
@@ -67,7 +67,7 @@ export function generationLifecycle(deps: {
     async finish(id, attempt, end, progress) {
       if (end.status === "cancelled") {
         const ok = (await readControl(id, attempt)) === "cancelling";
-        if (ok) announceSettled(id);
+        if (ok) await announceSettled(db, id);
         return ok;
       }
       const ok = await updateGenerationFenced(db, {
@@ -90,7 +90,7 @@ export function generationLifecycle(deps: {
                 finishedAt: clock.now(),
               },
       });
-      if (ok) announceSettled(id);
+      if (ok) await announceSettled(db, id);
       return ok;
     },
     async abandon(id, error) {
@@ -100,7 +100,7 @@ export function generationLifecycle(deps: {
         error: { code: error.code, message: error.message },
         now: clock.now(),
       });
-      if (ok) announceSettled(id);
+      if (ok) await announceSettled(db, id);
       return ok;
     },
     async discardOutput(_id, output) {
@@ -179,7 +179,7 @@ export function generationJobHandler(opts: {
         },
         now: pipeline.clock.now(),
       });
-      if (ok) announceSettled(data.generationId);
+      if (ok) await announceSettled(pipeline.db, data.generationId);
     },
   };
 }

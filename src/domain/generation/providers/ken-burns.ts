@@ -3,7 +3,9 @@ import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
+import { axisTaps } from "./axis-taps.ts";
 import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
+import { resamplerModule } from "./resample-simd.ts";
 
 /** The part of the prepared still one output frame shows, in source pixels (sub-pixel floats). */
 export interface KenBurnsWindow {
@@ -49,26 +51,6 @@ export function kenBurnsWindow(
   return { left: cx - width / 2, top: cy - height / 2, width, height };
 }
 
-/** Sampling positions of one axis: source index and 8-bit fraction of every output pixel. */
-function axisTaps(
-  outSize: number,
-  start: number,
-  span: number,
-  srcSize: number,
-): { i: Int32Array; f: Int32Array } {
-  const i = new Int32Array(outSize);
-  const f = new Int32Array(outSize);
-  const step = span / outSize;
-  for (let x = 0; x < outSize; x++) {
-    // Pixel centres map to pixel centres (the convention of swscale and most resamplers).
-    const s = Math.min(srcSize - 1, Math.max(0, start + (x + 0.5) * step - 0.5));
-    const base = Math.min(srcSize - 2, Math.floor(s));
-    i[x] = base;
-    f[x] = Math.round((s - base) * 256);
-  }
-  return { i, f };
-}
-
 /**
  * Bilinear resampling of one 8-bit plane: the window (`left`, `top`, `width`, `height`, source
  * pixels) of `src` (`srcW`×`srcH`) into `dst` (`dstW`×`dstH`), fixed-point with 1/256 pixel steps.
@@ -82,14 +64,14 @@ export function resamplePlane(
   dstW: number,
   dstH: number,
 ): void {
-  const xs = axisTaps(dstW, win.left, win.width, srcW);
-  const ys = axisTaps(dstH, win.top, win.height, srcH);
+  const xs = axisTaps(dstW, win.left, win.width, srcW, 256, 256);
+  const ys = axisTaps(dstH, win.top, win.height, srcH, 256, 256);
   const xi = xs.i;
-  const xf = xs.f;
+  const xf = xs.w;
   for (let y = 0; y < dstH; y++) {
     const r0 = (ys.i[y] as number) * srcW;
     const r1 = r0 + srcW;
-    const fy = ys.f[y] as number;
+    const fy = ys.w[y] as number;
     const out = y * dstW;
     for (let x = 0; x < dstW; x++) {
       const c = xi[x] as number;
@@ -145,7 +127,9 @@ export interface RenderKenBurnsOptions {
  * 2. every frame is resampled from that buffer with bilinear weights at sub-pixel positions
  *    ({@link kenBurnsWindow}, eased by frame index), so zoom and drift advance smoothly instead of
  *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma; worker
- *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots;
+ *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots, with
+ *    the WebAssembly SIMD resampler (`resample-simd.ts`) where the runtime has it, else
+ *    {@link resamplePlane};
  * 3. frames stream in order as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
  *
  * @throws FfmpegError `FFMPEG_FAILED` when either ffmpeg fails (stderr tail in the message),
@@ -221,6 +205,7 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
   new Uint8Array(sharedStill).set(still);
   const sharedFrames = new SharedArrayBuffer(frameSize * slots);
   const data: KenBurnsThreadData = {
+    wasm: await resamplerModule(),
     still: sharedStill,
     frames: sharedFrames,
     srcW,

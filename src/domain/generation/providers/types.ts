@@ -69,7 +69,7 @@ export interface GenerationProvider {
   ): Promise<ProviderOutput[]>;
   /** Cancels the request at the vendor (best effort; resolves when the vendor has answered). */
   cancel(ref: VendorRef): Promise<void>;
-  /** Frees what the provider keeps for a request once its outputs are stored (optional). */
+  /** Frees what the provider keeps for a request once it has ended: outputs stored, or failed for good (optional). */
   release?(ref: VendorRef): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { GenerationConfig } from "../../../config.ts";
 import type { Db } from "../../../db/client.ts";
+import type { Notifications } from "../../../db/notifications.ts";
 import {
   findGeneration,
   GENERATION_TERMINAL,
@@ -42,6 +43,8 @@ export interface GenerationRouteDeps {
   generation: GenerationConfig;
   enqueue: Enqueue;
   providers: ProviderSet;
+  /** Wakes a waiting `POST /generate/image` when a worker in any process settles it. */
+  notifications: Notifications;
 }
 
 /** Seconds a client should wait before polling a generation again. */
@@ -100,7 +103,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
         request.body as ImageGenerationInput,
       );
       const row =
-        (await waitForSettled(deps.db, created.id, { timeoutMs: deps.generation.imageWaitSec * 1000 })) ??
+        (await waitForSettled(deps, created.id, { timeoutMs: deps.generation.imageWaitSec * 1000 })) ??
         created;
       const done = GENERATION_TERMINAL.includes(row.status);
       reply.header("Location", `/api/v1/generations/${row.id}`);

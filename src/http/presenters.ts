@@ -90,6 +90,7 @@ export async function presentUpload(deps: SigningDeps, u: UploadRow) {
     sha256: u.sha256,
     createdAt: u.createdAt.toISOString(),
     media: u.media ?? null,
+    fontFamilies: u.fontFamilies ?? null,
     origin: u.origin,
     generationId: u.generationId,
     posterUrl: poster?.url ?? null,
@@ -99,13 +100,11 @@ export async function presentUpload(deps: SigningDeps, u: UploadRow) {
 /** Render row → Render resource, with freshly signed output/poster URLs. */
 export async function presentRender(deps: SigningDeps, r: RenderRow) {
   let output = null;
-  const stored = r.output as { key?: string; posterKey?: string; [k: string]: unknown } | null;
-  if (stored?.key) {
-    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = stored;
-    const format = String(facts.format ?? "bin");
-    const filename = `${r.id}.${format}`;
+  if (r.output) {
+    const { key, posterKey, url: _u, expiresAt: _e, ...facts } = r.output;
+    const filename = `${r.id}.${facts.format}`;
     // Signed with the content type: local storage serves what the URL says (else octet-stream).
-    const contentType = FORMAT_MIME[format as OutputFormat] ?? "application/octet-stream";
+    const contentType = FORMAT_MIME[facts.format];
     const signed = await deps.store.signedUrl(key, {
       expiresInSec: deps.signedUrlTtlSec,
       filename,

@@ -6,8 +6,9 @@ import { expect } from "vitest";
 /** The Render resource as the API returns it (the fields these tests read). */
 export interface RenderBody {
   id: string;
-  compositionId: string;
-  compositionVersion: number;
+  /** Null for an inline composition. */
+  compositionId: string | null;
+  compositionVersion: number | null;
   status: string;
   progress: { ratio: number; phase: string; speed?: number; etaSeconds?: number; updatedAt: string };
   attempt: number;

@@ -33,9 +33,9 @@ describe("render work-directory sweep", () => {
         userId,
         compositionId: newId("cmp"),
         compositionVersion: 1,
-        composition: {},
-        options: {},
-        progress: { ratio: 0 },
+        composition: { canvas: { width: 16, height: 16, fps: 25, background: "#000000" }, tracks: [] },
+        options: { format: "mp4" },
+        progress: { ratio: 0, phase: "queued", updatedAt: new Date().toISOString() },
         status,
         attempt,
       });

@@ -135,6 +135,7 @@ describe("POST /api/v1/uploads", () => {
       type: "subtitle",
       mimeType: "application/x-subrip",
       media: null,
+      fontFamilies: null,
       posterUrl: null,
     });
 

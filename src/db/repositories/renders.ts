@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { RenderErrorJson } from "../../domain/render/types.ts";
 import type { Db } from "../client.ts";
 import { type RenderStatus, renders } from "../schema/renders.ts";
 
@@ -172,7 +173,7 @@ export async function requestRenderCancel(
  */
 export async function failRenderUnfenced(
   db: Db,
-  input: { id: string; error: Record<string, unknown> | null; now: Date },
+  input: { id: string; error: RenderErrorJson | null; now: Date },
 ): Promise<boolean> {
   const rows = await db
     .update(renders)

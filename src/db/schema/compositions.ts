@@ -1,14 +1,13 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { Timeline } from "../../domain/composition/schema.ts";
 import { projects } from "./projects.ts";
 import { users } from "./users.ts";
 
-/** The timeline document of a composition: everything but the row's own columns. */
-export interface CompositionDocument {
-  canvas: Record<string, unknown>;
-  tracks: unknown[];
-  markers?: unknown[];
-  metadata?: Record<string, unknown>;
-}
+/**
+ * The timeline document of a composition: everything but the row's own columns (canvas, tracks,
+ * markers, metadata), normalised (every id present, clips sorted) and validated before it is stored.
+ */
+export type CompositionDocument = Timeline;
 
 /** Compositions (docs/composition.md). `version` increments on every write (optimistic concurrency). */
 export const compositions = pgTable(

@@ -1,4 +1,12 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { FrozenComposition } from "../../domain/composition/schema.ts";
+import type {
+  RenderErrorJson,
+  RenderOutput,
+  RenderOutputOptions,
+  RenderProgress,
+  RenderWarning,
+} from "../../domain/render/types.ts";
 import { users } from "./users.ts";
 
 /** Render job statuses (docs/composition.md, The render resource). */
@@ -19,6 +27,8 @@ export type RenderStatus = (typeof RENDER_STATUSES)[number];
  * Render jobs: the source of truth for a render's state (pg-boss only carries the work).
  * Every status write is fenced by `attempt`, so a lost worker cannot overwrite a newer attempt.
  * `composition_id` has no foreign key: a render keeps its frozen copy when the composition goes.
+ * An inline render (a composition sent with the render request) has no `composition_id` and no
+ * `composition_version`.
  */
 export const renders = pgTable(
   "renders",
@@ -27,18 +37,23 @@ export const renders = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    compositionId: text("composition_id").notNull(),
-    compositionVersion: integer("composition_version").notNull(),
-    /** The frozen composition (full resource as of `composition_version`). */
-    composition: jsonb("composition").$type<Record<string, unknown>>().notNull(),
-    /** Output options as requested (format, size, quality, range, frameAt). */
-    options: jsonb("options").$type<Record<string, unknown>>().notNull(),
+    /** The stored composition rendered; null for an inline render. */
+    compositionId: text("composition_id"),
+    /** Its version when the render started; null for an inline render. */
+    compositionVersion: integer("composition_version"),
+    /**
+     * The frozen composition: the full resource as of `composition_version` (or the normalised
+     * inline document), with any template placeholders filled. What the worker renders.
+     */
+    composition: jsonb("composition").$type<FrozenComposition>().notNull(),
+    /** Output options with defaults applied (format, size, quality, range, frameAt). */
+    options: jsonb("options").$type<RenderOutputOptions>().notNull(),
     status: text("status").$type<RenderStatus>().notNull().default("queued"),
-    progress: jsonb("progress").$type<Record<string, unknown>>().notNull(),
+    progress: jsonb("progress").$type<RenderProgress>().notNull(),
     attempt: integer("attempt").notNull().default(0),
-    output: jsonb("output").$type<Record<string, unknown> | null>(),
-    error: jsonb("error").$type<Record<string, unknown> | null>(),
-    warnings: jsonb("warnings").$type<Record<string, unknown>[]>().notNull().default([]),
+    output: jsonb("output").$type<RenderOutput | null>(),
+    error: jsonb("error").$type<RenderErrorJson | null>(),
+    warnings: jsonb("warnings").$type<RenderWarning[]>().notNull().default([]),
     idempotencyKey: text("idempotency_key"),
     requestHash: text("request_hash"),
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true, mode: "date" }),

@@ -1,4 +1,5 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { UploadType } from "../../domain/uploads/upload-type.ts";
 import type { MediaInfo } from "../../media/probe.ts";
 import { generations } from "./generations.ts";
 import { projects } from "./projects.ts";
@@ -16,7 +17,7 @@ export const uploads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
-    type: text("type").$type<"video" | "audio" | "image" | "subtitle" | "font">().notNull(),
+    type: text("type").$type<UploadType>().notNull(),
     mimeType: text("mime_type").notNull(),
     /** The client's filename, metadata only. */
     name: text("name").notNull(),
@@ -25,6 +26,11 @@ export const uploads = pgTable(
     storageKey: text("storage_key").notNull(),
     posterKey: text("poster_key"),
     media: jsonb("media").$type<UploadMedia | null>(),
+    /**
+     * A font's family names, read from its name table when it was uploaded (what the renderer
+     * matches text styles against); null for other types and for fonts stored before this column.
+     */
+    fontFamilies: jsonb("font_families").$type<string[] | null>(),
     /** `upload` (sent by the client) or `generated` (an output of generation `generation_id`). */
     origin: text("origin").$type<"upload" | "generated">().notNull().default("upload"),
     generationId: text("generation_id").references(() => generations.id, { onDelete: "set null" }),

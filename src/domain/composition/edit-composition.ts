@@ -7,8 +7,9 @@ import {
   updateCompositionIfVersion,
 } from "../../db/repositories/compositions.ts";
 import { findProject } from "../../db/repositories/projects.ts";
-import { findUploadsByIds } from "../../db/repositories/uploads.ts";
+import { findUploadsByIds, listUploadsPage } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { MAX_UPLOADED_FONTS } from "../render/fonts.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
@@ -19,8 +20,6 @@ export interface EditContext {
   db: Db;
   userId: string;
   now: Date;
-  /** Text/caption families that resolve (bundled + the caller's uploaded fonts); omitted = not checked. */
-  knownFontFamilies?: readonly string[];
   /** Render cost limits the composition must keep to; omitted = not checked here (render start checks). */
   limits?: RenderLimits;
 }
@@ -35,24 +34,44 @@ export function toCompositionResource(row: CompositionRow): Composition {
     version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
-    ...(row.document as unknown as Pick<Composition, "canvas" | "tracks" | "markers" | "metadata">),
+    ...row.document,
   };
 }
 
 /**
- * Validates a write body (structure, ranges, overlaps, upload references of the caller,
- * project ownership) and returns the normalised fields to store.
- * @throws AppError 400 with every problem as a JSON Pointer detail; 404 for a foreign project.
+ * Validates a composition document for the caller as every write does (structure, ranges,
+ * overlaps, upload references of the caller, the render cost limits of `ctx`); paths of the
+ * details point into `doc`. Used by writes and by renders of an inline or merged composition.
+ * @throws AppError 400 with every problem as a JSON Pointer detail.
  */
-async function prepareWrite(ctx: EditContext, body: unknown) {
-  await validateComposition(body, {
+export async function validateCompositionFor(ctx: EditContext, doc: unknown): Promise<void> {
+  await validateComposition(doc, {
     lookupUpload: async (ids) => {
       const rows = await findUploadsByIds(ctx.db, ctx.userId, ids);
       return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
     },
-    ...(ctx.knownFontFamilies ? { knownFontFamilies: ctx.knownFontFamilies } : {}),
+    lookupFontFamilies: async () => {
+      const { rows } = await listUploadsPage(ctx.db, {
+        userId: ctx.userId,
+        type: "font",
+        limit: MAX_UPLOADED_FONTS,
+        afterId: undefined,
+      });
+      // Fonts stored before their families were recorded: unknown until a render reads them.
+      if (rows.some((f) => f.fontFamilies === null)) return null;
+      return rows.flatMap((f) => f.fontFamilies ?? []);
+    },
     ...(ctx.limits ? { limits: ctx.limits } : {}),
   });
+}
+
+/**
+ * Validates a write body ({@link validateCompositionFor}, then project ownership) and returns
+ * the normalised fields to store (ids assigned, clips sorted).
+ * @throws AppError 400 with every problem as a JSON Pointer detail; 404 for a foreign project.
+ */
+export async function prepareCompositionWrite(ctx: EditContext, body: unknown) {
+  await validateCompositionFor(ctx, body);
   const doc = normalizeComposition(body as CompositionWrite);
   if (doc.projectId && !(await findProject(ctx.db, ctx.userId, doc.projectId))) {
     throw notFound(`Project ${doc.projectId}`);
@@ -63,7 +82,7 @@ async function prepareWrite(ctx: EditContext, body: unknown) {
 
 /** Creates a composition at version 1 from a write body. */
 export async function createComposition(ctx: EditContext, body: CompositionWrite): Promise<CompositionRow> {
-  const fields = await prepareWrite(ctx, body);
+  const fields = await prepareCompositionWrite(ctx, body);
   return insertComposition(ctx.db, ctx.userId, fields);
 }
 
@@ -83,7 +102,7 @@ async function saveIfVersion(
   baseVersion: number,
   body: unknown,
 ): Promise<CompositionRow> {
-  const fields = await prepareWrite(ctx, body);
+  const fields = await prepareCompositionWrite(ctx, body);
   const saved = await updateCompositionIfVersion(ctx.db, {
     userId: ctx.userId,
     id,

@@ -4,7 +4,6 @@ export * from "./schema.ts";
 export {
   type LookupUpload,
   type UploadInfo,
-  type UploadType,
   type ValidateOptions,
   validateComposition,
 } from "./validate.ts";

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from "typebox";
+import { WHOLE_PLACEHOLDER_PATTERN } from "./template.ts";
 
 /**
  * TypeBox schemas of the Composition format (docs/composition.md, `schemaVersion: 1`).
@@ -49,10 +50,13 @@ export const FIT_MODES = ["cover", "contain", "fill", "none"] as const;
 const literals = <const T extends string[]>(values: readonly [...T], description?: string) =>
   Type.Enum<T>(values, description ? { description } : {});
 
-/** `#rrggbb` or `#rrggbbaa` (alpha last, `ff` opaque). */
+/**
+ * `#rrggbb` or `#rrggbbaa` (alpha last, `ff` opaque); in a template, one whole placeholder
+ * (`{{brand}}`) filled when rendering.
+ */
 export const HexColor = Type.String({
-  pattern: "^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$",
-  description: "#rrggbb or #rrggbbaa",
+  pattern: `^(#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?|${WHOLE_PLACEHOLDER_PATTERN})$`,
+  description: "#rrggbb or #rrggbbaa (or, in a template, one whole {{placeholder}})",
   examples: ["#000000"],
 });
 
@@ -110,7 +114,14 @@ export const MediaAssetSchema = Type.Object(
   {
     type: literals(["video", "image", "audio"]),
     uploadId: Type.Optional(Type.String({ minLength: 1 })),
-    src: Type.Optional(Type.String({ pattern: "^https://", maxLength: 4096 })),
+    src: Type.Optional(
+      Type.String({
+        pattern: `^(https://|${WHOLE_PLACEHOLDER_PATTERN}$)`,
+        maxLength: 4096,
+        description:
+          "An https URL (it may contain {{placeholders}}), or, in a template, one whole {{placeholder}}",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -364,3 +375,8 @@ export type Composition = Static<typeof CompositionSchema>;
  */
 export type Timeline = Pick<Composition, "canvas" | "tracks"> &
   Partial<Pick<Composition, "markers" | "metadata">>;
+/**
+ * The copy of a composition a render keeps and renders: the stored resource as of the render, or
+ * an inline composition normalised (its name and projectId, no id or version); placeholders filled.
+ */
+export type FrozenComposition = Timeline & Partial<Omit<Composition, keyof Timeline>>;

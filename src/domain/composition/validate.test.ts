@@ -246,7 +246,7 @@ describe("validateComposition", () => {
     ]);
     let details: { path: string }[] = [];
     try {
-      await validateComposition(doc, { lookupUpload, knownFontFamilies: ["DejaVu Sans", "sans"] });
+      await validateComposition(doc, { lookupUpload, lookupFontFamilies: async () => ["Brand Sans"] });
     } catch (error) {
       details = (error as AppError).details ?? [];
     }

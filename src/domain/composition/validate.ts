@@ -1,6 +1,8 @@
 import { Compile } from "typebox/compile";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
+import { bundledFamilyNames, bundledFonts } from "../render/fonts.ts";
 import { type RenderLimits, renderCostProblems } from "../render-jobs/limits.ts";
+import type { UploadType } from "../uploads/upload-type.ts";
 import { compositionDuration } from "./duration.ts";
 import {
   CANVAS_FPS,
@@ -9,9 +11,6 @@ import {
   CompositionWriteSchema,
   type TrackWrite,
 } from "./schema.ts";
-
-/** Upload types, detected from an upload's bytes. */
-export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
 
 /** What validation needs to know about one upload (a subset of the Upload resource). */
 export interface UploadInfo {
@@ -36,8 +35,13 @@ export type LookupUpload = (uploadIds: string[]) => Promise<Map<string, UploadIn
 /** Options of `validateComposition`. */
 export interface ValidateOptions {
   lookupUpload: LookupUpload;
-  /** When given, text/caption families must be one of these (case-insensitive): bundled + uploaded fonts. */
-  knownFontFamilies?: readonly string[];
+  /**
+   * When given, text/caption families are checked: each must be bundled or one of the families
+   * this returns (the caller's uploaded fonts), case-insensitively. Called at most once, and only
+   * when some family is not bundled; `null` means the uploaded families cannot all be known, and
+   * then only bundled names are sure (others pass, and the render checks them).
+   */
+  lookupFontFamilies?: () => Promise<readonly string[] | null>;
   /** When given, the canvas, timeline length and clip count must be within these render limits. */
   limits?: RenderLimits;
 }
@@ -67,7 +71,10 @@ const ACCEPTED_UPLOADS: Record<"video" | "image" | "audio", (u: UploadInfo) => b
  * 5. render cost (with `limits`): canvas size and fps, timeline length, clips over all tracks;
  * 6. references, through one `lookupUpload` call: each `uploadId` exists for the caller with a
  *    matching type (video→video, image→image, audio→audio or a video with sound, caption
- *    source→subtitle), and a trim that starts inside the media.
+ *    source→subtitle), and a trim that starts inside the media;
+ * 7. fonts (with `lookupFontFamilies`): each text/caption family is bundled or one of the caller's
+ *    uploaded fonts (the message names the clip).
+ * Template placeholders (`{{name}}`) pass where the schema allows them (see template.ts).
  * Resolves with nothing when valid. Never mutates `doc`.
  */
 export async function validateComposition(doc: unknown, options: ValidateOptions): Promise<void> {
@@ -103,20 +110,14 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
     markerIds.add(m.id);
   });
 
-  const families = options.knownFontFamilies?.map((f) => f.toLowerCase());
   body.tracks.forEach((track, t) => {
     checkTrack(track, t, trackIds, add);
     track.clips.forEach((clip, c) => {
       checkClip(track, clip, `/tracks/${t}/clips/${c}`, add);
-      const asset = clip.asset;
-      if ((asset.type === "text" || asset.type === "caption") && families) {
-        if (!families.includes(asset.style.family.toLowerCase())) {
-          add(`/tracks/${t}/clips/${c}/asset/style/family`, `unknown font family "${asset.style.family}"`);
-        }
-      }
     });
     checkTiming(track, t, add);
   });
+  if (options.lookupFontFamilies) await checkFontFamilies(body, options.lookupFontFamilies, add);
 
   if (options.limits) {
     const { width, height, fps, duration } = body.canvas;
@@ -254,6 +255,44 @@ function checkTiming(track: TrackWrite, t: number, add: Add): void {
       }
     }
     if (!before || clip.start + clip.duration > prevEnd) prev = i;
+  }
+}
+
+/**
+ * Text and caption families must be ones the renderer has: bundled (names and aliases) or the
+ * caller's uploaded fonts. The message names the clip.
+ */
+async function checkFontFamilies(
+  body: CompositionWrite,
+  lookupFontFamilies: () => Promise<readonly string[] | null>,
+  add: Add,
+): Promise<void> {
+  const bundled = new Set(bundledFamilyNames().map((f) => f.toLowerCase()));
+  const unknown: { path: string; clip: string; family: string }[] = [];
+  body.tracks.forEach((track, t) => {
+    track.clips.forEach((clip, c) => {
+      const asset = clip.asset;
+      if (asset.type !== "text" && asset.type !== "caption") return;
+      if (bundled.has(asset.style.family.trim().toLowerCase())) return;
+      unknown.push({
+        path: `/tracks/${t}/clips/${c}/asset/style/family`,
+        clip: clip.id ?? `#${c} of track ${t}`,
+        family: asset.style.family,
+      });
+    });
+  });
+  if (unknown.length === 0) return;
+  const uploaded = await lookupFontFamilies();
+  if (uploaded === null) return;
+  const known = new Set(uploaded.map((f) => f.toLowerCase()));
+  for (const u of unknown) {
+    if (known.has(u.family.trim().toLowerCase())) continue;
+    add(
+      u.path,
+      `clip ${u.clip}: font family "${u.family}" is neither bundled (${bundledFonts()
+        .map((f) => f.family)
+        .join(", ")}) nor one of your uploaded fonts`,
+    );
   }
 }
 

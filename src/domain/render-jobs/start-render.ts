@@ -16,19 +16,121 @@ import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import { compositionDuration } from "../composition/duration.ts";
-import { toCompositionResource } from "../composition/edit-composition.ts";
-import type { Composition } from "../composition/schema.ts";
+import {
+  type EditContext,
+  prepareCompositionWrite,
+  toCompositionResource,
+  validateCompositionFor,
+} from "../composition/edit-composition.ts";
+import type { FrozenComposition, Timeline } from "../composition/schema.ts";
+import { fillTemplate, type MergeValues } from "../composition/template.ts";
 import { quotaDay, secondsUntilReset } from "../quota/daily-quota.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
 import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "./limits.ts";
 
-/** `POST /api/render` body after schema validation. */
+/**
+ * `POST /api/render` body after schema validation: exactly one of `compositionId` (a stored
+ * composition) and `composition` (an inline one, validated as a create would), optional
+ * template `merge` values and output options.
+ */
 export interface StartRenderBody {
-  compositionId: string;
+  compositionId?: string;
   compositionVersion?: number;
+  composition?: unknown;
+  merge?: MergeValues;
   output?: Partial<RenderOutputOptions>;
   /** Where the render's end event is also sent (already checked by the caller). */
   callbackUrl?: string;
+}
+
+/** What a render freezes: the composition to render, and where it came from. */
+interface RenderSource {
+  /** The stored composition and its version; null for an inline composition. */
+  compositionId: string | null;
+  compositionVersion: number | null;
+  /** The composition with its placeholders filled. */
+  frozen: FrozenComposition;
+  /** JSON Pointer of the composition in the request (`/compositionId` or `/composition`). */
+  at: string;
+}
+
+/** Re-throws a 400 with its detail paths put under `prefix` (they pointed into a part of the body). */
+async function under<T>(prefix: string, message: string | null, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError && err.code === "invalid_request") {
+      throw invalidRequest(
+        message ?? err.message,
+        (err.details ?? []).map((d) => ({ ...d, path: d.path === "/" ? prefix || "/" : prefix + d.path })),
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * The composition a render freezes: the stored one (at `compositionVersion` when given) or the
+ * inline one, validated and normalised as a create would, with template placeholders filled from
+ * `merge`. A stored composition whose placeholders were filled is validated again as filled.
+ *
+ * @throws 400 when not exactly one of compositionId/composition is sent, for an invalid inline
+ *   composition (paths under `/composition`), for placeholders without values or unknown merge
+ *   names, or for a filled composition that is invalid; 404 unknown composition or project;
+ *   409 stale `compositionVersion`.
+ */
+async function renderSource(ctx: EditContext, body: StartRenderBody): Promise<RenderSource> {
+  if ((body.compositionId === undefined) === (body.composition === undefined)) {
+    throw invalidRequest("Send exactly one of compositionId (a stored composition) or composition (inline)", [
+      {
+        path: body.compositionId === undefined ? "/compositionId" : "/composition",
+        message:
+          body.compositionId === undefined
+            ? "required unless composition is sent"
+            : "not allowed with compositionId",
+      },
+    ]);
+  }
+  if (body.composition !== undefined) {
+    if (body.compositionVersion !== undefined) {
+      throw invalidRequest("compositionVersion applies to a stored composition only", [
+        { path: "/compositionVersion", message: "not allowed with an inline composition" },
+      ]);
+    }
+    const filled = fillTemplate(body.composition, body.merge, "/composition");
+    const { name, projectId, document } = await under("/composition", null, () =>
+      prepareCompositionWrite(ctx, filled),
+    );
+    return {
+      compositionId: null,
+      compositionVersion: null,
+      frozen: { name, projectId, ...document },
+      at: "/composition",
+    };
+  }
+  const id = body.compositionId as string;
+  const composition = await findComposition(ctx.db, ctx.userId, id);
+  if (!composition) throw notFound(`Composition ${id}`);
+  if (body.compositionVersion !== undefined && body.compositionVersion !== composition.version) {
+    throw new AppError(
+      "version_conflict",
+      `The composition is at version ${composition.version}, not ${body.compositionVersion}`,
+      { extra: { currentVersion: composition.version } },
+    );
+  }
+  const resource = toCompositionResource(composition);
+  const frozen = fillTemplate(resource, body.merge, "");
+  if (frozen !== resource) {
+    await under("", "The composition filled with the merge values is invalid", () =>
+      validateCompositionFor(ctx, frozen),
+    );
+  }
+  return {
+    compositionId: composition.id,
+    compositionVersion: composition.version,
+    frozen,
+    at: "/compositionId",
+  };
 }
 
 /** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */
@@ -100,13 +202,15 @@ export function renderedSeconds(options: RenderOutputOptions, duration: number):
 /**
  * Checks the render's output (the canvas, or the request's `width`/`height`/`fps`/`range`
  * overrides) against the cost limits.
- * @throws 400 naming `/output/<field>` for an override, `/compositionId` for the stored composition.
+ * @throws 400 naming `/output/<field>` for an override, `at` (`/compositionId` or `/composition`)
+ *   for the composition's own canvas, length or clips.
  */
 function checkRenderCost(
-  composition: Composition,
+  composition: Timeline,
   options: RenderOutputOptions,
   duration: number,
   limits: RenderLimits,
+  at: string,
 ): void {
   const video = !AUDIO_ONLY.has(options.format);
   const from = (field: "width" | "height" | "fps") =>
@@ -128,9 +232,7 @@ function checkRenderCost(
       clips: "clips",
     },
   ).map((p) =>
-    p.path.startsWith("/")
-      ? p
-      : { path: "/compositionId", message: `the composition's ${p.path}: ${p.message}` },
+    p.path.startsWith("/") ? p : { path: at, message: `the composition's ${p.path}: ${p.message}` },
   );
   if (problems.length > 0) {
     throw invalidRequest("The render is over the render cost limits", problems);
@@ -186,8 +288,9 @@ async function holdRenderAllowance(
 }
 
 /**
- * Starts a render: freezes the composition (at `compositionVersion` when given, else its
- * current version), stores a queued render and enqueues its job in the same transaction
+ * Starts a render: freezes the composition (a stored one at `compositionVersion` when given, else
+ * its current version; or an inline one), with template placeholders filled from `merge`
+ * (see renderSource), stores a queued render and enqueues its job in the same transaction
  * (a failed send leaves no render; a failed insert sends nothing). The job's priority is minus
  * the number of the account's unfinished renders, so that workers take the accounts' renders in
  * turn rather than one account's whole backlog first. The render must be within the cost limits
@@ -197,8 +300,8 @@ async function holdRenderAllowance(
  * @returns the render and whether it was created now (false = idempotent replay).
  * @param ctx.enqueue - sends the render's job (inside the insert's transaction).
  * @param ctx.limits - render cost limits and per-account allowances.
- * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options
- *   or over a cost limit; 429 over the account's concurrent renders or daily render seconds;
+ * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options,
+ *   an invalid inline or filled composition, placeholders without values, or over a cost limit; 429 over the account's concurrent renders or daily render seconds;
  *   503 when the queue cannot take the job.
  */
 export async function startRender(
@@ -212,34 +315,26 @@ export async function startRender(
     if (existing) return { render: sameRequestOrConflict(existing, requestHash), created: false };
   }
 
-  const composition = await findComposition(db, userId, input.body.compositionId);
-  if (!composition) throw notFound(`Composition ${input.body.compositionId}`);
-  if (input.body.compositionVersion !== undefined && input.body.compositionVersion !== composition.version) {
-    throw new AppError(
-      "version_conflict",
-      `The composition is at version ${composition.version}, not ${input.body.compositionVersion}`,
-      { extra: { currentVersion: composition.version } },
-    );
-  }
-  const frozen = toCompositionResource(composition);
+  const source = await renderSource({ db, userId, now: ctx.now, limits: ctx.limits }, input.body);
+  const { frozen } = source;
   const duration = compositionDuration(frozen);
   if (!(duration > 0)) {
     throw invalidRequest("The composition is empty: add a clip or set canvas.duration before rendering", [
-      { path: "/compositionId", message: "composition has zero duration" },
+      { path: source.at, message: "composition has zero duration" },
     ]);
   }
   const options = resolveOutputOptions(input.body.output, duration);
-  checkRenderCost(frozen, options, duration, ctx.limits);
+  checkRenderCost(frozen, options, duration, ctx.limits, source.at);
 
   const row = {
     id: newId("rnd"),
     userId,
-    compositionId: composition.id,
-    compositionVersion: composition.version,
-    composition: frozen as unknown as Record<string, unknown>,
-    options: options as unknown as Record<string, unknown>,
+    compositionId: source.compositionId,
+    compositionVersion: source.compositionVersion,
+    composition: frozen,
+    options,
     status: "queued" as const,
-    progress: { ratio: 0, phase: "queued", updatedAt: ctx.now.toISOString() },
+    progress: { ratio: 0, phase: "queued" as const, updatedAt: ctx.now.toISOString() },
     idempotencyKey: input.idempotencyKey ?? null,
     requestHash,
   };

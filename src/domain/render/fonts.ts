@@ -101,6 +101,9 @@ export function bundledFonts(): BundledFamily[] {
   return bundled;
 }
 
+/** How many of an account's font uploads (the newest) a render loads, and text styles may name. */
+export const MAX_UPLOADED_FONTS = 100;
+
 /** The family used for emoji runs inside text of any other family. */
 export const EMOJI_FAMILY = "Noto Emoji";
 

@@ -6,6 +6,7 @@ export {
   bundledFonts,
   EMOJI_FAMILY,
   type FontFace,
+  MAX_UPLOADED_FONTS,
   type ResolvedFont,
   readFontFamilyNames,
   resolveFont,

@@ -1,7 +1,10 @@
-import type { UploadType } from "../composition/validate.ts";
+import type { UploadType } from "../uploads/upload-type.ts";
+
+/** Output containers/formats of a render: video, animated GIF, audio only, one still frame. */
+export const OUTPUT_FORMATS = ["mp4", "webm", "gif", "mp3", "wav", "jpg", "png"] as const;
 
 /** Output container/format of a render. */
-export type OutputFormat = "mp4" | "webm" | "gif" | "mp3" | "wav" | "jpg" | "png";
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Encoder effort/size trade-off: draft (fastest), standard, high (slowest, best). */
 export type RenderQuality = "draft" | "standard" | "high";
@@ -119,4 +122,42 @@ export class RenderError extends Error {
       ...(this.uploadId ? { uploadId: this.uploadId } : {}),
     };
   }
+}
+
+/** The file a render produced, as stored on the render (`renders.output`); `Render.output` shows it with signed URLs in place of the keys. */
+export interface RenderOutput {
+  url?: string;
+  expiresAt?: string;
+  format: OutputFormat;
+  width?: number;
+  height?: number;
+  fps?: number;
+  duration: number;
+  size: number;
+  sha256: string;
+  /** Storage keys (not exposed; URLs are signed on read). */
+  key: string;
+  posterKey?: string;
+}
+
+/** Where a render is (`Render.progress`, the `renders.progress` column). */
+export interface RenderProgress {
+  /** 0..1 of the whole render; never goes backwards. */
+  ratio: number;
+  phase: "queued" | "preparing" | "rendering" | "finalizing" | "done";
+  /** Encoding speed, multiple of real time. */
+  speed?: number;
+  /** Estimated seconds left. */
+  etaSeconds?: number;
+  /** ISO 8601 time of this progress. */
+  updatedAt: string;
+}
+
+/** A render failure as stored (`Render.error`): what {@link RenderError.toJSON} returns, or a worker-lost error. */
+export interface RenderErrorJson {
+  code: string;
+  message: string;
+  retryable: boolean;
+  clipId?: string;
+  uploadId?: string;
 }

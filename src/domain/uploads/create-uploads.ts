@@ -161,6 +161,7 @@ async function insertIngested(
       storageKey: f.key,
       posterKey: f.posterKey,
       media: f.media,
+      fontFamilies: f.fontFamilies,
     }),
   );
   const { events } = deps;

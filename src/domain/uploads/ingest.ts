@@ -6,7 +6,9 @@ import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
-import { SNIFF_BYTES, type SniffResult, sniffType, type UploadType } from "./sniff.ts";
+import { readFontFamilyNames } from "../render/fonts.ts";
+import { SNIFF_BYTES, type SniffResult, sniffType } from "./sniff.ts";
+import type { UploadType } from "./upload-type.ts";
 
 /** Largest accepted file, bytes: 512 MiB (shown to users as "512 MB"). */
 export const DEFAULT_MAX_UPLOAD_BYTES = 536_870_912;
@@ -51,6 +53,8 @@ export interface IngestedFile {
   name: string;
   /** Media facts for video, audio and image (image: width/height only); `null` for subtitles and fonts. */
   media: MediaInfo | null;
+  /** A font's family names as the renderer reads them (TTF/OTF name table); `null` for other types. */
+  fontFamilies: string[] | null;
   /** Storage key of the JPEG poster (`uploads/<id>/poster.jpg`) for video and image, else `null`. */
   posterKey: string | null;
 }
@@ -117,7 +121,14 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
 
-    const { type, mimeType, media, poster } = await analyse(store, key, size, name, sniffed, signal);
+    const { type, mimeType, media, poster, fontFamilies } = await analyse(
+      store,
+      key,
+      size,
+      name,
+      sniffed,
+      signal,
+    );
     let posterKey: string | null = null;
     if (poster) {
       posterKey = uploadPosterKey(id);
@@ -126,7 +137,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
         ...(signal ? { signal } : {}),
       });
     }
-    return { id, key, size, sha256, type, mimeType, name, media, posterKey };
+    return { id, key, size, sha256, type, mimeType, name, media, posterKey, fontFamilies };
   } catch (err) {
     // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
     if (!file.destroyed) file.destroy();
@@ -195,7 +206,11 @@ interface Analysis {
   mimeType: string;
   media: MediaInfo | null;
   poster: Buffer | null;
+  fontFamilies: string[] | null;
 }
+
+/** The most of a font file read for its family names, bytes (larger files get none). */
+const MAX_FONT_READ_BYTES = 64 * 1024 * 1024;
 
 /** Stills up to this size, bytes, are read into memory for in-process decoding when the store is remote. */
 const IN_PROCESS_IMAGE_MAX_BYTES = 64 * 1024 * 1024;
@@ -220,7 +235,14 @@ async function analyse(
   signal: AbortSignal | undefined,
 ): Promise<Analysis> {
   if (sniffed.type === "subtitle" || sniffed.type === "font") {
-    return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null };
+    // A font's family names as the renderer reads them (TTF/OTF name table; none for WOFF2).
+    const fontFamilies =
+      sniffed.type !== "font"
+        ? null
+        : size <= MAX_FONT_READ_BYTES
+          ? readFontFamilyNames(await readAll(store, key))
+          : [];
+    return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null, fontFamilies };
   }
   if (sniffed.type === "image" && IN_PROCESS_IMAGE_TYPES.has(sniffed.mimeType)) {
     const local =
@@ -240,7 +262,7 @@ async function analyse(
           audioCodec: null,
           hasAudio: false,
         };
-        return { type: "image", mimeType: sniffed.mimeType, media, poster: image.poster };
+        return { type: "image", mimeType: sniffed.mimeType, media, poster: image.poster, fontFamilies: null };
       } catch (err) {
         throw unreadable(err, name, "image");
       }
@@ -300,10 +322,10 @@ async function analyse(
           hasAudio: probe.hasAudio,
         };
 
-  if (type === "audio") return { type, mimeType, media, poster: null };
+  if (type === "audio") return { type, mimeType, media, poster: null, fontFamilies: null };
   try {
     const poster = await makePoster(input, { type, duration: media.duration, ...probeOpts });
-    return { type, mimeType, media, poster };
+    return { type, mimeType, media, poster, fontFamilies: null };
   } catch (err) {
     throw unreadable(err, name, type);
   }

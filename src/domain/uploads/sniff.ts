@@ -1,7 +1,5 @@
 import { fileTypeFromBuffer } from "file-type";
-
-/** Kinds of upload (`Upload.type`). */
-export type UploadType = "video" | "audio" | "image" | "subtitle" | "font";
+import type { UploadType } from "./upload-type.ts";
 
 /** What the first bytes of a file say it is. */
 export interface SniffResult {

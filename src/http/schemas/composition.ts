@@ -24,6 +24,32 @@ export const COMPOSITION_EXAMPLE = {
   ],
 };
 
+/** A template: `{{placeholders}}` filled by a render's `merge` values (docs/composition.md, Templates). */
+export const TEMPLATE_EXAMPLE = {
+  name: "Personal greeting",
+  canvas: { width: 1280, height: 720, fps: 30, background: "#000000" },
+  tracks: [
+    {
+      kind: "video",
+      clips: [{ start: 0, duration: 4, asset: { type: "video", src: "{{video}}" } }],
+    },
+    {
+      kind: "video",
+      clips: [
+        {
+          start: 0.5,
+          duration: 3,
+          asset: {
+            type: "text",
+            text: "Hello, {{firstName}}",
+            style: { family: "Sans", size: 64, color: "{{brand}}" },
+          },
+        },
+      ],
+    },
+  ],
+};
+
 /** Response body: the stored composition. */
 export const CompositionResponse = Type.Object(CompositionSchema.properties, {
   title: "Composition",
@@ -34,7 +60,7 @@ export const CompositionResponse = Type.Object(CompositionSchema.properties, {
 export const CompositionWriteBody = Type.Object(CompositionWriteSchema.properties, {
   title: "CompositionWrite",
   additionalProperties: false,
-  examples: [COMPOSITION_EXAMPLE],
+  examples: [COMPOSITION_EXAMPLE, TEMPLATE_EXAMPLE],
 });
 
 /** `:id` path parameter. */

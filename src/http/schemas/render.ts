@@ -1,13 +1,16 @@
 import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
+import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
+import { OUTPUT_FORMATS } from "../../domain/render/types.ts";
 import { Timestamp } from "./common.ts";
+import { COMPOSITION_EXAMPLE } from "./composition.ts";
 import { CallbackUrl } from "./webhook.ts";
 
 /** Output options of `POST /api/render` (docs/composition.md, Renders). */
 export const RenderOutputOptions = Type.Object(
   {
     format: Type.Union(
-      ["mp4", "webm", "gif", "mp3", "wav", "jpg", "png"].map((f) => Type.Literal(f)),
+      OUTPUT_FORMATS.map((f) => Type.Literal(f)),
       {
         default: "mp4",
         description:
@@ -55,16 +58,37 @@ export const RenderOutputOptions = Type.Object(
   { additionalProperties: false, title: "RenderOutputOptions" },
 );
 
-/** `POST /api/render` body. */
+/** Template values of a render: placeholder name → text (numbers are written as JSON writes them). */
+export const MergeValuesSchema = Type.Record(
+  Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+  Type.Union([Type.String({ maxLength: 10_000 }), Type.Number()]),
+  {
+    maxProperties: 200,
+    description:
+      "Values of the composition's {{placeholders}} (text and caption text, src, colours). Every placeholder needs a value and every name must be used; without merge a composition with placeholders cannot be rendered.",
+  },
+);
+
+/** `POST /api/render` body: exactly one of `compositionId` and `composition`. */
 export const RenderCreate = Type.Object(
   {
-    compositionId: Type.String({ maxLength: 64 }),
+    compositionId: Type.Optional(
+      Type.String({ maxLength: 64, description: "A stored composition (or send `composition`)" }),
+    ),
     compositionVersion: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: "Render only if the composition is still at this version (else 409)",
+        description: "Render only if the stored composition is still at this version (else 409)",
       }),
     ),
+    composition: Type.Optional(
+      Type.Object(CompositionWriteSchema.properties, {
+        additionalProperties: false,
+        description:
+          "An inline composition (or send `compositionId`), validated as `POST /api/compositions` validates; it is not stored as a composition (the render's `compositionId` is null)",
+      }),
+    ),
+    merge: Type.Optional(MergeValuesSchema),
     output: Type.Optional(RenderOutputOptions),
     callbackUrl: CallbackUrl,
   },
@@ -73,6 +97,15 @@ export const RenderCreate = Type.Object(
     title: "RenderCreate",
     examples: [
       { compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", output: { format: "mp4", quality: "standard" } },
+      {
+        composition: COMPOSITION_EXAMPLE,
+        output: { format: "mp4", quality: "draft" },
+      },
+      {
+        compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+        merge: { firstName: "Ada", brand: "#e63946", video: "https://cdn.example.com/ada.mp4" },
+        output: { format: "mp4" },
+      },
     ],
   },
 );
@@ -81,8 +114,12 @@ export const RenderCreate = Type.Object(
 export const Render = Type.Object(
   {
     id: Type.String({ examples: ["rnd_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
-    compositionId: Type.String(),
-    compositionVersion: Type.Integer(),
+    compositionId: Type.Union([Type.Null(), Type.String()], {
+      description: "The stored composition rendered; null for an inline composition",
+    }),
+    compositionVersion: Type.Union([Type.Null(), Type.Integer()], {
+      description: "Its version when the render started; null for an inline composition",
+    }),
     status: Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s))),
     progress: Type.Object({
       ratio: Type.Number({ minimum: 0, maximum: 1, description: "0..1; never goes backwards" }),

@@ -1,8 +1,6 @@
 import { Type } from "typebox";
+import { UPLOAD_TYPES } from "../../domain/uploads/upload-type.ts";
 import { Timestamp } from "./common.ts";
-
-/** Upload types, detected from the bytes. */
-export const UPLOAD_TYPES = ["video", "audio", "image", "subtitle", "font"] as const;
 
 /** The Upload resource (docs/conventions.md, Resources). */
 export const Upload = Type.Object(
@@ -47,6 +45,11 @@ export const Upload = Type.Object(
         hasAudio: Type.Boolean(),
       }),
     ]),
+    fontFamilies: Type.Union([Type.Null(), Type.Array(Type.String())], {
+      description:
+        "A font's family names, as text styles name them (`style.family`); empty when the file's names cannot be read (WOFF2: upload TTF or OTF); null for other types",
+      examples: [["Inter"]],
+    }),
     origin: Type.Union([Type.Literal("upload"), Type.Literal("generated")], {
       description: "`generated`: an output of the generation `generationId`",
     }),

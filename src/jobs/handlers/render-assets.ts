@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Db } from "../../db/client.ts";
 import { findUploadsByIds, listUploadsPage, type UploadRow } from "../../db/repositories/uploads.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
-import { readFontFamilyNames } from "../../domain/render/index.ts";
+import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../../domain/render/index.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "../../domain/render/types.ts";
 import { SNIFF_BYTES, sniffType } from "../../domain/uploads/sniff.ts";
 import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-asset.ts";
@@ -120,7 +120,12 @@ export async function resolveRenderAssets(input: {
   }
 
   const fontRows = (
-    await listUploadsPage(db, { userId: input.userId, type: "font", limit: 100, afterId: undefined })
+    await listUploadsPage(db, {
+      userId: input.userId,
+      type: "font",
+      limit: MAX_UPLOADED_FONTS,
+      afterId: undefined,
+    })
   ).rows;
   const fonts: UploadedFont[] = [];
   for (const f of fontRows) {

@@ -18,7 +18,12 @@ import {
   TERMINAL_STATUSES,
   updateRenderFenced,
 } from "../../db/repositories/renders.ts";
-import { RenderError, type RenderWarning } from "../../domain/render/types.ts";
+import {
+  RenderError,
+  type RenderOutput,
+  type RenderProgress,
+  type RenderWarning,
+} from "../../domain/render/types.ts";
 import type { WebhookEvents } from "../../domain/webhooks/events.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPrefix } from "../../storage/keys.ts";
@@ -33,22 +38,6 @@ import {
 import { JOBS, type RenderJobV1 } from "../catalog.ts";
 import type { JobHandler } from "../registry.ts";
 import type { WorkDirOwner } from "./work-dir-sweep.ts";
-
-/** The file a render produced, as stored on the render (`Render.output`). */
-export interface RenderOutput {
-  url?: string;
-  expiresAt?: string;
-  format: string;
-  width?: number;
-  height?: number;
-  fps?: number;
-  duration: number;
-  size: number;
-  sha256: string;
-  /** Storage keys (not exposed; URLs are signed on read). */
-  key: string;
-  posterKey?: string;
-}
 
 /** Progress as the render pipeline reports it (ratio 0..1 of the current phase's work). */
 export interface PipelineProgress {
@@ -83,8 +72,14 @@ const PHASE_SPAN: Record<RenderPhase, [number, number]> = {
 };
 
 /** The stored `Render.progress` object for a runner progress (phase, speed and ETA in `detail`). */
-function progressJson(clock: Clock, p: AttemptProgress, phase?: string): Record<string, unknown> {
-  return { ratio: p.ratio, ...p.detail, ...(phase ? { phase } : {}), updatedAt: clock.now().toISOString() };
+function progressJson(clock: Clock, p: AttemptProgress, phase?: RenderProgress["phase"]): RenderProgress {
+  return {
+    phase: "queued",
+    ...p.detail,
+    ratio: p.ratio,
+    ...(phase ? { phase } : {}),
+    updatedAt: clock.now().toISOString(),
+  };
 }
 
 /**
@@ -157,11 +152,11 @@ export function renderLifecycle(deps: {
           from: ACTIVE_STATUSES,
           set: {
             status: end.status,
-            warnings: end.warnings as unknown as Record<string, unknown>[],
+            warnings: end.warnings,
             finishedAt,
             ...(end.status === "succeeded"
               ? {
-                  output: end.output as unknown as Record<string, unknown>,
+                  output: end.output,
                   error: null,
                   progress: { ratio: 1, phase: "done", updatedAt: finishedAt.toISOString() },
                 }
@@ -174,8 +169,8 @@ export function renderLifecycle(deps: {
     async discardOutput(id) {
       await deps.store.deletePrefix(renderPrefix(id));
     },
-    initialProgress: (row) => Number((row.progress as { ratio?: number }).ratio ?? 0),
-    initialWarnings: (row) => (row.warnings as unknown as RenderWarning[] | null) ?? [],
+    initialProgress: (row) => row.progress.ratio,
+    initialWarnings: (row) => row.warnings,
   };
 }
 
@@ -217,7 +212,7 @@ export function runRenderAttempt(
       ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
       pipeline: (render, ctx) => {
         let phase: RenderPhase = "preparing";
-        let best = Number((render.progress as { ratio?: number }).ratio ?? 0);
+        let best = render.progress.ratio;
         const report = (p: PipelineProgress) => {
           const [base, span] = PHASE_SPAN[phase];
           best = Math.max(best, base + span * Math.max(0, Math.min(1, p.ratio)));

@@ -7,10 +7,9 @@ import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import type { Timeline } from "../../domain/composition/schema.ts";
 import { buildRenderPlan, writePlanFiles } from "../../domain/render/index.ts";
 import { FORMAT_MIME } from "../../domain/render/outputs.ts";
-import { RenderError, type RenderOutputOptions } from "../../domain/render/types.ts";
+import { RenderError, type RenderOutput } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
@@ -22,7 +21,7 @@ import {
   type RemoteAssetLimits,
   resolveRenderAssets,
 } from "./render-assets.ts";
-import { type PipelineHooks, type RenderOutput, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
 import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
 /**
@@ -92,8 +91,8 @@ export function createRenderPipeline(opts: {
     const outputPrefix = renderPrefix(render.id);
     let stored = false;
     try {
-      const doc = render.composition as unknown as Timeline;
-      const options = render.options as unknown as RenderOutputOptions;
+      const doc = render.composition;
+      const options = render.options;
 
       // Preparing: resolve assets.
       const {

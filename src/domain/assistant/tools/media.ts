@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { findRender, TERMINAL_STATUSES } from "../../../db/repositories/renders.ts";
 import type { Clip } from "../../composition/schema.ts";
+import type { OutputFormat } from "../../render/types.ts";
 import { startRender } from "../../render-jobs/start-render.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
@@ -126,7 +127,9 @@ export const startRenderTool = defineTool({
     "Render the composition as it is now (draft quality by default) and follow its progress. Ends the conversation turn.",
   input: z.object({
     quality: z.enum(["draft", "standard", "high"]).default("draft"),
-    format: z.enum(["mp4", "webm", "gif", "mp3", "wav"]).default("mp4"),
+    format: z
+      .enum(["mp4", "webm", "gif", "mp3", "wav"] as const satisfies readonly OutputFormat[])
+      .default("mp4"),
   }),
   async run(input, { ctx, toolCallId }) {
     const c = await readComposition(ctx);
@@ -154,20 +157,22 @@ export const startRenderTool = defineTool({
     while (!TERMINAL_STATUSES.includes(last.status) && Date.now() < deadline && !ctx.signal.aborted) {
       await sleep(ctx.renderPollMs, undefined, { signal: ctx.signal }).catch(() => {});
       last = (await findRender(ctx.db, ctx.userId, render.id)) ?? last;
-      const p = last.progress as { ratio?: number; phase?: string };
+      const p = last.progress;
       const key = `${last.status}:${p.phase}:${p.ratio}`;
       if (key !== lastKey) {
         lastKey = key;
         await ctx.emit("tool_progress", {
           toolCallId,
-          ...(typeof p.ratio === "number" ? { progress: p.ratio } : {}),
-          message: `${last.status}${p.phase && p.phase !== last.status ? ` (${p.phase})` : ""}`,
+          progress: p.ratio,
+          message: `${last.status}${p.phase !== last.status ? ` (${p.phase})` : ""}`,
         });
       }
     }
     if (last.status === "failed") {
-      const e = last.error as { message?: string } | null;
-      throw new ToolError("render_failed", `Render ${last.id} failed: ${e?.message ?? "unknown error"}`);
+      throw new ToolError(
+        "render_failed",
+        `Render ${last.id} failed: ${last.error?.message ?? "unknown error"}`,
+      );
     }
     return {
       summary:

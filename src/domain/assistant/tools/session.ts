@@ -3,6 +3,7 @@ import { z } from "zod";
 import { latestUndoableEdit, markEditUndone } from "../../../db/repositories/assistant.ts";
 import { listUploadsPage } from "../../../db/repositories/uploads.ts";
 import { AppError } from "../../../errors.ts";
+import { UPLOAD_TYPES } from "../../uploads/upload-type.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { summarizeComposition } from "../summary.ts";
 import { ToolError } from "../tool-context.ts";
@@ -27,7 +28,7 @@ export const getComposition = defineTool({
 export const listUploads = defineTool({
   name: "list_uploads",
   description: "List the uploads of the project (newest first): id, name, type and duration in seconds.",
-  input: z.object({ type: z.enum(["video", "audio", "image", "subtitle", "font"]).optional() }),
+  input: z.object({ type: z.enum(UPLOAD_TYPES).optional() }),
   async run(input, { ctx }) {
     const { rows, hasMore } = await listUploadsPage(ctx.db, {
       userId: ctx.userId,

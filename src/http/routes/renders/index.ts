@@ -46,14 +46,14 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         operationId: "startRender",
         summary: "Start a render job",
         description:
-          "Freezes the composition's current version (or fails with 409 when `compositionVersion` is stale) and queues the job. With an `Idempotency-Key` header, repeating the same body returns the same render; another body with that key is a 409.",
+          "Send exactly one of `compositionId` (a stored composition: its current version is frozen, or 409 when `compositionVersion` is stale) and `composition` (an inline composition, validated as `POST /api/compositions` validates it, with detail paths under `/composition`; not stored, so the render's `compositionId` and `compositionVersion` are null). A template's `{{placeholders}}` (text, caption cues, `src`, colours) are filled from `merge` before the filled composition is validated and frozen; a placeholder without a value or a merge name the composition does not use is a 400 listing each, and so is a template sent without `merge`. Then the job is queued. With an `Idempotency-Key` header, repeating the same body returns the same render; another body with that key is a 409.",
         tags: ["Renders"],
         headers: Type.Object({
           "idempotency-key": Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         }),
         body: RenderCreate,
         response: responses({ 202: Render, 200: Render }, [...AUTH_ERRORS, 403, 404, 409, 413, 415, 503], {
-          400: "Invalid request, or the render is over a cost limit: output width or height (`RENDER_MAX_WIDTH`/`RENDER_MAX_HEIGHT`, default 3840 px), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), rendered timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) or clips (`COMPOSITION_MAX_CLIPS`, default 1000). `error.details[].path` names the field: `/output/width`, `/output/fps`, `/output/range/duration`, or `/compositionId` for the stored composition's canvas, length or clips.",
+          400: "Invalid request: not exactly one of `compositionId` and `composition`; an invalid inline composition (paths under `/composition`) or composition as filled from `merge`; placeholders without values (`/merge`) or unknown merge names (`/merge/<name>`). Or the render is over a cost limit: output width or height (`RENDER_MAX_WIDTH`/`RENDER_MAX_HEIGHT`, default 3840 px), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), rendered timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) or clips (`COMPOSITION_MAX_CLIPS`, default 1000). `error.details[].path` names the field: `/output/width`, `/output/fps`, `/output/range/duration`, or `/compositionId` (`/composition` inline) for the composition's canvas, length or clips.",
           429: "`rate_limited`: the daily call quota is used up, the account already has `RENDER_MAX_ACTIVE_PER_ACCOUNT` renders queued or running (default 5), or this render's timeline seconds would exceed the plan's daily render minutes (`RENDER_MINUTES_STANDARD_DAILY` 120, `RENDER_MINUTES_UPGRADED_DAILY` 1200; admin unlimited). The message names the limit; `Retry-After` says when to try again (the next UTC midnight for the daily minutes).",
         }),
       },

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
 import { deleteUpload, findUpload, listUploadsPage } from "../../../db/repositories/uploads.ts";
 import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
+import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
 import { AppError, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
@@ -9,7 +10,7 @@ import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
 import { presentUpload } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
-import { UPLOAD_TYPES, Upload, UploadParams } from "../../schemas/upload.ts";
+import { Upload, UploadParams } from "../../schemas/upload.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
 /** What the upload routes need. */

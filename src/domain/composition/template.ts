@@ -1,0 +1,180 @@
+import { type ErrorDetail, invalidRequest } from "../../errors.ts";
+
+/**
+ * Composition templates: `{{name}}` placeholders in the text of text clips, caption cue text,
+ * media `src` URLs and colours, filled from a render's `merge` values (docs/composition.md,
+ * Templates). Names are `[A-Za-z_][A-Za-z0-9_]*`; spaces inside the braces are allowed
+ * (`{{ name }}`). Placeholders anywhere else (names, metadata, ids) are plain text.
+ */
+
+/** A placeholder name. */
+const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+/** Every placeholder in a string (global: reset `lastIndex` or use `matchAll`/`replace`). */
+const PLACEHOLDER = new RegExp(`\\{\\{\\s*(${NAME})\\s*\\}\\}`, "g");
+
+/**
+ * JSON Schema pattern of a value that is one whole placeholder (`{{video}}`): what a `src` or a
+ * colour may hold instead of a URL or `#rrggbb` while it is a template.
+ */
+export const WHOLE_PLACEHOLDER_PATTERN = `\\{\\{\\s*${NAME}\\s*\\}\\}`;
+
+/** Merge values of a render: placeholder name → value (numbers are written as JSON writes them). */
+export type MergeValues = Record<string, string | number>;
+
+/** What a templatable string is: text is filled anywhere in it, `src` and colours become the value. */
+type FieldKind = "text" | "src" | "color";
+
+/** One templatable string of a composition, at a JSON Pointer relative to the composition. */
+interface TemplateField {
+  path: string;
+  kind: FieldKind;
+  value: string;
+  set(value: string): void;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Visits `obj[key]` when it is a string. */
+function field(out: TemplateField[], obj: Obj, key: string, path: string, kind: FieldKind): void {
+  const value = obj[key];
+  if (typeof value !== "string") return;
+  out.push({
+    path: `${path}/${key}`,
+    kind,
+    value,
+    set: (v) => {
+      obj[key] = v;
+    },
+  });
+}
+
+function styleFields(out: TemplateField[], style: unknown, path: string): void {
+  if (!isObj(style)) return;
+  field(out, style, "color", path, "color");
+  field(out, style, "highlightColor", path, "color");
+  for (const part of ["stroke", "background"]) {
+    const v = style[part];
+    if (isObj(v)) field(out, v, "color", `${path}/${part}`, "color");
+  }
+}
+
+/**
+ * The templatable strings of a composition document (written or stored form). Tolerates any
+ * shape: what is not where a composition has it is skipped (structure is validated later).
+ */
+function templateFields(doc: unknown): TemplateField[] {
+  const out: TemplateField[] = [];
+  if (!isObj(doc)) return out;
+  if (isObj(doc.canvas)) field(out, doc.canvas, "background", "/canvas", "color");
+  if (!Array.isArray(doc.tracks)) return out;
+  doc.tracks.forEach((track, t) => {
+    if (!isObj(track) || !Array.isArray(track.clips)) return;
+    track.clips.forEach((clip, c) => {
+      if (!isObj(clip) || !isObj(clip.asset)) return;
+      const asset = clip.asset;
+      const path = `/tracks/${t}/clips/${c}/asset`;
+      switch (asset.type) {
+        case "video":
+        case "image":
+        case "audio":
+          field(out, asset, "src", path, "src");
+          break;
+        case "color":
+          field(out, asset, "color", path, "color");
+          break;
+        case "text":
+          field(out, asset, "text", path, "text");
+          styleFields(out, asset.style, `${path}/style`);
+          break;
+        case "caption": {
+          styleFields(out, asset.style, `${path}/style`);
+          const cues = isObj(asset.source) ? asset.source.cues : undefined;
+          if (Array.isArray(cues)) {
+            cues.forEach((cue, i) => {
+              if (isObj(cue)) field(out, cue, "text", `${path}/source/cues/${i}`, "text");
+            });
+          }
+          break;
+        }
+      }
+    });
+  });
+  return out;
+}
+
+/**
+ * The placeholders a composition uses, each with the JSON Pointers (relative to the
+ * composition) of the fields it appears in, in document order.
+ */
+export function templatePlaceholders(doc: unknown): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const f of templateFields(doc)) {
+    for (const m of f.value.matchAll(PLACEHOLDER)) {
+      const name = m[1] as string;
+      const paths = found.get(name) ?? [];
+      if (!paths.includes(f.path)) paths.push(f.path);
+      found.set(name, paths);
+    }
+  }
+  return found;
+}
+
+const where = (paths: string[], prefix: string) =>
+  paths
+    .slice(0, 3)
+    .map((p) => prefix + p)
+    .join(", ") + (paths.length > 3 ? ` and ${paths.length - 3} more` : "");
+
+/**
+ * Fills a composition's placeholders with `merge` and returns the filled copy (`doc` is not
+ * changed). Each placeholder is replaced by its value in one pass (a value is never searched for
+ * placeholders itself); a `src` or colour must be one whole placeholder's value afterwards, so a
+ * value that is itself a placeholder is refused there.
+ *
+ * Without `merge`, a composition with placeholders cannot be rendered: that is a 400 listing
+ * them too (a template is rendered with its values).
+ *
+ * @param prefix - JSON Pointer of the composition in the request (`/composition`, or `` for a
+ *   stored one), put before the paths of the details.
+ * @throws 400 `invalid_request` listing every placeholder without a value (at `/merge`, naming
+ *   where it is used) and every merge name the composition does not use (at `/merge/<name>`).
+ */
+export function fillTemplate<T>(doc: T, merge: MergeValues | undefined, prefix: string): T {
+  const used = templatePlaceholders(doc);
+  const values = merge ?? {};
+  const problems: ErrorDetail[] = [];
+  for (const [name, paths] of used) {
+    if (!Object.hasOwn(values, name)) {
+      problems.push({
+        path: "/merge",
+        message: `no value for placeholder "${name}" (used at ${where(paths, prefix)})`,
+      });
+    }
+  }
+  for (const name of Object.keys(values)) {
+    if (!used.has(name)) {
+      problems.push({ path: `/merge/${name}`, message: `the composition has no placeholder "${name}"` });
+    }
+  }
+  if (problems.length > 0) {
+    throw invalidRequest(
+      merge === undefined
+        ? `The composition is a template: send merge values for ${[...used.keys()].map((n) => `"${n}"`).join(", ")}`
+        : "The merge values do not match the composition's placeholders",
+      problems,
+    );
+  }
+  if (used.size === 0) return doc;
+  const filled = structuredClone(doc);
+  const leftOver: ErrorDetail[] = [];
+  for (const f of templateFields(filled)) {
+    const value = f.value.replace(PLACEHOLDER, (_all, name: string) => String(values[name]));
+    f.set(value);
+    if (f.kind !== "text" && value !== f.value && new RegExp(`^${WHOLE_PLACEHOLDER_PATTERN}$`).test(value)) {
+      leftOver.push({ path: prefix + f.path, message: `is still a placeholder after merging ("${value}")` });
+    }
+  }
+  if (leftOver.length > 0) throw invalidRequest("A merge value is itself a placeholder", leftOver);
+  return filled;
+}

@@ -21,19 +21,18 @@
  * `--max-semi-space-size=4`, which roughly halves the worker's own RSS on Node 24).
  * Prints a JSON summary; RESULTS.md in this directory records the figures.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
+import { type Proc, ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
 
 const run = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SCALING = !args.has("--no-scaling");
@@ -211,41 +210,6 @@ function composition(ids: Record<string, string>) {
 }
 
 // ---------------------------------------------------------------- processes
-
-interface Proc {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-}
-
-function startProcess(script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [script], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
-  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { child, output, exited };
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stopProcess(p: Proc): Promise<void> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill("SIGTERM");
-  const timer = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
-  await p.exited;
-  clearTimeout(timer);
-}
 
 /** RSS (bytes) of a process and all its descendants, from /proc. */
 async function treeRss(pid: number): Promise<number> {

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 
 /** The repository root (benchmarks start `src/main/*.ts` from here). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -51,4 +53,37 @@ export async function stopProcess(p: Proc): Promise<void> {
   const timer = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
   await p.exited;
   clearTimeout(timer);
+}
+
+/**
+ * The PostgreSQL server benchmarks use: BENCH_DATABASE_URL or TEST_DATABASE_URL (default
+ * `postgres://postgres@127.0.0.1:5432/postgres`).
+ */
+export const ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * Creates a fresh database named `<prefix>_<pid>_<random>` on {@link ADMIN_URL}.
+ * @returns its connection string and `drop()` (drops it, forcing connections off, and closes
+ *   the admin connection).
+ */
+export async function freshDatabase(
+  prefix: string,
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(3).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      await admin.end();
+    },
+  };
 }

@@ -27,20 +27,15 @@ import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises"
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { type Proc, ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { freshDatabase, type Proc, ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
 
 const run = promisify(execFile);
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SCALING = !args.has("--no-scaling");
 const SECONDS = QUICK ? 12 : 60;
-const ADMIN_URL =
-  process.env.BENCH_DATABASE_URL ??
-  process.env.TEST_DATABASE_URL ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -340,12 +335,7 @@ async function floorEncode(dir: string): Promise<number> {
 
 async function main(): Promise<void> {
   const { dir, cleanup } = await tempDir("cutroom-reference-");
-  const dbName = `cutroom_bench_${process.pid}_${randomBytes(3).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await freshDatabase("cutroom_bench");
   const procs: Proc[] = [];
   try {
     log(`generating inputs (${SECONDS} s composition)…`);
@@ -353,7 +343,7 @@ async function main(): Promise<void> {
 
     const port = 39_000 + Math.floor(Math.random() * 1000);
     const env = {
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
       PORT: String(port),
@@ -464,8 +454,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await Promise.all(procs.map(stopProcess));
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await database.drop();
     await cleanup();
   }
 }

@@ -3,7 +3,7 @@
  * mixed traffic from several accounts for a while, with a worker killed (SIGKILL) twice.
  *
  *   node bench/soak/soak.ts [--minutes 10] [--accounts 4] [--users 8] [--workers 2]
- *     [--think-ms 100] [--keep-db]
+ *     [--think-ms 100]
  *
  * Needs PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/postgres); a fresh database is created and dropped.
@@ -37,7 +37,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { insertUser } from "../../src/db/repositories/users.ts";
 import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
 import { ffmpeg, tempDir } from "../../test/fixtures/render/media.ts";
-import { type Proc, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { freshDatabase, type Proc, startProcess, stopProcess, waitUntil } from "../processes.ts";
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +46,6 @@ const { values } = parseArgs({
     users: { type: "string", default: "8" },
     workers: { type: "string", default: "2" },
     "think-ms": { type: "string", default: "100" },
-    "keep-db": { type: "boolean", default: false },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -55,10 +54,6 @@ const USERS = Number(values.users);
 const WORKERS = Number(values.workers);
 const THINK_MS = Number(values["think-ms"]);
 const RENDER_SECONDS = 2;
-const ADMIN_URL =
-  process.env.BENCH_DATABASE_URL ??
-  process.env.TEST_DATABASE_URL ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 const log = (msg: string) =>
@@ -252,12 +247,7 @@ async function childrenOf(pid: number): Promise<number[]> {
 
 async function main(): Promise<void> {
   const { dir, cleanup } = await tempDir("cutroom-soak-");
-  const dbName = `cutroom_soak_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await freshDatabase("cutroom_soak");
   const procs: Proc[] = [];
   let failed = false;
   try {
@@ -265,7 +255,7 @@ async function main(): Promise<void> {
     const port = 40_000 + Math.floor(Math.random() * 1000);
     const base = `http://127.0.0.1:${port}`;
     const env = {
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -289,15 +279,15 @@ async function main(): Promise<void> {
     for (let i = 0; i < WORKERS; i++) await startWorker(i);
 
     // Accounts straight in the database (the API has no sign-up), then their setup through HTTP.
-    const database = await openDatabase({ databaseUrl: dbUrl.toString(), dataDir: dir, poolSize: 2 });
+    const direct = await openDatabase({ databaseUrl: database.url, dataDir: dir, poolSize: 2 });
     const accounts: Account[] = [];
     for (let i = 0; i < ACCOUNTS; i++) {
-      const user = await insertUser(database.db, {
+      const user = await insertUser(direct.db, {
         email: `soak${i}@example.test`,
         name: `Soak ${i}`,
         plan: "upgraded",
       });
-      const { secret } = await issueApiKey(database.db, {
+      const { secret } = await issueApiKey(direct.db, {
         userId: user.id,
         name: "soak",
         scopes: ["read", "write"],
@@ -313,7 +303,7 @@ async function main(): Promise<void> {
         renders: [],
       });
     }
-    await database.close();
+    await direct.close();
     const clip = media.find((m) => m.name === "clip.mp4") as MediaFile;
     const music = media.find((m) => m.name === "music.m4a") as MediaFile;
     for (const acct of accounts) {
@@ -411,7 +401,7 @@ async function main(): Promise<void> {
       if (endStatus.size < allRenders.length) await sleep(1000);
     }
     const stuckApi = allRenders.filter((r) => !endStatus.has(r.id)).map((r) => r.id);
-    const dbClient = new pg.Client({ connectionString: dbUrl.toString() });
+    const dbClient = new pg.Client({ connectionString: database.url });
     await dbClient.connect();
     const notEnded = (
       await dbClient.query<{ status: string; n: number }>(
@@ -543,10 +533,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await Promise.all(procs.map(stopProcess));
-    if (!values["keep-db"])
-      await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    else log(`kept database ${dbName}`);
-    await admin.end();
+    await database.drop();
     await cleanup();
   }
   if (failed) process.exitCode = 1;

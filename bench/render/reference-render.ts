@@ -21,27 +21,21 @@
  * `--max-semi-space-size=4`, which roughly halves the worker's own RSS on Node 24).
  * Prints a JSON summary; RESULTS.md in this directory records the figures.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import pg from "pg";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
+import { freshDatabase, type Proc, ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
 
 const run = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SCALING = !args.has("--no-scaling");
 const SECONDS = QUICK ? 12 : 60;
-const ADMIN_URL =
-  process.env.BENCH_DATABASE_URL ??
-  process.env.TEST_DATABASE_URL ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -212,41 +206,6 @@ function composition(ids: Record<string, string>) {
 
 // ---------------------------------------------------------------- processes
 
-interface Proc {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-}
-
-function startProcess(script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [script], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
-  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { child, output, exited };
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stopProcess(p: Proc): Promise<void> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill("SIGTERM");
-  const timer = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
-  await p.exited;
-  clearTimeout(timer);
-}
-
 /** RSS (bytes) of a process and all its descendants, from /proc. */
 async function treeRss(pid: number): Promise<number> {
   let total = 0;
@@ -376,12 +335,7 @@ async function floorEncode(dir: string): Promise<number> {
 
 async function main(): Promise<void> {
   const { dir, cleanup } = await tempDir("cutroom-reference-");
-  const dbName = `cutroom_bench_${process.pid}_${randomBytes(3).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await freshDatabase("cutroom_bench");
   const procs: Proc[] = [];
   try {
     log(`generating inputs (${SECONDS} s composition)…`);
@@ -389,7 +343,7 @@ async function main(): Promise<void> {
 
     const port = 39_000 + Math.floor(Math.random() * 1000);
     const env = {
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
       PORT: String(port),
@@ -500,8 +454,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await Promise.all(procs.map(stopProcess));
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await database.drop();
     await cleanup();
   }
 }

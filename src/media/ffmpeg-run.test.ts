@@ -110,6 +110,24 @@ describe("runFfmpeg", () => {
     expect(error.message).toContain("ffmpeg exited with");
   });
 
+  it("hands every stderr line, whole and trimmed, to onStderrLine", async () => {
+    const lines: string[] = [];
+    const result = await runFfmpeg({
+      args: [
+        ...base.map((a) => (a === "error" ? "info" : a)),
+        ...["-f", "lavfi", "-i", "testsrc2=s=160x90:r=25:d=1", "-f", "null", "-"],
+      ],
+      durationSec: 1,
+      onStderrLine: (line) => lines.push(line),
+    });
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.some((l) => l.startsWith("Input #0, lavfi"))).toBe(true);
+    for (const l of lines) expect(l).toBe(l.trim());
+    expect(lines.every((l) => l.length > 0 && !l.includes("\n"))).toBe(true);
+    // The tail is the same text, line for line.
+    expect(result.stderrTail.endsWith(lines.at(-1) ?? "?")).toBe(true);
+  });
+
   it("rejects at once when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort();

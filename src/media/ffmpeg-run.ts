@@ -54,6 +54,8 @@ export interface RunFfmpegOptions {
   killGraceMs?: number;
   /** Binary to run. Default `ffmpeg` from PATH. */
   ffmpegPath?: string;
+  /** Called with every complete stderr line (trimmed, non-empty), as ffmpeg writes it. */
+  onStderrLine?: (line: string) => void;
 }
 
 /** Outcome of a successful run. */
@@ -153,8 +155,16 @@ export function runFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
       }
     });
     child.stderr.setEncoding("utf8");
+    let stderrLine = "";
+    const emitLines = (text: string, flush: boolean) => {
+      if (!options.onStderrLine) return;
+      const lines = (stderrLine + text).split(/\r?\n|\r/);
+      stderrLine = flush ? "" : (lines.pop() ?? "").slice(-TAIL_BYTES);
+      for (const line of lines) if (line.trim()) options.onStderrLine(line.trim());
+    };
     child.stderr.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-TAIL_BYTES * 2);
+      emitLines(chunk, false);
     });
 
     let spawnError: Error | undefined;
@@ -162,6 +172,7 @@ export function runFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
       spawnError = error;
     });
     child.on("close", (code, signal) => {
+      emitLines("", true);
       clearTimeout(stallTimer);
       if (killTimer) clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);

@@ -178,6 +178,18 @@ describe("POST /api/v1/uploads", () => {
     await expectNothingLeft(before);
   });
 
+  it("refuses 21 files with 400 before any is probed or kept: no row, no object", async () => {
+    const a = await t.createAccount();
+    const before = await snapshot();
+    const png = await filePart(fx.png);
+    const parts = Array.from({ length: 21 }, (_, i) => ({ ...png, filename: `p${i}.png` }));
+    const res = await postMultipart(base, parts, { key: a.key });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request" });
+    expect(res.body.error?.message).toContain("at most 20");
+    await expectNothingLeft(before);
+  });
+
   it("refuses a disguised executable (ELF named .mp4) with 415", async () => {
     const a = await t.createAccount();
     const before = await snapshot();

@@ -18,6 +18,7 @@ export {
   outputSize,
   type PlanFile,
   type PlanFont,
+  type PlanInput,
   type RenderPlan,
 } from "./plan.ts";
 export { parseSubtitles } from "./subtitle-parse.ts";

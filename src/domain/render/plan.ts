@@ -68,6 +68,17 @@ export interface PlanFont {
   source: string;
 }
 
+/** One media input of a plan: the clip it serves and its ffmpeg input arguments (seek, length, `-i`). */
+export interface PlanInput {
+  /** ffmpeg's input index (`#index:stream` in its messages). */
+  index: number;
+  clipId: string;
+  /** The source file (`ResolvedAsset.path`). */
+  path: string;
+  /** This input's arguments, as in `args` (e.g. `["-ss", "1", "-t", "2", "-i", path]`). */
+  args: string[];
+}
+
 /**
  * One ffmpeg invocation, ready to run with `runFfmpeg({ args, cwd, durationSec, … })` once
  * `files` are written and `fonts` linked into the cwd (`writePlanFiles` does both).
@@ -87,6 +98,8 @@ export interface RenderPlan {
   glyphs: GlyphUse[];
   /** Length of the output in seconds (frame-snapped), for progress and expiry. */
   durationSec: number;
+  /** The media inputs of `args`, in ffmpeg input-index order: one per clip that reads a source. */
+  inputs: PlanInput[];
   warnings: RenderWarning[];
   /** What the output will be. Sizes in pixels, fps as a number. */
   output: {
@@ -331,6 +344,14 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     fonts,
     glyphs,
     durationSec,
+    inputs: [...ctx.inputs]
+      .map(([clipId, source]) => ({
+        index: source.index,
+        clipId,
+        path: source.asset.path,
+        args: graph.inputs[source.index] ?? [],
+      }))
+      .sort((a, b) => a.index - b.index),
     warnings: dedupeWarnings(warnings),
     output: {
       format: output.format,

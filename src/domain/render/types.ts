@@ -61,6 +61,8 @@ export interface RenderWarning {
   code: string;
   message: string;
   clipId?: string;
+  /** The upload the warning is about, when it is about a source file. */
+  uploadId?: string;
 }
 
 /** Render error codes (docs/composition.md, The render resource). */

@@ -7,12 +7,25 @@ import os from "node:os";
 import path from "node:path";
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyInstance } from "fastify";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { filesUnder } from "../../../test/helpers/files.ts";
 import { AppError } from "../../errors.ts";
 import { LocalDiskStore } from "../../storage/local-disk.ts";
 import { ingestParts, MAX_FILES_PER_UPLOAD, type UploadPart } from "./ingest-parts.ts";
 import { type Fixtures, makeFixtures } from "./test-fixtures.ts";
+
+// Counts media work (every upload is probed before its poster is made) while doing it for real.
+const media = vi.hoisted(() => ({ probes: 0 }));
+vi.mock("../../media/probe.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../media/probe.ts")>();
+  return {
+    ...real,
+    probeMedia: (...args: Parameters<typeof real.probeMedia>) => {
+      media.probes += 1;
+      return real.probeMedia(...args);
+    },
+  };
+});
 
 const MAX_BYTES = 1024 * 1024; // small limit so the test streams a few MB, not 512
 let dir: string;
@@ -121,6 +134,24 @@ describe("upload route wiring (@fastify/multipart → ingestParts)", () => {
     const { status } = await postForm(form);
     expect(status).toBe(400);
     expect(await storedFiles()).toEqual([]);
+  });
+
+  it("refuses 21 media files before probing any of them", async () => {
+    const form = new FormData();
+    const png = await blobOf(fx.png);
+    for (let i = 0; i < MAX_FILES_PER_UPLOAD + 1; i++) form.append("file", png, `p${i}.png`);
+    const before = { ...media };
+    const { status, body } = await postForm(form);
+    expect(status).toBe(400);
+    expect(body.error?.message).toMatch(/Too many files: at most 20/);
+    expect(media).toEqual(before);
+    expect(await storedFiles()).toEqual([]);
+
+    // The same 20 files are probed and kept: the spy does see media work.
+    const twenty = new FormData();
+    for (let i = 0; i < MAX_FILES_PER_UPLOAD; i++) twenty.append("file", png, `p${i}.png`);
+    expect((await postForm(twenty)).status).toBe(201);
+    expect(media.probes - before.probes).toBe(MAX_FILES_PER_UPLOAD);
   });
 
   it("answers 413 naming the file while the client is still sending, keeping nothing", async () => {

@@ -1,7 +1,14 @@
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
-import { type IncomingFile, type IngestedFile, ingestFile, isParseError } from "./ingest.ts";
+import {
+  analyseReceived,
+  type IncomingFile,
+  type IngestedFile,
+  isParseError,
+  type ReceivedFile,
+  receiveFile,
+} from "./ingest.ts";
 
 /** Most files in one upload request: bounds the work and the storage one request can start. */
 export const MAX_FILES_PER_UPLOAD = 20;
@@ -50,16 +57,20 @@ export interface IngestPartsResult {
 }
 
 /**
- * Consumes a multipart upload's parts one after the other (files are streamed to storage as
- * they arrive, see {@link ingestFile}) — all or nothing: if any part fails (415, 413, 400,
- * client abort, storage error, `onField` throwing) every object already stored for this request
- * is deleted before the error is rethrown. The caller must do the same with
- * {@link discardIngested} if what it does afterwards (DB insert) fails.
+ * Consumes a multipart upload's parts in two phases — all or nothing:
+ * 1. while the body streams in, each file is sniffed and streamed to storage
+ *    ({@link receiveFile}); the count is checked as parts arrive, so the (`maxFiles` + 1)-th
+ *    file ends the request before any of them is probed;
+ * 2. once the whole body is read (the count is known to be within the limit), each file is
+ *    probed and gets its poster ({@link analyseReceived}), one after the other.
+ * If any part fails (415, 413, 400, client abort, storage error, `onField` throwing) every
+ * object already stored for this request is deleted before the error is rethrown. The caller
+ * must do the same with {@link discardIngested} if what it does afterwards (DB insert) fails.
  *
  * @param parts - e.g. `request.parts()` of @fastify/multipart.
  * @throws AppError 400 `invalid_request` when no file was sent or more than `maxFiles`, a
  *   multipart limit (parts, fields) was hit or the body is malformed multipart (a parse error
- *   without a `code`); 413/415/400 from {@link ingestFile};
+ *   without a `code`); 413/415/400 from {@link receiveFile} and {@link analyseReceived};
  *   anything else (aborted request, storage failure) unchanged.
  */
 export async function ingestParts(
@@ -67,7 +78,7 @@ export async function ingestParts(
   opts: IngestPartsOptions,
 ): Promise<IngestPartsResult> {
   const maxFiles = opts.maxFiles ?? MAX_FILES_PER_UPLOAD;
-  const files: IngestedFile[] = [];
+  const received: ReceivedFile[] = [];
   const fields: Record<string, string> = {};
   let current: string | undefined;
   try {
@@ -79,12 +90,12 @@ export async function ingestParts(
         continue;
       }
       current = part.filename;
-      if (files.length >= maxFiles) {
+      if (received.length >= maxFiles) {
         part.file.destroy();
         throw tooManyFiles(maxFiles);
       }
-      files.push(
-        await ingestFile({
+      received.push(
+        await receiveFile({
           store: opts.store,
           file: part.file,
           filename: part.filename,
@@ -94,11 +105,16 @@ export async function ingestParts(
         }),
       );
     }
-    if (files.length === 0)
+    if (received.length === 0)
       throw invalidRequest("The request carries no file (multipart/form-data part with a filename)");
+    const files: IngestedFile[] = [];
+    for (const file of received) {
+      current = file.name;
+      files.push(await analyseReceived(opts.store, file, opts.signal));
+    }
     return { files, fields };
   } catch (err) {
-    await discardIngested(opts.store, files);
+    await discardIngested(opts.store, received);
     throw mapMultipartError(err, current, maxFiles);
   }
 }

@@ -63,30 +63,55 @@ export interface IngestedFile {
 const PROBE_URL_TTL_SEC = 900;
 
 /**
- * Ingests one uploaded file while it streams in:
+ * A file whose bytes are stored and whose type is sniffed, not yet probed (the first phase of
+ * {@link ingestFile}; {@link analyseReceived} finishes it).
+ */
+export interface ReceivedFile {
+  /** `upl_…`. */
+  id: string;
+  /** Storage key of the original: `uploads/<id>/original`. */
+  key: string;
+  /** Size in bytes. */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes. */
+  sha256: string;
+  /** Sanitised client file name. */
+  name: string;
+  /** The type read from the first bytes. */
+  sniffed: SniffResult;
+}
+
+/**
+ * Ingests one uploaded file while it streams in: {@link receiveFile} then {@link analyseReceived}.
+ *
+ * On any failure everything stored for this upload is deleted before the error is thrown.
+ *
+ * @throws AppError as {@link receiveFile} and {@link analyseReceived}.
+ */
+export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile> {
+  return analyseReceived(opts.store, await receiveFile(opts), opts.signal);
+}
+
+/**
+ * The first phase of ingest, done while the file streams in (no media tools run):
  * 1. peeks at the first 4,100 bytes and sniffs the type from content (415 before storing anything);
  * 2. streams the bytes to `uploads/<id>/original` (the store hashes them, SHA-256), counting them
- *    on the way and failing with 413 the moment the size passes `maxBytes` (the rest is not read);
- * 3. probes video/audio/image with ffprobe in place (local path, or a short-lived presigned URL
- *    for S3 — no temp copy) and stores a JPEG poster for video and image beside the original.
+ *    on the way and failing with 413 the moment the size passes `maxBytes` (the rest is not read).
  *
  * On any failure everything stored for this upload is deleted before the error is thrown.
  *
  * @throws AppError `unsupported_media_type` (415) naming the file when its content is not a
  *   supported type or it is empty; `payload_too_large` (413) naming it when larger than `maxBytes`;
- *   `invalid_request` (400) naming it when it claims to be media but ffprobe/ffmpeg cannot read it,
- *   or when the file's stream fails with a multipart parse error (the body ends inside the file).
- *   Other errors (storage down, client aborted) pass through unchanged.
+ *   `invalid_request` (400) naming it when the file's stream fails with a multipart parse error
+ *   (the body ends inside the file). Other errors (storage down, client aborted) pass through unchanged.
  */
-export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile> {
+export async function receiveFile(opts: IngestFileOptions): Promise<ReceivedFile> {
   const { store, file, signal } = opts;
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const name = sanitizeFilename(opts.filename);
   const id = opts.id ?? newId("upl");
   const key = uploadOriginalKey(id);
   const tooLarge = () => payloadTooLarge(`File "${name}" is larger than the ${formatBytes(maxBytes)} limit`);
-  // The part stream's own error (e.g. the multipart body ended inside this file), told apart
-  // from storage and media errors by where it was thrown.
   let streamError: unknown;
   const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const source: AsyncIterator<Buffer> = {
@@ -118,15 +143,41 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
       ...(signal ? { signal } : {}),
       ...(opts.transferChunks ? { transferChunks: true } : {}),
     });
-    // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
+    return { id, key, size, sha256, name, sniffed };
+  } catch (err) {
+    if (!file.destroyed) file.destroy();
+    if (stored) await store.deletePrefix(uploadPrefix(id)).catch(() => {});
+    if (isFileTooLargeError(err)) throw tooLarge();
+    if (err === streamError && isParseError(err)) {
+      throw invalidRequest(`File "${name}" could not be read from the request: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+}
 
+/**
+ * The second phase of ingest: probes a received video, audio or image with ffprobe in place
+ * (local path, or a short-lived presigned URL for S3 — no temp copy), settles its type, and
+ * stores a JPEG poster for video and image beside the original. Subtitles and fonts pass as
+ * they are. On failure everything stored for this upload is deleted before the error is thrown.
+ *
+ * @throws AppError `invalid_request` (400) naming the file when it claims to be media but
+ *   ffprobe/ffmpeg cannot read it. Other errors (storage down, aborted) pass through unchanged.
+ */
+export async function analyseReceived(
+  store: BlobStore,
+  received: ReceivedFile,
+  signal?: AbortSignal,
+): Promise<IngestedFile> {
+  const { id, key, size, sha256, name } = received;
+  try {
     const { type, mimeType, media, poster, fontFamilies } = await analyse(
       store,
       key,
       size,
       name,
-      sniffed,
+      received.sniffed,
       signal,
     );
     let posterKey: string | null = null;
@@ -139,13 +190,7 @@ export async function ingestFile(opts: IngestFileOptions): Promise<IngestedFile>
     }
     return { id, key, size, sha256, type, mimeType, name, media, posterKey, fontFamilies };
   } catch (err) {
-    // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
-    if (!file.destroyed) file.destroy();
-    if (stored) await store.deletePrefix(uploadPrefix(id)).catch(() => {});
-    if (isFileTooLargeError(err)) throw tooLarge();
-    if (err === streamError && isParseError(err)) {
-      throw invalidRequest(`File "${name}" could not be read from the request: ${(err as Error).message}`);
-    }
+    await store.deletePrefix(uploadPrefix(id)).catch(() => {});
     throw err;
   }
 }

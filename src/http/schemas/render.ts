@@ -157,7 +157,12 @@ export const Render = Type.Object(
       }),
     ]),
     warnings: Type.Array(
-      Type.Object({ code: Type.String(), message: Type.String(), clipId: Type.Optional(Type.String()) }),
+      Type.Object({
+        code: Type.String({ examples: ["SOURCE_DAMAGED"] }),
+        message: Type.String(),
+        clipId: Type.Optional(Type.String()),
+        uploadId: Type.Optional(Type.String()),
+      }),
     ),
     createdAt: Timestamp(),
     startedAt: Type.Union([Type.Null(), Timestamp()]),

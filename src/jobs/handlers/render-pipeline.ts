@@ -21,6 +21,7 @@ import {
   type RemoteAssetLimits,
   resolveRenderAssets,
 } from "./render-assets.ts";
+import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
 import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
@@ -56,7 +57,8 @@ async function sha256File(file: string): Promise<string> {
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
  * and the caller's fonts to local files (`resolveRenderAssets`), build the ffmpeg plan, run ffmpeg (one process, one filtergraph)
- * with progress, then probe the output, make a poster, hash it and store it under
+ * with progress, then name the sources ffmpeg found damaged or truncated (`SOURCE_DAMAGED`
+ * warnings, see `damagedSourceWarnings`), probe the output, make a poster, hash it and store it under
  * `renders/<renderId>/`. The working directory and any stored object are removed when the
  * attempt fails or is cancelled.
  *
@@ -125,6 +127,7 @@ export function createRenderPipeline(opts: {
 
       // Rendering: one ffmpeg process.
       await hooks.phase("rendering");
+      const damage = new DamageLog();
       try {
         await runFfmpeg({
           ...ffmpegLaunch(plan.args),
@@ -135,6 +138,7 @@ export function createRenderPipeline(opts: {
           // The partial output is thrown away: no time for ffmpeg to finalise it (with
           // +faststart that would rewrite the whole file) before it is killed.
           killGraceMs: 200,
+          onStderrLine: damage.onLine,
           onProgress: (p) =>
             hooks.progress({
               ratio: p.ratio,
@@ -169,8 +173,15 @@ export function createRenderPipeline(opts: {
         throw err;
       }
 
-      // Finalizing: probe, poster, hash, store.
+      // Finalizing: name damaged sources, probe, poster, hash, store.
       await hooks.phase("finalizing");
+      const damaged = await damagedSourceWarnings(damage.lines, plan.inputs, refsByPath, {
+        checkTimeoutMs: opts.stallTimeoutMs,
+        signal: hooks.signal,
+        log: (found) =>
+          opts.log.warn({ renderId: render.id, ...found }, "ffmpeg reported damaged source data"),
+      });
+      for (const w of damaged) hooks.warn(w);
       const outPath = path.join(workDir, outputFile);
       const [info, size, sha256] = await Promise.all([
         probeMedia(outPath).catch(() => null),

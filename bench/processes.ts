@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+/** The repository root (benchmarks start `src/main/*.ts` from here). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A Cutroom process started by a benchmark, with everything it printed. */
+export interface Proc {
+  child: ChildProcess;
+  /** stdout and stderr chunks, in arrival order. */
+  output: string[];
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
+}
+
+/**
+ * Starts `node <script>` from the repository root with a minimal environment (PATH, HOME,
+ * `LOG_LEVEL=warn`) plus `env`, collecting its output.
+ */
+export function startProcess(script: string, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
+  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return { child, output, exited };
+}
+
+/** Polls `check` every 100 ms. @throws after `timeoutMs` (naming `what`). */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** SIGTERM, then SIGKILL after 15 s; resolves once the process has exited. */
+export async function stopProcess(p: Proc): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill("SIGTERM");
+  const timer = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/**
+ * The PostgreSQL server benchmarks use: BENCH_DATABASE_URL or TEST_DATABASE_URL (default
+ * `postgres://postgres@127.0.0.1:5432/postgres`).
+ */
+export const ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * Creates a fresh database named `<prefix>_<pid>_<random>` on {@link ADMIN_URL}.
+ * @returns its connection string and `drop()` (drops it, forcing connections off, and closes
+ *   the admin connection).
+ */
+export async function freshDatabase(
+  prefix: string,
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(3).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      await admin.end();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { PlanInput, RenderWarning } from "../../domain/render/index.ts";
+import { decodeDamage, inputIndexOf, isDamageLine } from "../../media/damage.ts";
+import type { AssetRef } from "./render-assets.ts";
+
+/** Damage lines kept from one render's stderr (the first ones; later lines add nothing). */
+const MAX_LINES = 50;
+
+/** Collects the stderr lines of a render's ffmpeg that report damaged or truncated input data. */
+export class DamageLog {
+  readonly lines: string[] = [];
+  /** Feed every stderr line (`runFfmpeg`'s `onStderrLine`). */
+  readonly onLine = (line: string): void => {
+    if (this.lines.length < MAX_LINES && isDamageLine(line)) this.lines.push(line);
+  };
+}
+
+/**
+ * Turns the damage ffmpeg reported during a successful render into `SOURCE_DAMAGED` warnings,
+ * one per clip whose source is damaged or truncated in the range the render read. Lines that
+ * name their input (`#N:M`) blame it directly; when some lines name none (demuxer and parser
+ * messages), each other input is decoded again over the same range (`decodeDamage`) and the
+ * ones that report damage are blamed. If no input can be blamed, one warning without a clip is
+ * returned. The message is plain language: ffmpeg's lines go to `log` only.
+ *
+ * @param lines - the damage lines of the render (`DamageLog.lines`); none gives no warning
+ *   and costs nothing.
+ * @param inputs - the plan's media inputs (`RenderPlan.inputs`).
+ * @param refsByPath - which upload each local source file is (`resolveRenderAssets`).
+ * @param opts.checkTimeoutMs - time limit of each re-check decode, ms.
+ */
+export async function damagedSourceWarnings(
+  lines: readonly string[],
+  inputs: readonly PlanInput[],
+  refsByPath: ReadonlyMap<string, AssetRef>,
+  opts: { checkTimeoutMs: number; signal: AbortSignal; log: (blamed: Record<string, unknown>) => void },
+): Promise<RenderWarning[]> {
+  if (lines.length === 0) return [];
+  const blamed = new Map<number, string[]>();
+  const blame = (index: number, line: string) => blamed.set(index, [...(blamed.get(index) ?? []), line]);
+  let unattributed = false;
+  for (const line of lines) {
+    const index = inputIndexOf(line);
+    const byPath = inputs.find((i) => line.includes(i.path));
+    if (index !== null && inputs.some((i) => i.index === index)) blame(index, line);
+    else if (byPath) blame(byPath.index, line);
+    else unattributed = true;
+  }
+  if (unattributed) {
+    for (const input of inputs) {
+      if (blamed.has(input.index)) continue;
+      opts.signal.throwIfAborted();
+      const found = await decodeDamage(input.args, { timeoutMs: opts.checkTimeoutMs, signal: opts.signal });
+      for (const line of found) blame(input.index, line);
+    }
+  }
+  opts.log({ damage: lines, blamed: Object.fromEntries(blamed) });
+  if (blamed.size === 0) {
+    return [
+      {
+        code: "SOURCE_DAMAGED",
+        message:
+          "A source file is damaged or truncated: the encoder skipped data it could not read, so some frames or audio may be missing or garbled",
+      },
+    ];
+  }
+  const warnings: RenderWarning[] = [];
+  for (const input of inputs) {
+    if (!blamed.has(input.index)) continue;
+    const uploadId = refsByPath.get(input.path)?.uploadId;
+    warnings.push({
+      code: "SOURCE_DAMAGED",
+      message: `The source of clip ${input.clipId} is damaged or truncated: the encoder skipped data it could not read, so some of its frames or audio may be missing or garbled`,
+      clipId: input.clipId,
+      ...(uploadId ? { uploadId } : {}),
+    });
+  }
+  return warnings;
+}

@@ -1,0 +1,163 @@
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allFrames, type Frame, ffmpeg, probe, tempDir } from "../fixtures/render/media.ts";
+import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { client, download, onServer } from "../renders/helpers.ts";
+
+const run = promisify(execFile);
+/** Debian's melt (scripts/test.sh installs it); without it this file is skipped. */
+const hasMelt = await run("melt", ["-version"]).then(
+  () => true,
+  () => false,
+);
+
+const W = 320;
+const H = 180;
+let t: TestApp;
+let base: string;
+let key: string;
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("cutroom-melt-"));
+  t = await startTestApp({ worker: true });
+  base = await t.listen();
+  key = (await t.createAccount()).key;
+});
+afterAll(async () => {
+  await t?.close();
+  await cleanup?.();
+});
+
+/** Mean colour of a frame's central quarter. */
+function meanColour(frame: Frame): [number, number, number] {
+  let [r, g, b, n] = [0, 0, 0, 0];
+  for (let y = Math.floor(H / 4); y < (3 * H) / 4; y += 4) {
+    for (let x = Math.floor(W / 4); x < (3 * W) / 4; x += 4) {
+      const [pr, pg, pb] = frame.pixel(x, y);
+      r += pr;
+      g += pg;
+      b += pb;
+      n++;
+    }
+  }
+  return [r / n, g / n, b / n];
+}
+
+const colourDistance = (a: readonly number[], b: readonly number[]) =>
+  Math.max(...a.map((v, i) => Math.abs(v - (b[i] ?? 0))));
+
+describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
+  it("renders to the same duration and the same pictures at the cuts as our own render", async () => {
+    // Three solid-colour sources, 3 s at 25 fps; each clip uses a trimmed middle part.
+    const sources = { red: "#ff0000", lime: "#00ff00", blue: "#0000ff" };
+    await Promise.all(
+      Object.entries(sources).map(([name, colour]) =>
+        ffmpeg([
+          "-f",
+          "lavfi",
+          "-i",
+          `color=c=${colour.replace("#", "0x")}:s=${W}x${H}:r=25:d=3`,
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-pix_fmt",
+          "yuv420p",
+          path.join(dir, `${name}.mp4`),
+        ]),
+      ),
+    );
+    const api = client(base, key);
+    const [red, lime, blue] = await api.upload(
+      ["red", "lime", "blue"].map((n) => path.join(dir, `${n}.mp4`)),
+    );
+    // A hard cut at 1 s and a 0.4 s dissolve centred on 2 s.
+    const comp = await api.createComposition({
+      name: "melt check",
+      canvas: { width: W, height: H, fps: 25, background: "#000000" },
+      tracks: [
+        {
+          kind: "video",
+          clips: [
+            { start: 0, duration: 1, trim: 0.5, asset: { type: "video", uploadId: red?.id } },
+            { start: 1, duration: 1, trim: 1, asset: { type: "video", uploadId: lime?.id } },
+            {
+              start: 2,
+              duration: 1,
+              trim: 0.5,
+              asset: { type: "video", uploadId: blue?.id },
+              transition: { type: "fade", duration: 0.4 },
+            },
+          ],
+        },
+      ],
+    });
+
+    const started = await api.startRender({
+      compositionId: comp.id,
+      output: { format: "mp4", quality: "high" },
+    });
+    const history = await api.pollUntilTerminal(started.id, { timeoutMs: 120_000 });
+    const done = history.at(-1);
+    expect(done?.status, JSON.stringify(done?.error)).toBe("succeeded");
+    const ours = path.join(dir, "ours.mp4");
+    await download(onServer(base, done?.output?.url ?? ""), ours);
+
+    const exported = await t.app.inject({
+      method: "GET",
+      url: `/api/compositions/${comp.id}/export?format=mlt&assets=paths`,
+      headers: bearer(key),
+    });
+    expect(exported.statusCode, exported.body).toBe(200);
+    const mltFile = path.join(dir, "timeline.mlt");
+    await writeFile(mltFile, exported.body);
+    const melted = path.join(dir, "melt.mp4");
+    await run(
+      "melt",
+      [
+        "-quiet",
+        mltFile,
+        "-consumer",
+        `avformat:${melted}`,
+        "vcodec=libx264",
+        "preset=ultrafast",
+        "crf=10",
+        "an=1",
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+
+    const [pOurs, pMelt] = await Promise.all([probe(ours, true), probe(melted, true)]);
+    expect(pMelt.video).toMatchObject({ width: W, height: H, fps: 25 });
+    expect(pMelt.video?.frames).toBe(75);
+    expect(pOurs.video?.frames).toBe(75);
+
+    const [fOurs, fMelt] = await Promise.all([allFrames(ours, W, H), allFrames(melted, W, H)]);
+    const at = (frames: Frame[], i: number) => meanColour(frames[i] as Frame);
+    // Frames either side of the cut (24 | 25), mid-clip, and through the dissolve (45..54).
+    for (const [frame, expected] of [
+      [12, [255, 0, 0]],
+      [24, [255, 0, 0]],
+      [25, [0, 255, 0]],
+      [40, [0, 255, 0]],
+      [44, [0, 255, 0]],
+      [55, [0, 0, 255]],
+      [70, [0, 0, 255]],
+    ] as const) {
+      expect(colourDistance(at(fOurs, frame), expected), `ours, frame ${frame}`).toBeLessThan(30);
+      expect(colourDistance(at(fMelt, frame), expected), `melt, frame ${frame}`).toBeLessThan(30);
+    }
+    // Inside the dissolve both are a mix of lime and blue, and agree with each other.
+    for (const frame of [47, 50, 52]) {
+      const [o, m] = [at(fOurs, frame), at(fMelt, frame)];
+      expect(o[1], `ours green, frame ${frame}`).toBeGreaterThan(30);
+      expect(o[2], `ours blue, frame ${frame}`).toBeGreaterThan(30);
+      expect(colourDistance(o, m), `frame ${frame}: ours ${o} melt ${m}`).toBeLessThan(40);
+    }
+  });
+});

@@ -359,6 +359,14 @@ describe("OpenTimelineIO import", () => {
     ).toBe(true);
   });
 
+  it("accepts bodies beyond the general body limit (verbose files from editing applications)", async () => {
+    const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
+    otio.metadata = { Resolve: { notes: "x".repeat(3 * 1024 * 1024) } };
+    const res = await importOtio({ otio, media: { "Music bed": up.mono } });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(201);
+    expect(res.json().metadata).toBeUndefined();
+  });
+
   it("needs the write scope and a project of the caller", async () => {
     const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
     expect((await importOtio({ otio, media: { "Music bed": up.mono } }, readKey)).statusCode).toBe(403);

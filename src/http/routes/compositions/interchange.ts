@@ -17,6 +17,9 @@ const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
   <tractor id="main" in="0" out="99"><multitrack>…</multitrack>…</tractor>
 </mlt>`;
 
+/** Largest import body, bytes: OTIO files are verbose (a few KiB per clip from editing applications). */
+export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
+
 /**
  * NLE interchange routes (docs/interchange.md): export a composition as OpenTimelineIO JSON or
  * MLT XML, and create a composition from an OpenTimelineIO timeline.
@@ -88,6 +91,7 @@ export function registerInterchangeRoutes(
     "/api/compositions/import",
     {
       config: { scope: "write" },
+      bodyLimit: IMPORT_BODY_LIMIT,
       schema: {
         operationId: "importComposition",
         summary: "Create a composition from an OpenTimelineIO timeline",
@@ -98,6 +102,7 @@ export function registerInterchangeRoutes(
         response: responses({ 201: CompositionResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
           400: "Invalid OpenTimelineIO document (each `details[].path` is a JSON Pointer into the body, e.g. `/otio/tracks/children/0/children/2/source_range`), media matching none of your uploads (every one listed, with the path of its clip), or a timeline that breaks a composition rule (the detail points at the OTIO item)",
           404: "`projectId` is not one of your projects",
+          413: "The body is larger than 16 MiB",
         }),
       },
     },

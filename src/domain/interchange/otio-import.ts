@@ -75,7 +75,8 @@ export interface OtioMediaUse {
 export type ResolvedUse = { uploadId: string; uploadType: string } | { src: string };
 
 /** Seconds of a `RationalTime.1`. */
-const seconds = (t: OtioRationalTimeIn) => roundSeconds(t.value / t.rate);
+/** Seconds of a `RationalTime.1`, unrounded: sums stay exact until a value is written out. */
+const seconds = (t: OtioRationalTimeIn) => t.value / t.rate;
 const rangeSeconds = (r: OtioTimeRangeIn) => ({
   start: seconds(r.start_time),
   duration: seconds(r.duration),
@@ -126,7 +127,7 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
         return {
           kind: "transition",
           path: itemPath,
-          duration: roundSeconds(seconds(t.in_offset) + seconds(t.out_offset)),
+          duration: seconds(t.in_offset) + seconds(t.out_offset),
           type: transitionType(t),
         };
       }
@@ -231,8 +232,10 @@ function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path
   const clip: Record<string, unknown> = {};
   if (typeof ours.id === "string") clip.id = ours.id;
   if (item.clip.name) clip.name = item.clip.name;
-  clip.start = start;
-  clip.duration = item.duration;
+  // Rounded ends, so that touching items still touch after rounding.
+  const first = roundSeconds(start);
+  clip.start = first;
+  clip.duration = roundSeconds(roundSeconds(start + item.duration) - first);
   if (ours.asset) {
     clip.asset = ours.asset;
   } else if (ref?.OTIO_SCHEMA === "GeneratorReference.1") {
@@ -272,7 +275,7 @@ function marker(m: OtioMarkerIn, offset: (t: number) => number): MarkerWrite {
   const out: MarkerWrite = { time: roundSeconds(Math.max(0, offset(range.start))), label: m.name ?? "" };
   if (typeof ours.id === "string") out.id = ours.id;
   if (typeof ours.duration === "number") out.duration = ours.duration;
-  else if (range.duration > 0) out.duration = range.duration;
+  else if (range.duration > 0) out.duration = roundSeconds(range.duration);
   return out;
 }
 
@@ -347,7 +350,7 @@ export function otioToComposition(
     let previous: "none" | "clip" | "gap" = "none";
     const fadeOutLast = (t: TransitionItem) => {
       const last = clips.at(-1);
-      if (previous === "clip" && last) last.fadeOut = t.duration;
+      if (previous === "clip" && last) last.fadeOut = roundSeconds(t.duration);
     };
     for (const item of items) {
       if (item.kind === "transition") {
@@ -357,14 +360,14 @@ export function otioToComposition(
       if (item.kind === "gap") {
         if (pending) fadeOutLast(pending);
         pending = null;
-        cursor = roundSeconds(cursor + item.duration);
+        cursor += item.duration;
         previous = "gap";
         continue;
       }
       const clip = buildClip(item, cursor, audio, resolve);
       if (pending) {
-        if (previous === "none") clip.fadeIn = pending.duration;
-        else clip.transition = { type: pending.type, duration: pending.duration };
+        if (previous === "none") clip.fadeIn = roundSeconds(pending.duration);
+        else clip.transition = { type: pending.type, duration: roundSeconds(pending.duration) };
         pending = null;
       }
       (item.clip.markers ?? []).forEach((m, i) => {
@@ -375,7 +378,7 @@ export function otioToComposition(
       });
       clips.push(clip);
       paths.push(item.path);
-      cursor = roundSeconds(cursor + item.duration);
+      cursor += item.duration;
       previous = "clip";
     }
     if (pending) fadeOutLast(pending);

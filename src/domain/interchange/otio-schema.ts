@@ -104,7 +104,7 @@ export const Transition = z.looseObject({
 export const Track = z.looseObject({
   OTIO_SCHEMA: z.literal("Track.1"),
   name: Name,
-  kind: z.enum(["Video", "Audio"], { message: 'must be "Video" or "Audio"' }),
+  kind: z.enum(["Video", "Audio"], { message: 'must be "Video" or "Audio"' }).default("Video"),
   enabled: z.boolean().nullish(),
   source_range: TimeRange.nullish(),
   markers: z.array(Marker).nullish(),

@@ -116,6 +116,29 @@ describe("OTIO import sequencing", () => {
     expect(body.markers).toEqual([{ time: 1.5, label: "m" }]);
   });
 
+  it("keeps clips of 50 frames at 24 fps touching, reads Clip.1 without media by clip name, defaults kind", () => {
+    const noMedia = (name: string) => ({
+      OTIO_SCHEMA: "Clip.1",
+      name,
+      media_reference: null,
+      source_range: range(0, 50),
+    });
+    const doc = timeline([dissolve(10, 10), noMedia("A"), dissolve(10, 10), noMedia("B"), noMedia("C")]);
+    delete (doc.tracks.children[0] as { kind?: string }).kind;
+    const parsed = parseOtio(doc);
+    expect(listOtioMedia(parsed).map((u) => u.name)).toEqual(["A", "B", "C"]);
+    const body = convert(doc);
+    const clips = body.tracks[0]?.clips ?? [];
+    expect(body.tracks[0]?.kind).toBe("video");
+    expect(clips.map((c) => c.start)).toEqual([0, 2.083333, 4.166667]);
+    for (let i = 1; i < clips.length; i++) {
+      const prev = clips[i - 1];
+      expect(Math.round(((prev?.start ?? 0) + (prev?.duration ?? 0)) * 1e6) / 1e6).toBe(clips[i]?.start);
+    }
+    expect(clips[0]?.fadeIn).toBe(0.833333);
+    expect(clips[1]?.transition).toEqual({ type: "fade", duration: 0.833333 });
+  });
+
   it("uses a 29.97 rate given as 30000/1001 for the canvas and converts its frames exactly", () => {
     const rate = 30000 / 1001;
     const body = convert({

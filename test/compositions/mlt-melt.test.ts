@@ -52,7 +52,7 @@ const colourDistance = (a: readonly number[], b: readonly number[]) =>
   Math.max(...a.map((v, i) => Math.abs(v - (b[i] ?? 0))));
 
 describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
-  it("renders to the same duration and the same pictures at the cuts as our own render", async () => {
+  it("renders to the same duration and the same pictures at the cuts as our own render (trims, a dissolve, speed)", async () => {
     // Three sources, 3 s at 25 fps, each a ramp in its own channel (40 + 60 × source seconds),
     // so that a wrong trim or cut point shows as a wrong level.
     const channels = { red: "r", lime: "g", blue: "b" } as const;
@@ -79,7 +79,7 @@ describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
     const [red, lime, blue] = await api.upload(
       ["red", "lime", "blue"].map((n) => path.join(dir, `${n}.mp4`)),
     );
-    // A hard cut at 1 s and a 0.4 s dissolve centred on 2 s.
+    // A hard cut at 1 s, a 0.4 s dissolve centred on 2 s, and a cut at 3 s to a clip at double speed.
     const comp = await api.createComposition({
       name: "melt check",
       canvas: { width: W, height: H, fps: 25, background: "#000000" },
@@ -96,6 +96,7 @@ describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
               asset: { type: "video", uploadId: blue?.id },
               transition: { type: "fade", duration: 0.4 },
             },
+            { start: 3, duration: 1, trim: 0.5, speed: 2, asset: { type: "video", uploadId: red?.id } },
           ],
         },
       ],
@@ -137,18 +138,21 @@ describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
 
     const [pOurs, pMelt] = await Promise.all([probe(ours, true), probe(melted, true)]);
     expect(pMelt.video).toMatchObject({ width: W, height: H, fps: 25 });
-    expect(pMelt.video?.frames).toBe(75);
-    expect(pOurs.video?.frames).toBe(75);
+    expect(pMelt.video?.frames).toBe(100);
+    expect(pOurs.video?.frames).toBe(100);
 
     const [fOurs, fMelt] = await Promise.all([allFrames(ours, W, H), allFrames(melted, W, H)]);
     const at = (frames: Frame[], i: number) => meanColour(frames[i] as Frame);
-    // Expected level of a clip's channel at timeline frame f: its source time is trim + (f/25 − start).
+    // Expected level of a clip's channel at timeline frame f: its source time is
+    // trim + (f/25 − start) × speed.
     const clips = [
-      { channel: 0, start: 0, trim: 0.5 },
-      { channel: 1, start: 1, trim: 1 },
-      { channel: 2, start: 2, trim: 0.5 },
+      { channel: 0, start: 0, trim: 0.5, speed: 1 },
+      { channel: 1, start: 1, trim: 1, speed: 1 },
+      { channel: 2, start: 2, trim: 0.5, speed: 1 },
+      { channel: 0, start: 3, trim: 0.5, speed: 2 },
     ];
-    // Frames either side of the cut (24 | 25), mid-clip, and just outside the dissolve (45..54).
+    // Frames either side of the cuts (24 | 25, 74 | 75), mid-clip, just outside the dissolve
+    // (45..54), and through the double-speed clip.
     // Not frame 0: melt's avformat producer shows a slightly earlier source frame right after its
     // first seek, whatever the file says.
     for (const [frame, clipIndex] of [
@@ -160,10 +164,14 @@ describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
       [44, 1],
       [55, 2],
       [70, 2],
+      [74, 2],
+      [75, 3],
+      [87, 3],
+      [99, 3],
     ] as const) {
       const clip = clips[clipIndex] as (typeof clips)[number];
       const expected = [0, 0, 0];
-      expected[clip.channel] = 40 + 60 * (clip.trim + frame / 25 - clip.start);
+      expected[clip.channel] = 40 + 60 * (clip.trim + (frame / 25 - clip.start) * clip.speed);
       for (const [who, frames] of [
         ["ours", fOurs],
         ["melt", fMelt],

@@ -101,7 +101,13 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
     };
   }
   if (asset.type === "text" || asset.type === "caption") {
-    return { OTIO_SCHEMA: "MissingReference.1", name: "", available_range: null, metadata: {} };
+    return {
+      OTIO_SCHEMA: "MissingReference.1",
+      name: "",
+      available_range: null,
+      available_image_bounds: null,
+      metadata: {},
+    };
   }
   const resolved = media(asset);
   return {

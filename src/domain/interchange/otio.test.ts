@@ -194,6 +194,16 @@ describe("OTIO import sequencing", () => {
     expect(badRequest(() => parseOtio(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }])))).toEqual([
       { path: "/otio/tracks/children/0/children/0/source_range", message: "required" },
     ]);
+    const sequence = {
+      ...clip("frames", 0, 24),
+      media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: "ImageSequenceReference.1" } },
+    };
+    expect(badRequest(() => parseOtio(timeline([sequence])))).toEqual([
+      {
+        path: "/otio/tracks/children/0/children/0/media_references/DEFAULT_MEDIA/OTIO_SCHEMA",
+        message: expect.stringContaining("ExternalReference.1"),
+      },
+    ]);
     const bars = {
       ...clip("bars", 0, 24),
       media_references: {

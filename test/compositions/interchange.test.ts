@@ -425,5 +425,9 @@ describe("MLT export", () => {
     );
     expect(resources.some((r) => /\/uploads\/upl_[^/]+\/original$/.test(r))).toBe(true);
     expect(resources).toContain("#80336699");
+    // Clip gain as a volume filter; the opening's 0.2 s fade-in as 5-frame brightness and volume ramps.
+    expect(res.body).toContain('<property name="gain">0.7</property>');
+    expect(res.body).toContain('<property name="level">0=0;5=1</property>');
+    expect(res.body).toContain('<property name="level">0=-60;5=0</property>');
   });
 });

@@ -61,8 +61,46 @@ class MltDocument {
     return `${prefix}${this.seq++}`;
   }
 
+  /**
+   * Filters of one clip use: its gain (`volume`, linear `gain`) and, on the clip's own entry
+   * (`span`, source frames), its fades as keyframed `brightness` (picture, to and from black)
+   * and `volume` (sound, to and from −60 dB).
+   */
+  filters(clip: Clip, hideVideo: boolean, span?: { in: number; out: number }): XmlNode[] {
+    const out: XmlNode[] = [];
+    const gain = clip.muted ? 0 : (clip.volume ?? 1);
+    if (gain !== 1) {
+      out.push(
+        el("filter", { id: this.nextId("filter") }, [
+          property("mlt_service", "volume"),
+          property("gain", gain),
+        ]),
+      );
+    }
+    if (!span) return out;
+    const length = span.out - span.in + 1;
+    const fadeIn = Math.min(length, this.frames(clip.fadeIn ?? 0));
+    const fadeOut = Math.min(length, this.frames(clip.fadeOut ?? 0));
+    if (fadeIn === 0 && fadeOut === 0) return out;
+    const keyframes = (low: number, high: number) =>
+      [
+        ...(fadeIn ? [`0=${low}`, `${fadeIn}=${high}`] : [`0=${high}`]),
+        // As our render: full level `fadeOut` frames before the end, reaching `low` at the end.
+        ...(fadeOut ? [`${length - fadeOut}=${high}`, `${length}=${low}`] : []),
+      ].join(";");
+    const fade = (service: string, name: string, low: number, high: number) =>
+      el("filter", { id: this.nextId("filter"), in: span.in, out: span.out }, [
+        property("mlt_service", service),
+        property(name, keyframes(low, high)),
+        property("cutroom:fade", `${clip.fadeIn ?? 0}/${clip.fadeOut ?? 0}`),
+      ]);
+    if (!hideVideo) out.push(fade("brightness", "level", 0, 1));
+    out.push(fade("volume", "level", -60, 0));
+    return out;
+  }
+
   /** A new producer for one use of a clip's source; returns its id (`null` for text and captions). */
-  producer(clip: Clip, hideVideo: boolean): string | null {
+  producer(clip: Clip, hideVideo: boolean, span?: { in: number; out: number }): string | null {
     const asset = clip.asset;
     const props: XmlNode[] = [];
     if (asset.type === "color") {
@@ -85,7 +123,7 @@ class MltDocument {
     } else {
       return null;
     }
-    props.push(property("cutroom:clipId", clip.id));
+    props.push(property("cutroom:clipId", clip.id), ...this.filters(clip, hideVideo, span));
     const id = this.nextId("producer");
     this.producers.push(el("producer", { id, in: 0 }, props));
     return id;
@@ -163,10 +201,11 @@ class MltDocument {
       const entryStart = start + (tractor ? (head.get(clip.id) ?? 0) : 0);
       const entryEnd = end - (tail.get(clip.id) ?? 0);
       if (entryEnd > entryStart) {
-        const producer = this.producer(clip, hideVideo);
+        const first = this.sourceFrame(clip, entryStart);
+        const span = { in: first, out: first + (entryEnd - entryStart) - 1 };
+        const producer = this.producer(clip, hideVideo, span);
         if (producer) {
-          const first = this.sourceFrame(clip, entryStart);
-          items.push(el("entry", { producer, in: first, out: first + (entryEnd - entryStart) - 1 }));
+          items.push(el("entry", { producer, ...span }));
         } else {
           items.push(el("blank", { length: entryEnd - entryStart }));
         }
@@ -191,8 +230,10 @@ class MltDocument {
  * - A main tractor stacks a background colour track and the playlists (audio tracks hide their
  *   video), with a `composite` transition per video track and a `mix` per track for sound.
  *
- * Text and caption clips, transitions from a gap, fades, fit, transform, crop, motion,
- * filters, volumes and ducking are not exported (they become blanks or are left out).
+ * Clip volume and mute become a `volume` filter; fades become keyframed `brightness` (through
+ * black) and `volume` filters on the clip's entry. Text and caption clips, transitions from a
+ * gap, fit, transform, crop, motion, picture filters, track volumes and ducking are not
+ * exported (they become blanks or are left out).
  *
  * @param composition - the stored composition.
  * @param media - resolves each media asset to a path (`assets=paths`) or URL.

@@ -14,6 +14,13 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
 fi
+# The MLT export is checked by rendering it with Debian's melt (the engine of Kdenlive and Shotcut).
+if ! command -v melt >/dev/null 2>&1; then
+  echo "setup: installing Debian's melt for the MLT export test" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends melt >&2
+fi
 summary() { node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${process.argv[2]}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);

@@ -23,6 +23,7 @@ import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
+import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
 import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
 import { registerKeyRoutes } from "./http/routes/console/keys.ts";
@@ -170,6 +171,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
+  registerInterchangeRoutes(app, {
+    db,
+    clock,
+    store,
+    signedUrlTtlSec: ttl,
+    renderLimits: config.renderLimits,
+  });
   // Wake-ups from other processes (assistant run events, settled generations); closed last.
   const notifications = await openNotifications(database, app.log as unknown as Logger);
   app.addHook("onClose", () => notifications.close());

@@ -64,3 +64,13 @@ export async function deleteUpload(db: Db, userId: string, id: string): Promise<
     .returning();
   return row ?? null;
 }
+
+/** The user's uploads whose file `name` is one of `names` (exact, case-sensitive), newest first. */
+export async function findUploadsByNames(db: Db, userId: string, names: string[]): Promise<UploadRow[]> {
+  if (names.length === 0) return [];
+  return db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.userId, userId), inArray(uploads.name, names)))
+    .orderBy(desc(uploads.id));
+}

@@ -1,0 +1,21 @@
+/** Namespace of Cutroom's own fields inside OTIO `metadata` objects (other tools keep but ignore it). */
+export const CUTROOM_NS = "cutroom";
+
+/** How an exported file names and locates one media source. */
+export interface ResolvedMedia {
+  /** Display name: the upload's file name, or the last path segment of a `src` URL. */
+  name: string;
+  /** Where a tool reads it: a signed `https://` URL, a `file://` URL or the `src` URL. */
+  targetUrl: string;
+  /** Local absolute path when the export asked for paths (storage on local disk), else null. */
+  path: string | null;
+  /** Source length in seconds when known (probed uploads), else null. */
+  duration: number | null;
+  /** The upload id for `uploadId` assets. */
+  uploadId?: string;
+}
+
+/** Rounds seconds (or frame counts) to a microsecond so that float noise from rates does not leak. */
+export function roundSeconds(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

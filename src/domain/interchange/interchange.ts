@@ -1,0 +1,110 @@
+import type { CompositionRow } from "../../db/repositories/compositions.ts";
+import { findComposition } from "../../db/repositories/compositions.ts";
+import { AppError, notFound } from "../../errors.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import {
+  createComposition,
+  type EditContext,
+  toCompositionResource,
+} from "../composition/edit-composition.ts";
+import type { Canvas } from "../composition/schema.ts";
+import { type AssetLinks, resolveExportMedia, resolveImportMedia } from "./media.ts";
+import { compositionToMlt } from "./mlt.ts";
+import { compositionToOtio } from "./otio-export.ts";
+import { listOtioMedia, otioToComposition, parseOtio } from "./otio-import.ts";
+
+/** Interchange formats of the export route. */
+export type ExportFormat = "otio" | "mlt";
+
+/** A serialised composition ready to send as a download. */
+export interface ExportedFile {
+  body: string;
+  contentType: string;
+  /** Suggested file name (`<name>.otio` / `<name>.mlt`), ASCII-safe. */
+  filename: string;
+}
+
+/** A composition name as a safe ASCII file name stem. */
+function fileStem(name: string): string {
+  const stem = name
+    .normalize("NFKD")
+    .replace(/[^\w.-]+/g, "_")
+    .replace(/^[_.]+|[_.]+$/g, "")
+    .slice(0, 100);
+  return stem || "composition";
+}
+
+/**
+ * Exports one of the caller's compositions as OpenTimelineIO JSON or MLT XML.
+ *
+ * @param links - how media are referenced: signed URLs valid `ttlSec` seconds, or local paths.
+ * @throws 404 unknown/foreign composition; 400 `paths` without local storage; 409 when an
+ *   upload it uses no longer exists.
+ */
+export async function exportComposition(
+  deps: { db: EditContext["db"]; store: BlobStore; ttlSec: number },
+  input: { userId: string; id: string; format: ExportFormat; links: AssetLinks },
+): Promise<ExportedFile> {
+  const row = await findComposition(deps.db, input.userId, input.id);
+  if (!row) throw notFound(`Composition ${input.id}`);
+  const composition = toCompositionResource(row);
+  const media = await resolveExportMedia(deps, input.userId, composition, input.links);
+  const stem = fileStem(composition.name);
+  if (input.format === "mlt") {
+    return {
+      body: compositionToMlt(composition, media),
+      contentType: "application/xml; charset=utf-8",
+      filename: `${stem}.mlt`,
+    };
+  }
+  return {
+    body: `${JSON.stringify(compositionToOtio(composition, media), null, 2)}\n`,
+    contentType: "application/json; charset=utf-8",
+    filename: `${stem}.otio`,
+  };
+}
+
+/** Body of `POST /api/compositions/import`. */
+export interface ImportRequest {
+  otio: unknown;
+  /** OTIO media name or `target_url` → one of the caller's upload ids. */
+  media?: Record<string, string> | undefined;
+  projectId?: string | null | undefined;
+  name?: string | undefined;
+  canvas?: Partial<Canvas> | undefined;
+}
+
+/**
+ * Creates a composition (version 1) from an OpenTimelineIO timeline: validates the document,
+ * matches its media to the caller's uploads, converts it and stores it through the same
+ * validation as `POST /api/compositions`. Nothing is stored when any step fails.
+ *
+ * @throws 400 `invalid_request` for a malformed document (JSON Pointer under `/otio`),
+ *   unmatched media (listed) or a timeline that is not a valid composition (details point
+ *   at the OTIO item); 404 for a foreign project.
+ */
+export async function importComposition(ctx: EditContext, input: ImportRequest): Promise<CompositionRow> {
+  const parsed = parseOtio(input.otio);
+  const resolved = await resolveImportMedia(ctx.db, ctx.userId, listOtioMedia(parsed), input.media ?? {});
+  const conversion = otioToComposition(
+    parsed,
+    (path) => {
+      const use = resolved.get(path);
+      if (!use) throw new Error(`no media resolution for ${path}`);
+      return use;
+    },
+    { name: input.name, projectId: input.projectId, canvas: input.canvas },
+  );
+  try {
+    return await createComposition(ctx, conversion.body);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "invalid_request" && err.details) {
+      throw new AppError(
+        "invalid_request",
+        `The imported timeline is not a valid composition: ${err.message}`,
+        { details: err.details.map(conversion.toOtioDetail) },
+      );
+    }
+    throw err;
+  }
+}

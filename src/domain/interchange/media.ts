@@ -1,0 +1,152 @@
+import type { Db } from "../../db/client.ts";
+import { findUploadsByIds, findUploadsByNames, type UploadRow } from "../../db/repositories/uploads.ts";
+import { conflict, invalidRequest } from "../../errors.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import type { Composition, MediaAsset } from "../composition/schema.ts";
+import type { ResolvedMedia } from "./common.ts";
+import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
+
+/** How exported files point at media: signed URLs (anywhere) or local paths (same machine, local disk). */
+export type AssetLinks = "urls" | "paths";
+
+function mediaAssets(composition: Composition): MediaAsset[] {
+  return composition.tracks.flatMap((t) =>
+    t.clips.flatMap((c) =>
+      c.asset.type === "video" || c.asset.type === "image" || c.asset.type === "audio" ? [c.asset] : [],
+    ),
+  );
+}
+
+/** Last path segment of a URL or path, without query string, percent-decoded ("" when none). */
+export function baseName(url: string): string {
+  const bare = url.split(/[?#]/)[0] ?? "";
+  const last = bare.split(/[\\/]/).pop() ?? "";
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+/**
+ * Resolves every media asset of a composition to what an exported file refers to.
+ *
+ * @param links - `urls`: uploads as signed URLs valid `ttlSec` seconds; `paths`: absolute
+ *   paths on this machine (`file://` URLs in OTIO), only with local-disk storage.
+ * @returns a lookup from asset to {@link ResolvedMedia}.
+ * @throws 400 when `paths` is asked with remote storage; 409 when an upload the composition
+ *   uses no longer exists.
+ */
+export async function resolveExportMedia(
+  deps: { db: Db; store: BlobStore; ttlSec: number },
+  userId: string,
+  composition: Composition,
+  links: AssetLinks,
+): Promise<(asset: MediaAsset) => ResolvedMedia> {
+  if (links === "paths" && deps.store.driver !== "local") {
+    throw invalidRequest("assets=paths needs local-disk storage; use assets=urls", [
+      { path: "/querystring/assets", message: "storage is not local disk" },
+    ]);
+  }
+  const assets = mediaAssets(composition);
+  const ids = [...new Set(assets.flatMap((a) => (a.uploadId ? [a.uploadId] : [])))];
+  const rows = new Map((await findUploadsByIds(deps.db, userId, ids)).map((u) => [u.id, u]));
+  const byId = new Map<string, ResolvedMedia>();
+  for (const id of ids) {
+    const u = rows.get(id);
+    if (!u) throw conflict(`Upload ${id} used by the composition no longer exists`);
+    const path = links === "paths" ? deps.store.localPath(u.storageKey) : null;
+    const targetUrl = path
+      ? new URL(`file://${path}`).href
+      : (
+          await deps.store.signedUrl(u.storageKey, {
+            expiresInSec: deps.ttlSec,
+            filename: u.name,
+            contentType: u.mimeType,
+          })
+        ).url;
+    byId.set(id, { name: u.name, targetUrl, path, duration: u.media?.duration ?? null, uploadId: id });
+  }
+  return (asset) => {
+    if (asset.uploadId) {
+      const found = byId.get(asset.uploadId);
+      if (found) return found;
+    }
+    const src = asset.src ?? "";
+    return { name: baseName(src), targetUrl: src, path: null, duration: null };
+  };
+}
+
+/**
+ * Matches the media an imported timeline uses to the caller's uploads, in this order: the
+ * request's `mapping` (reference name or `target_url` → upload id), the upload id a Cutroom
+ * export recorded, then an upload whose file name equals the reference name or the last
+ * segment of its `target_url` (the newest when several do). An `https://` reference that
+ * matches nothing stays a remote `src`.
+ *
+ * @returns resolution per clip item path.
+ * @throws 400 `invalid_request` listing every unmatched reference (path of its clip item).
+ */
+export async function resolveImportMedia(
+  db: Db,
+  userId: string,
+  uses: OtioMediaUse[],
+  mapping: Record<string, string>,
+): Promise<Map<string, ResolvedUse>> {
+  const ids = new Set<string>(Object.values(mapping));
+  const names = new Set<string>();
+  for (const use of uses) {
+    if (use.uploadIdHint) ids.add(use.uploadIdHint);
+    if (use.name) names.add(use.name);
+    if (baseName(use.targetUrl)) names.add(baseName(use.targetUrl));
+  }
+  const [byIdRows, byNameRows] = await Promise.all([
+    findUploadsByIds(db, userId, [...ids]),
+    findUploadsByNames(db, userId, [...names]),
+  ]);
+  const byId = new Map(byIdRows.map((u) => [u.id, u]));
+  const byName = new Map<string, UploadRow>();
+  for (const u of byNameRows) if (!byName.has(u.name)) byName.set(u.name, u);
+
+  const out = new Map<string, ResolvedUse>();
+  const unmatched: { path: string; message: string }[] = [];
+  const labels = new Set<string>();
+  for (const use of uses) {
+    const label = use.name || use.targetUrl || "(unnamed media)";
+    const mapped = mapping[use.name] ?? mapping[use.targetUrl];
+    let row: UploadRow | undefined;
+    if (mapped !== undefined) {
+      row = byId.get(mapped);
+      if (!row) {
+        labels.add(label);
+        unmatched.push({
+          path: use.path,
+          message: `media "${label}" is mapped to ${mapped}, which is not one of your uploads`,
+        });
+        continue;
+      }
+    } else {
+      row =
+        (use.uploadIdHint ? byId.get(use.uploadIdHint) : undefined) ??
+        byName.get(use.name) ??
+        byName.get(baseName(use.targetUrl));
+    }
+    if (row) out.set(use.path, { uploadId: row.id, uploadType: row.type });
+    else if (use.targetUrl.startsWith("https://") && !use.uploadIdHint)
+      out.set(use.path, { src: use.targetUrl });
+    else {
+      labels.add(label);
+      unmatched.push({
+        path: use.path,
+        message: `media "${label}" matches none of your uploads; map it in "media"`,
+      });
+    }
+  }
+  if (unmatched.length) {
+    throw invalidRequest(
+      `${unmatched.length} media reference(s) match none of your uploads: ${[...labels].join(", ")}. Upload them, or map each name to an upload id in "media"`,
+      unmatched,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import type { Db } from "../../../db/client.ts";
+import { toCompositionResource } from "../../../domain/composition/edit-composition.ts";
+import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
+import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
+import type { BlobStore } from "../../../storage/blob-store.ts";
+import { contentDispositionFor } from "../../../storage/content-disposition.ts";
+import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
+import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
+import { ExportQuery, ImportBody, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
+<mlt LC_NUMERIC="C" version="7.0.0" title="Launch teaser" producer="main">
+  <profile width="1280" height="720" progressive="1" frame_rate_num="25" frame_rate_den="1" … />
+  <producer id="producer0" in="0"><property name="mlt_service">avformat</property><property name="resource">/data/uploads/upl_…/original</property></producer>
+  <playlist id="playlist1"><blank length="25"/><entry producer="producer0" in="25" out="99"/></playlist>
+  <tractor id="main" in="0" out="99"><multitrack>…</multitrack>…</tractor>
+</mlt>`;
+
+/** Largest import body, bytes: OTIO files are verbose (a few KiB per clip from editing applications). */
+export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * NLE interchange routes (docs/interchange.md): export a composition as OpenTimelineIO JSON or
+ * MLT XML, and create a composition from an OpenTimelineIO timeline.
+ */
+export function registerInterchangeRoutes(
+  app: App,
+  deps: {
+    db: Db;
+    store: BlobStore;
+    signedUrlTtlSec: number;
+    clock: { now(): Date };
+    renderLimits: RenderLimits;
+  },
+): void {
+  app.get(
+    "/api/compositions/:id/export",
+    {
+      schema: {
+        operationId: "exportComposition",
+        summary: "Export a composition as OpenTimelineIO or MLT",
+        description:
+          "A download (`Content-Disposition: attachment`) of the composition as OpenTimelineIO JSON (`format=otio`, `.otio`) or MLT XML (`format=mlt`, `.mlt`, for Kdenlive, Shotcut and `melt`). Media are referenced by signed URL (`assets=urls`, default) or by absolute path on the server (`assets=paths`, local-disk storage only). What each format keeps and loses is in docs/interchange.md.",
+        tags: ["Compositions"],
+        params: CompositionParams,
+        querystring: ExportQuery,
+        response: {
+          ...responses({}, [...AUTH_ERRORS, 404, 409], {
+            400: "Invalid query, or `assets=paths` while storage is not local disk",
+            409: "An upload the composition uses no longer exists",
+          }),
+          200: {
+            description: "The exported file",
+            headers: {
+              ...STANDARD_HEADERS,
+              "Content-Disposition": {
+                type: "string",
+                description: 'attachment; filename="<composition name>.otio" (or .mlt)',
+              },
+            },
+            content: {
+              "application/json": {
+                schema: { type: "object", additionalProperties: true, examples: [OTIO_EXAMPLE] },
+              },
+              "application/xml": { schema: { type: "string", examples: [MLT_EXAMPLE] } },
+            },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const file = await exportComposition(
+        { db: deps.db, store: deps.store, ttlSec: deps.signedUrlTtlSec },
+        {
+          userId: auth.userId,
+          id: request.params.id,
+          format: request.query.format,
+          links: request.query.assets ?? "urls",
+        },
+      );
+      return reply
+        .header("content-type", file.contentType)
+        .header("content-disposition", contentDispositionFor(file.contentType, file.filename))
+        .send(file.body);
+    },
+  );
+
+  app.post(
+    "/api/compositions/import",
+    {
+      config: { scope: "write" },
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        operationId: "importComposition",
+        summary: "Create a composition from an OpenTimelineIO timeline",
+        description:
+          "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. Each external media reference is matched to one of your uploads: through `media` (reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. The result is validated like `POST /api/compositions`; nothing is stored on error.",
+        tags: ["Compositions"],
+        body: ImportBody,
+        response: responses({ 201: CompositionResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
+          400: "Invalid OpenTimelineIO document (each `details[].path` is a JSON Pointer into the body, e.g. `/otio/tracks/children/0/children/2/source_range`), media matching none of your uploads (every one listed, with the path of its clip), or a timeline that breaks a composition rule (the detail points at the OTIO item)",
+          404: "`projectId` is not one of your projects",
+          413: "The body is larger than 16 MiB",
+        }),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const row = await importComposition(
+        { db: deps.db, userId: auth.userId, now: deps.clock.now(), limits: deps.renderLimits },
+        request.body,
+      );
+      return reply.code(201).header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+    },
+  );
+}

@@ -1,0 +1,112 @@
+import { Type } from "typebox";
+import { CanvasSchema } from "../../domain/composition/schema.ts";
+
+/** A tiny OpenTimelineIO timeline: one video track with a clip, a gap, a dissolve and a second clip. */
+export const OTIO_EXAMPLE = {
+  OTIO_SCHEMA: "Timeline.1",
+  name: "Launch teaser",
+  metadata: {},
+  tracks: {
+    OTIO_SCHEMA: "Stack.1",
+    name: "tracks",
+    children: [
+      {
+        OTIO_SCHEMA: "Track.1",
+        name: "V1",
+        kind: "Video",
+        children: [
+          {
+            OTIO_SCHEMA: "Clip.2",
+            name: "Opening",
+            source_range: {
+              OTIO_SCHEMA: "TimeRange.1",
+              start_time: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 25 },
+              duration: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 75 },
+            },
+            media_references: {
+              DEFAULT_MEDIA: {
+                OTIO_SCHEMA: "ExternalReference.1",
+                name: "opening.mp4",
+                target_url: "file:///media/opening.mp4",
+              },
+            },
+            active_media_reference_key: "DEFAULT_MEDIA",
+          },
+          {
+            OTIO_SCHEMA: "Transition.1",
+            name: "Dissolve",
+            transition_type: "SMPTE_Dissolve",
+            in_offset: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 6 },
+            out_offset: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 6 },
+          },
+          {
+            OTIO_SCHEMA: "Clip.2",
+            name: "Product",
+            source_range: {
+              OTIO_SCHEMA: "TimeRange.1",
+              start_time: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 50 },
+              duration: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 50 },
+            },
+            media_references: {
+              DEFAULT_MEDIA: {
+                OTIO_SCHEMA: "ExternalReference.1",
+                name: "product.mp4",
+                target_url: "file:///media/product.mp4",
+              },
+            },
+            active_media_reference_key: "DEFAULT_MEDIA",
+          },
+        ],
+      },
+    ],
+  },
+};
+
+/** Query of `GET /api/compositions/:id/export`. */
+export const ExportQuery = Type.Object({
+  format: Type.Union([Type.Literal("otio"), Type.Literal("mlt")], {
+    description: "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt)",
+  }),
+  assets: Type.Optional(
+    Type.Union([Type.Literal("urls"), Type.Literal("paths")], {
+      description:
+        "How media are referenced: `urls` (default) signed download URLs valid SIGNED_URL_TTL_SEC; `paths` absolute file paths on the server (local-disk storage only), for tools on the same machine",
+    }),
+  ),
+});
+
+/** Body of `POST /api/compositions/import`. */
+export const ImportBody = Type.Object(
+  {
+    otio: Type.Object(
+      { OTIO_SCHEMA: Type.String({ description: "Timeline.1" }) },
+      {
+        additionalProperties: true,
+        description: "An OpenTimelineIO Timeline.1 document (the .otio file's JSON)",
+      },
+    ),
+    media: Type.Optional(
+      Type.Record(Type.String({ maxLength: 4096 }), Type.String({ minLength: 1, maxLength: 64 }), {
+        description:
+          "OTIO media reference name or target_url → one of your upload ids (`upl_…`); media not mapped are matched to your uploads by file name",
+        maxProperties: 2000,
+      }),
+    ),
+    // Null first: Ajv type coercion would otherwise turn a null projectId into "".
+    projectId: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 64 })])),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "Default: the timeline's name" }),
+    ),
+    canvas: Type.Optional(
+      Type.Partial(CanvasSchema, {
+        description:
+          "Canvas fields to use instead of the file's (a Cutroom export carries its canvas; otherwise 1920x1080, black, fps from the file's rate)",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: "CompositionImport",
+    examples: [{ otio: OTIO_EXAMPLE, media: { "opening.mp4": "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C" } }],
+  },
+);

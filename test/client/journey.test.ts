@@ -12,6 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MediaFixtures, makeMediaFixtures, probe, tempDir } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { videoThenStill } from "../helpers/compositions.ts";
 
 // The README's journey through the published client, against a listening server with its
 // worker. No `as` anywhere: the generated types must carry every call and result.
@@ -94,20 +95,7 @@ describe("the TypeScript client against a live server", () => {
     expect(image?.type).toBe("image");
 
     const created = await client.POST("/api/compositions", {
-      body: {
-        name: "Client cut",
-        projectId,
-        canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
-        tracks: [
-          {
-            kind: "video",
-            clips: [
-              { start: 0, duration: 1.5, asset: { type: "video", uploadId: video.id } },
-              { start: 1.5, duration: 1, asset: { type: "image", uploadId: still.id } },
-            ],
-          },
-        ],
-      },
+      body: videoThenStill({ name: "Client cut", projectId, videoId: video.id, stillId: still.id }),
     });
     expect(created.response.status).toBe(201);
     if (!created.data) throw new Error(`composition refused: ${created.error?.error.message}`);

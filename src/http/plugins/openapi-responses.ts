@@ -124,7 +124,8 @@ const headerObject = (h: { description: string } & Json) => {
 /**
  * Completes the generated document in place: per-operation response descriptions and
  * headers from {@link RESPONSE_DOCS}, and recorded success examples (`examples`: operationId
- * → status → body) on responses whose schema has none.
+ * → status → body, recorded from real answers by test/service/openapi-examples.test.ts) on
+ * responses that have none.
  */
 export function completeResponses(doc: Json, examples: Record<string, Record<string, unknown>>): Json {
   for (const { op } of operationsOf(doc)) {
@@ -139,9 +140,10 @@ export function completeResponses(doc: Json, examples: Record<string, Record<str
         response.headers = headers;
       }
       const example = examples[id]?.[status];
-      const json = (response.content as Record<string, Json> | undefined)?.["application/json"];
-      if (json && example !== undefined && json.example === undefined && json.examples === undefined) {
-        json.example = example;
+      // The one media type of the response (JSON, or the text of an event stream).
+      const media = Object.values((response.content ?? {}) as Record<string, Json>)[0];
+      if (media && example !== undefined && media.example === undefined && media.examples === undefined) {
+        media.example = example;
       }
     }
   }

@@ -62,7 +62,8 @@ export async function* runAssistant(
       if (signal?.aborted) throw err;
       // A dropped connection: resumed below.
     }
-    if (!runId) throw new Error("The assistant stream ended early and the server sent no X-Run-Id to resume it");
+    if (!runId)
+      throw new Error("The assistant stream ended early and the server sent no X-Run-Id to resume it");
     if (reconnects >= maxReconnects) {
       throw new Error(`The assistant stream of run ${runId} dropped ${reconnects + 1} times; giving up`);
     }

@@ -41,7 +41,10 @@ export type CutroomClient = Client<paths> & {
   ): Promise<Render>;
   assistant: {
     /** Runs the assistant and iterates its events, resuming a dropped stream. */
-    run(input: AssistantRunInput, opts?: AssistantRunOptions): AsyncGenerator<AssistantEvent, void, undefined>;
+    run(
+      input: AssistantRunInput,
+      opts?: AssistantRunOptions,
+    ): AsyncGenerator<AssistantEvent, void, undefined>;
   };
 };
 

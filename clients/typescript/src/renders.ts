@@ -46,7 +46,8 @@ export async function renderAndWait(
 ): Promise<Render> {
   const { signal } = opts;
   const fallback = opts.defaultPollMs ?? 1000;
-  const compositionId = typeof composition === "string" ? composition : await create(api, composition, signal);
+  const compositionId =
+    typeof composition === "string" ? composition : await create(api, composition, signal);
   const started = await api.POST("/api/render", {
     body: { compositionId, output },
     params: { header: opts.idempotencyKey ? { "idempotency-key": opts.idempotencyKey } : {} },
@@ -74,7 +75,10 @@ export async function renderAndWait(
 }
 
 async function create(api: Client<paths>, body: CompositionInput, signal: AbortSignal | undefined) {
-  const { data, error, response } = await api.POST("/api/compositions", { body, ...(signal ? { signal } : {}) });
+  const { data, error, response } = await api.POST("/api/compositions", {
+    body,
+    ...(signal ? { signal } : {}),
+  });
   if (!data) throw CutroomError.from(response, error);
   return data.id;
 }

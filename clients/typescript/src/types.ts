@@ -1,7 +1,11 @@
 import type { paths } from "./schema.js";
 
 /** The JSON body of response `S` of operation `M` on path `P`, from the generated types. */
-export type ResponseBody<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+export type ResponseBody<
+  P extends keyof paths,
+  M extends keyof paths[P],
+  S extends number,
+> = paths[P][M] extends {
   responses: infer R;
 }
   ? S extends keyof R

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import {
   type AssistantEvent,
+  type CompositionInput,
   type CutroomClient,
   CutroomError,
   createCutroomClient,
@@ -76,11 +77,16 @@ describe("the TypeScript client against a live server", () => {
 
     const uploads = await client.uploadFiles({
       projectId,
-      files: [media.video, { name: "still.png", stream: createReadStream(media.still) }],
+      files: [
+        media.video,
+        { name: "still.png", stream: createReadStream(media.still) },
+        { name: "captions.srt", blob: new Blob([await readFile(media.srt)]) },
+      ],
     });
     expect(uploads.map((u) => [u.name, u.type, u.projectId])).toEqual([
       ["video.mp4", "video", projectId],
       ["still.png", "image", projectId],
+      ["captions.srt", "subtitle", projectId],
     ]);
     const [video, still] = uploads;
     if (!video || !still) throw new Error("uploads missing");
@@ -162,6 +168,43 @@ describe("the TypeScript client against a live server", () => {
     const refused = await client.renderAndWait("cmp_does_not_exist").catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(CutroomError);
     expect(refused).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("renderAndWait waits out a 429 while polling, and stops waiting when its signal aborts", async () => {
+    // A stand-in for a busy server: the first poll is answered 429 with Retry-After.
+    const polls: number[] = [];
+    const busyOnce: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === "GET" && new URL(request.url).pathname.startsWith("/api/render/")) {
+        polls.push(polls.length);
+        if (polls.length === 1) {
+          return Response.json(
+            { error: { code: "rate_limited", message: "Slow down", requestId: "req_test" } },
+            { status: 429, headers: { "retry-after": "1" } },
+          );
+        }
+      }
+      return fetch(request);
+    };
+    const busy = createCutroomClient({ baseUrl: base, apiKey: key, fetch: busyOnce });
+    const inline = {
+      name: "Red second",
+      canvas: { width: 160, height: 90, fps: 25, background: "#000000" },
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "color", color: "#ff0000" } }] },
+      ],
+    } satisfies CompositionInput;
+    const render = await busy.renderAndWait(inline, { format: "png", frameAt: 0 });
+    expect(render.status).toBe("succeeded");
+    expect(polls.length).toBeGreaterThan(1);
+
+    const controller = new AbortController();
+    const waiting = client.renderAndWait(
+      inline,
+      { format: "mp4", quality: "draft" },
+      { signal: controller.signal, onProgress: () => controller.abort() },
+    );
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
   });
 
   it("iterates an assistant run and resumes a dropped stream with Last-Event-ID", async () => {

@@ -1,4 +1,4 @@
-import { RETRY_AFTER } from "../schemas/common.ts";
+import { RETRY_AFTER, SUCCESS_DESCRIPTIONS } from "../schemas/common.ts";
 
 /**
  * Response headers some operations send beyond the standard ones (X-Request-Id,
@@ -142,6 +142,9 @@ export function completeResponses(doc: Json, examples: Record<string, Record<str
       const example = examples[id]?.[status];
       // The one media type of the response (JSON, or the text of an event stream).
       const media = Object.values((response.content ?? {}) as Record<string, Json>)[0];
+      // The default description belongs to the response, not to the body's schema.
+      const schema = media?.schema as Json | undefined;
+      if (schema && schema.description === SUCCESS_DESCRIPTIONS[Number(status)]) delete schema.description;
       if (media && example !== undefined && media.example === undefined && media.examples === undefined) {
         media.example = example;
       }

@@ -89,7 +89,7 @@ export const RETRY_AFTER = {
 } as const;
 
 /** Response descriptions by success status, used when an operation gives none of its own. */
-const SUCCESS_DESCRIPTIONS: Partial<Record<number, string>> = {
+export const SUCCESS_DESCRIPTIONS: Partial<Record<number, string>> = {
   200: "OK: the result",
   201: "Created: the new resource",
   202: "Accepted: the work continues in the background; poll the resource (`Location`) at the `Retry-After` interval",

@@ -81,4 +81,25 @@ describe("GET /api/v1/openapi.json", () => {
     expect(res.headers["content-type"]).toMatch(/html/);
     expect(res.body).toContain("/api/v1/openapi.json");
   });
+
+  it("works offline: /docs loads only same-origin assets, without web fonts or telemetry", async () => {
+    const page = await t.app.inject({ url: "/docs/" });
+    const refs = [...page.body.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1] ?? "");
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const url = new URL(ref, "http://cutroom.test/docs/");
+      expect(url.origin, ref).toBe("http://cutroom.test");
+      const asset = await t.app.inject({ url: url.pathname });
+      expect(asset.statusCode, ref).toBe(200);
+      // The bundle fetches nothing from a CDN (its only remote font CSS is the one turned off below).
+      expect(asset.body).not.toMatch(/cdn\.jsdelivr\.net|unpkg\.com|fonts\.googleapis\.com/);
+    }
+    expect(page.body).not.toMatch(/<(?:script|link|img)[^>]+(?:src|href)\s*=\s*["'](?:https?:)?\/\//i);
+    const config = page.body.match(/createApiReference\('#app', (\{[\s\S]*?\})\)/)?.[1];
+    expect(JSON.parse(config ?? "{}")).toMatchObject({
+      url: "/api/v1/openapi.json",
+      withDefaultFonts: false,
+      telemetry: false,
+    });
+  });
 });

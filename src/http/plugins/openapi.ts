@@ -6,6 +6,8 @@ import { Render } from "../schemas/render.ts";
 import { Upload } from "../schemas/upload.ts";
 import { webhookMessagesDoc } from "../schemas/webhook.ts";
 import type { App } from "../types.ts";
+import examples from "./openapi-examples.json" with { type: "json" };
+import { completeResponses } from "./openapi-responses.ts";
 
 /** Operation tags, in the order the reference page shows them. */
 export const TAGS = [
@@ -35,7 +37,8 @@ export const TAGS = [
 /**
  * Registers @fastify/swagger (OpenAPI 3.1 generated from the route schemas, with the
  * bearer security scheme and the shared error body), `GET /api/v1/openapi.json` and the
- * interactive reference at `/docs` (Scalar, served from the package, no CDN).
+ * interactive reference at `/docs` (Scalar, served from the package: no CDN, no web fonts,
+ * no telemetry, so the page works offline).
  * Must be registered before the routes it documents.
  */
 export async function registerOpenApi(app: App, opts: { publicUrl: string; version: string }): Promise<void> {
@@ -73,6 +76,11 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],
       webhooks: webhookMessagesDoc({ render: Render, generation: Generation, upload: Upload }),
     },
+    // Descriptions, headers and recorded examples of success responses (openapi-responses.ts).
+    transformObject: (documents) =>
+      "openapiObject" in documents
+        ? completeResponses(documents.openapiObject as Record<string, unknown>, examples)
+        : documents.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === "string" ? json.$id : `def-${i}`,
@@ -85,7 +93,15 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
 
   await app.register(scalar, {
     routePrefix: "/docs",
-    configuration: { url: "/api/v1/openapi.json", title: "Cutroom API reference" },
+    configuration: {
+      url: "/api/v1/openapi.json",
+      title: "Cutroom API reference",
+      // Offline: the default Inter font comes from fonts.scalar.com; system fonts instead.
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    },
   });
 }
 

@@ -25,6 +25,35 @@ export const ErrorResponse = Type.Object(
           ),
         ),
         requestId: Type.String({ description: "Echoes the X-Request-Id response header" }),
+        currentVersion: Type.Optional(
+          Type.Integer({
+            description:
+              "`version_conflict`: the composition's current version (send it as `If-Match` or `version`)",
+          }),
+        ),
+        renderId: Type.Optional(
+          Type.String({
+            description:
+              "`conflict` on POST /api/render: the render already started with this Idempotency-Key",
+          }),
+        ),
+        status: Type.Optional(
+          Type.String({ description: "`conflict` on a cancel: the render's terminal status" }),
+        ),
+        limit: Type.Optional(
+          Type.Integer({ description: "`rate_limited`: how many renders may be queued or running at once" }),
+        ),
+        limitSec: Type.Optional(
+          Type.Integer({
+            description: "`rate_limited`: the plan's daily render allowance, seconds of timeline",
+          }),
+        ),
+        renderSec: Type.Optional(
+          Type.Integer({ description: "`rate_limited`: timeline seconds the refused render needed" }),
+        ),
+        cause: Type.Optional(
+          Type.String({ description: "`unavailable`: the kind of failure behind it (no internals)" }),
+        ),
       },
       { additionalProperties: true },
     ),
@@ -52,6 +81,20 @@ export const STANDARD_HEADERS = {
   "X-RateLimit-Remaining": { type: "integer", description: "Calls left today" },
   "X-RateLimit-Reset": { type: "string", format: "date-time", description: "Next reset, ISO 8601 UTC" },
 } as const;
+
+/** `Retry-After` (RFC 9110 §10.2.3) as this API sends it: whole seconds. */
+export const RETRY_AFTER = {
+  type: "integer",
+  description: "Seconds to wait before trying again (or before polling again)",
+} as const;
+
+/** Response descriptions by success status, used when an operation gives none of its own. */
+export const SUCCESS_DESCRIPTIONS: Partial<Record<number, string>> = {
+  200: "OK: the result",
+  201: "Created: the new resource",
+  202: "Accepted: the work continues in the background; poll the resource (`Location`) at the `Retry-After` interval",
+  204: "No content",
+};
 
 const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   400: "Invalid request (validation details in `error.details`)",
@@ -86,17 +129,20 @@ export function responses(
 ): Record<number, unknown> {
   const out: Record<number, unknown> = {};
   for (const [status, schema] of Object.entries(ok)) {
+    const description = SUCCESS_DESCRIPTIONS[Number(status)] ?? "Success";
     out[Number(status)] =
       schema === null
         ? { type: "null", description: "No content", headers: STANDARD_HEADERS }
-        : { ...schema, headers: STANDARD_HEADERS };
+        : { description, ...schema, headers: STANDARD_HEADERS };
   }
   for (const status of new Set(errors)) {
     out[status] = {
       description: describe[status] ?? ERROR_DESCRIPTIONS[status] ?? "Error",
       ...Type.Ref(ERROR_SCHEMA_ID),
       headers:
-        status === 429 ? { ...STANDARD_HEADERS, "Retry-After": { type: "integer" } } : STANDARD_HEADERS,
+        status === 429 || status === 503
+          ? { ...STANDARD_HEADERS, "Retry-After": RETRY_AFTER }
+          : STANDARD_HEADERS,
     };
   }
   return out;

@@ -166,6 +166,7 @@ export function registerCompositionRoutes(
         description:
           "Content-Type `application/json-patch+json`. Paths address the composition resource as GET returns it. The result is validated like a PUT; a failed `test` operation is a 409. `If-Match` is honoured.",
         tags: ["Compositions"],
+        consumes: ["application/json-patch+json"],
         params: CompositionParams,
         headers: Type.Object({ "if-match": Type.Optional(Type.String()) }),
         body: Type.Array(JsonPatchOperation, {

@@ -14,6 +14,7 @@ import { type ConsoleLogin, sessionCookie } from "../console/helpers.ts";
 import { type MediaFixtures, makeMediaFixtures, tempDir } from "../fixtures/render/media.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { videoThenStill } from "../helpers/compositions.ts";
+import { startReceiver } from "../webhooks/receiver.ts";
 
 const UPDATE = process.env.UPDATE_OPENAPI_EXAMPLES === "1";
 const EXAMPLES_FILE = path.resolve("src/http/plugins/openapi-examples.json");
@@ -58,7 +59,7 @@ addFormats.default(ajv);
 beforeAll(async () => {
   dir = await tempDir();
   media = await makeMediaFixtures(dir.dir);
-  t = await startTestApp({ worker: true, env: { SIGNUP: "open" } });
+  t = await startTestApp({ worker: true, env: { SIGNUP: "open", WEBHOOK_ALLOW_PRIVATE: "true" } });
   ({ key } = await t.createAccount());
   const doc = (await t.app.inject({ url: "/api/v1/openapi.json" })).json();
   operations = new Map();
@@ -104,11 +105,11 @@ function examplesOf(media: Media): unknown[] {
   ].filter((e) => e !== undefined);
 }
 
-/** Secrets (API keys, capture tokens) in answers become same-length placeholders. */
+/** Secrets (API keys, capture tokens, webhook secrets) in answers become same-length placeholders. */
 function redact(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value).replace(
-      /\b(cr[kc]_)([A-Za-z0-9_-]{12,})/g,
+      /\b(cr[kc]_|whsec_)([A-Za-z0-9_+/=-]{12,})/g,
       (_m, p: string, s: string) => p + "x".repeat(s.length),
     ),
   );
@@ -266,6 +267,17 @@ describe("OpenAPI success examples", () => {
       await call("createComposition", withKey({ method: "POST", url: "/api/compositions", payload: body }))
     ).json();
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
+    const otio = (
+      await call("exportComposition", withKey({ url: `/api/compositions/${comp.id}/export?format=otio` }))
+    ).json();
+    await call(
+      "importComposition",
+      withKey({
+        method: "POST",
+        url: "/api/compositions/import",
+        payload: { otio, name: "Imported teaser" },
+      }),
+    );
 
     // Renders
     const start = { compositionId: comp.id, output: { format: "mp4", quality: "draft" } };
@@ -290,6 +302,58 @@ describe("OpenAPI success examples", () => {
       )
     ).json();
     await call("cancelRender", withKey({ method: "DELETE", url: `/api/render/${queued.id}` }));
+
+    // Webhooks (a receiver on loopback: the app allows private targets)
+    const receiver = await startReceiver();
+    try {
+      const endpoint = (
+        await call(
+          "createWebhookEndpoint",
+          withKey({
+            method: "POST",
+            url: "/api/v1/webhooks",
+            payload: {
+              url: receiver.url("/hooks"),
+              events: ["render.succeeded"],
+              description: "Render notices",
+            },
+          }),
+        )
+      ).json();
+      await call("listWebhookEndpoints", withKey({ url: "/api/v1/webhooks" }));
+      await call("getWebhookEndpoint", withKey({ url: `/api/v1/webhooks/${endpoint.id}` }));
+      await call("getCallbackSecret", withKey({ url: "/api/v1/webhooks/callback-secret" }));
+      await call(
+        "rotateCallbackSecret",
+        withKey({ method: "POST", url: "/api/v1/webhooks/callback-secret/rotate" }),
+      );
+      await call(
+        "rotateWebhookSecret",
+        withKey({ method: "POST", url: `/api/v1/webhooks/${endpoint.id}/rotate-secret` }),
+      );
+      const delivery = (
+        await call(
+          "testWebhookEndpoint",
+          withKey({ method: "POST", url: `/api/v1/webhooks/${endpoint.id}/test` }),
+        )
+      ).json();
+      for (let i = 0; i < 100 && receiver.at("/hooks").length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      await call("listWebhookDeliveries", withKey({ url: `/api/v1/webhooks/${endpoint.id}/deliveries` }));
+      await call(
+        "redeliverWebhook",
+        withKey({
+          method: "POST",
+          url: `/api/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`,
+        }),
+      );
+      await call(
+        "deleteWebhookEndpoint",
+        withKey({ method: "DELETE", url: `/api/v1/webhooks/${endpoint.id}` }),
+      );
+    } finally {
+      await receiver.close();
+    }
 
     // Assistant (offline command model)
     const session = (

@@ -20,6 +20,10 @@ export const HEADER_DOCS = {
     type: "string",
     description: "The assistant run; resume its stream with GET /api/assistant/runs/{runId}/events",
   },
+  "Content-Disposition": {
+    type: "string",
+    description: 'An attachment with a file name, e.g. `attachment; filename="Launch teaser.otio"`',
+  },
   "Set-Cookie": {
     type: "string",
     description: "The HttpOnly console session cookie (`cutroom_session`)",
@@ -44,6 +48,21 @@ export interface ResponseDoc {
  */
 export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
   createComposition: { 201: { description: "The new composition, version 1", headers: ["ETag"] } },
+  importComposition: {
+    201: { description: "The imported composition, version 1", headers: ["ETag", "Location"] },
+  },
+  exportComposition: {
+    200: {
+      description: "The composition as an OpenTimelineIO or MLT file",
+      headers: ["Content-Disposition"],
+    },
+  },
+  createWebhookEndpoint: {
+    201: {
+      description: "The new endpoint with its signing secret (shown only this once)",
+      headers: ["Location"],
+    },
+  },
   getComposition: { 200: { description: "The composition at its current version", headers: ["ETag"] } },
   replaceComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   patchComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },

@@ -253,6 +253,7 @@ export const Generation = Type.Object(
               audioCodec: null,
               hasAudio: false,
             },
+            fontFamilies: null,
             origin: "generated",
             generationId: ID_EXAMPLE,
             posterUrl:

@@ -152,7 +152,7 @@ describe("the TypeScript client against a live server", () => {
     expect(facts.duration).toBeCloseTo(2.5, 1);
   });
 
-  it("renders an inline composition (created first) and reports API refusals as CutroomError", async () => {
+  it("renders an inline composition in one call and reports API refusals as CutroomError", async () => {
     const render = await client.renderAndWait(
       {
         name: "Inline",
@@ -164,6 +164,7 @@ describe("the TypeScript client against a live server", () => {
       { format: "png", frameAt: 0.5 },
     );
     expect(render.output?.format).toBe("png");
+    expect(render.compositionId).toBeNull();
 
     const refused = await client.renderAndWait("cmp_does_not_exist").catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(CutroomError);

@@ -30,8 +30,8 @@ export function retryAfterMs(header: string | null, fallbackMs: number, now = Da
 }
 
 /**
- * Starts a render of a stored composition (by id) or of a new one (an object: created first
- * with POST /api/compositions) and polls it at the `Retry-After` interval the server gives
+ * Starts a render of a stored composition (by id) or of one sent inline (an object: rendered
+ * in one call, not stored as a composition) and polls it at the `Retry-After` interval the server gives
  * until it is terminal. A 429 or 503 while polling waits its `Retry-After` and polls again.
  * @returns the succeeded render; `render.output.url` is its signed download URL.
  * @throws {RenderFailedError} when the render fails or is cancelled.
@@ -46,10 +46,12 @@ export async function renderAndWait(
 ): Promise<Render> {
   const { signal } = opts;
   const fallback = opts.defaultPollMs ?? 1000;
-  const compositionId =
-    typeof composition === "string" ? composition : await create(api, composition, signal);
+  // A composition object goes inline: the server validates it as a create would and keeps a
+  // frozen copy with the render only (its compositionId is null).
+  const body =
+    typeof composition === "string" ? { compositionId: composition, output } : { composition, output };
   const started = await api.POST("/api/render", {
-    body: { compositionId, output },
+    body,
     params: { header: opts.idempotencyKey ? { "idempotency-key": opts.idempotencyKey } : {} },
     ...(signal ? { signal } : {}),
   });
@@ -72,13 +74,4 @@ export async function renderAndWait(
   opts.onProgress?.(render);
   if (render.status !== "succeeded") throw new RenderFailedError(render);
   return render;
-}
-
-async function create(api: Client<paths>, body: CompositionInput, signal: AbortSignal | undefined) {
-  const { data, error, response } = await api.POST("/api/compositions", {
-    body,
-    ...(signal ? { signal } : {}),
-  });
-  if (!data) throw CutroomError.from(response, error);
-  return data.id;
 }

@@ -7,6 +7,7 @@ export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   { method: "POST", url: "/api/v1/projects" },
   { method: "PATCH", url: "/api/v1/me/settings" },
   { method: "POST", url: "/api/compositions" },
+  { method: "POST", url: "/api/compositions/import" },
   { method: "PUT", url: "/api/compositions/:id" },
   { method: "PATCH", url: "/api/compositions/:id" },
   { method: "DELETE", url: "/api/compositions/:id" },

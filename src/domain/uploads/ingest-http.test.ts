@@ -14,7 +14,8 @@ import { LocalDiskStore } from "../../storage/local-disk.ts";
 import { ingestParts, MAX_FILES_PER_UPLOAD, type UploadPart } from "./ingest-parts.ts";
 import { type Fixtures, makeFixtures } from "./test-fixtures.ts";
 
-// Counts media work (every upload is probed before its poster is made) while doing it for real.
+// Counts media work (every upload is probed, or a still read in-process, before its poster is
+// made) while doing it for real.
 const media = vi.hoisted(() => ({ probes: 0 }));
 vi.mock("../../media/probe.ts", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../media/probe.ts")>();
@@ -23,6 +24,16 @@ vi.mock("../../media/probe.ts", async (importOriginal) => {
     probeMedia: (...args: Parameters<typeof real.probeMedia>) => {
       media.probes += 1;
       return real.probeMedia(...args);
+    },
+  };
+});
+vi.mock("../../media/image.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../media/image.ts")>();
+  return {
+    ...real,
+    readImage: (...args: Parameters<typeof real.readImage>) => {
+      media.probes += 1;
+      return real.readImage(...args);
     },
   };
 });

@@ -41,12 +41,14 @@ describe("webhook settings", () => {
       retryScheduleSec: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
       disableAfterFailures: 5,
       timeoutMs: 10_000,
+      deliveryRetentionDays: 30,
     });
     const custom = loadConfig(
       {
         WEBHOOK_ALLOW_PRIVATE: "true",
         WEBHOOK_RETRY_SCHEDULE: "0, 1,2",
         WEBHOOK_DISABLE_AFTER_FAILURES: "2",
+        WEBHOOK_DELIVERY_RETENTION_DAYS: "7",
       },
       "/tmp",
     ).webhooks;
@@ -54,6 +56,7 @@ describe("webhook settings", () => {
       allowPrivate: true,
       retryScheduleSec: [0, 1, 2],
       disableAfterFailures: 2,
+      deliveryRetentionDays: 7,
     });
   });
 

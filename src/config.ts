@@ -97,6 +97,8 @@ export interface WebhookConfig {
   disableAfterFailures: number;
   /** Time limit of one try (connect, send, response headers and body), milliseconds. */
   timeoutMs: number;
+  /** Finished deliveries (succeeded, or failed for good) are deleted this many days after their last try. */
+  deliveryRetentionDays: number;
 }
 
 /** The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 28 h in all). */
@@ -327,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       retryScheduleSec,
       disableAfterFailures: int("WEBHOOK_DISABLE_AFTER_FAILURES", 5, 1, 1000),
       timeoutMs: 10_000,
+      deliveryRetentionDays: int("WEBHOOK_DELIVERY_RETENTION_DAYS", 30, 1, 3650),
     },
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {

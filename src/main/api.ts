@@ -2,14 +2,15 @@ import { existsSync } from "node:fs";
 import { buildApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
-import { startQuotaPruning } from "../domain/quota/prune-counters.ts";
+import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
  * on first start, start the in-process worker (unless WORKER_IN_PROCESS=false) and the
- * hourly pruning of old quota counters, listen, and shut down gracefully on SIGTERM/SIGINT.
+ * hourly retention run (old quota counters, sign-in windows, console sessions, finished
+ * webhook deliveries), listen, and shut down gracefully on SIGTERM/SIGINT.
  */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
@@ -44,10 +45,11 @@ async function main(): Promise<void> {
 
   const app = await buildApp({ config, database, store: runtime.store, queue: runtime.queue, logger });
   const stopWorker = config.workerInProcess ? await startWorker(runtime) : null;
-  const stopPruning = startQuotaPruning({
-    db: database.db,
-    clock: runtime.clock,
-    keepDays: config.quotaKeepDays,
+  const stopPruning = startRetention({
+    tasks: retentionTasks(database.db, runtime.clock, {
+      quotaKeepDays: config.quotaKeepDays,
+      webhookDeliveryRetentionDays: config.webhooks.deliveryRetentionDays,
+    }),
     log: logger,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -3,7 +3,7 @@
 // the limit, and the hourly pruning removes ended windows.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { findLoginWindows } from "../../src/db/repositories/login-limits.ts";
-import { startQuotaPruning } from "../../src/domain/quota/prune-counters.ts";
+import { retentionTasks, startRetention } from "../../src/domain/retention/retention.ts";
 import { createLogger } from "../../src/logger.ts";
 import { fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
 import { setPassword } from "./helpers.ts";
@@ -111,10 +111,8 @@ describe("pruning", () => {
 
     clock.set(new Date(clock.now().getTime() + 25 * 3600_000));
     expect((await loginOn(b, "fresh@example.test", "x", "203.0.113.10")).statusCode).toBe(401);
-    const stop = startQuotaPruning({
-      db: a.database.db,
-      clock,
-      keepDays: 1,
+    const stop = startRetention({
+      tasks: retentionTasks(a.database.db, clock, { quotaKeepDays: 1, webhookDeliveryRetentionDays: 30 }),
       log: createLogger("silent"),
     });
     try {

@@ -23,6 +23,7 @@ export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   { method: "POST", url: "/api/assistant/orchestrator" },
   { method: "POST", url: "/api/assistant/runs/:runId/cancel" },
   { method: "POST", url: "/api/v1/webhooks" },
+  { method: "PATCH", url: "/api/v1/webhooks/:id" },
   { method: "DELETE", url: "/api/v1/webhooks/:id" },
   { method: "POST", url: "/api/v1/webhooks/:id/rotate-secret" },
   { method: "POST", url: "/api/v1/webhooks/:id/test" },

@@ -322,6 +322,14 @@ describe("OpenAPI success examples", () => {
       ).json();
       await call("listWebhookEndpoints", withKey({ url: "/api/v1/webhooks" }));
       await call("getWebhookEndpoint", withKey({ url: `/api/v1/webhooks/${endpoint.id}` }));
+      await call(
+        "updateWebhookEndpoint",
+        withKey({
+          method: "PATCH",
+          url: `/api/v1/webhooks/${endpoint.id}`,
+          payload: { events: ["render.succeeded", "render.failed"], description: "Render results" },
+        }),
+      );
       await call("getCallbackSecret", withKey({ url: "/api/v1/webhooks/callback-secret" }));
       await call(
         "rotateCallbackSecret",

@@ -39,6 +39,33 @@ describe("webhook targets without WEBHOOK_ALLOW_PRIVATE", () => {
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: "/url" })]);
   });
 
+  it("refuses a private url in PATCH with 400 naming /url and leaves the endpoint as it was", async () => {
+    // Stored directly: creating through the API would resolve the public host.
+    const endpoint = await insertWebhookEndpoint(t.database.db, {
+      id: newId("whk"),
+      userId: owner.userId,
+      url: "https://hooks.example.com/cutroom",
+      events: ["render.succeeded"],
+      secret: newWebhookSecret(),
+    });
+    for (const url of [
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::1]/hook",
+      "http://93.184.215.14/hook",
+    ]) {
+      const res = await t.app.inject({
+        method: "PATCH",
+        url: `/api/v1/webhooks/${endpoint.id}`,
+        headers: bearer(owner.key),
+        payload: { url, description: "moved" },
+      });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error.details).toEqual([expect.objectContaining({ path: "/url" })]);
+    }
+    const got = await t.app.inject({ url: `/api/v1/webhooks/${endpoint.id}`, headers: bearer(owner.key) });
+    expect(got.json()).toMatchObject({ url: "https://hooks.example.com/cutroom", description: null });
+  });
+
   it("refuses a private callbackUrl on renders and generations with 400 naming /callbackUrl", async () => {
     const render = await post("/api/render", {
       compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",

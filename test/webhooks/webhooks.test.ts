@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countWebhookEndpointFailure, insertWebhookDeliveries } from "../../src/db/repositories/webhooks.ts";
+import { newId } from "../../src/ids.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { eventually, type Received, startReceiver, verify } from "./receiver.ts";
 
@@ -28,7 +30,12 @@ afterAll(async () => {
   await rx.close();
 });
 
-async function call(key: string, method: "GET" | "POST" | "DELETE", url: string, payload?: unknown) {
+async function call(
+  key: string,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  url: string,
+  payload?: unknown,
+) {
   const res = await t.app.inject({
     method,
     url,
@@ -117,7 +124,7 @@ describe("webhook endpoints", () => {
     expect(extra.status).toBe(400);
   });
 
-  it("a read-only key may list but not create, test, rotate or delete (403)", async () => {
+  it("a read-only key may list but not create, change, test, rotate or delete (403)", async () => {
     const endpoint = await createEndpoint(owner.key, "/scopes", ["upload.created"]);
     const { key: readKey } = await t.addKey(owner.userId, ["read"]);
     expect((await call(readKey, "GET", "/api/v1/webhooks")).status).toBe(200);
@@ -126,11 +133,13 @@ describe("webhook endpoints", () => {
       await call(readKey, "POST", "/api/v1/webhooks", { url: rx.url("/r"), events: ["upload.created"] }),
       await call(readKey, "POST", `/api/v1/webhooks/${endpoint.id}/test`),
       await call(readKey, "POST", `/api/v1/webhooks/${endpoint.id}/rotate-secret`),
+      await call(readKey, "PATCH", `/api/v1/webhooks/${endpoint.id}`, { enabled: false }),
       await call(readKey, "DELETE", `/api/v1/webhooks/${endpoint.id}`),
       await call(readKey, "GET", "/api/v1/webhooks/callback-secret"),
     ];
     for (const r of refused) expect(r.status).toBe(403);
-    expect((await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(200);
+    const got = await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`);
+    expect(got.body).toMatchObject({ status: "enabled" });
   });
 
   it("another owner's endpoint is a 404 everywhere, and their delete leaves it alone", async () => {
@@ -141,17 +150,154 @@ describe("webhook endpoints", () => {
       ["POST", `/api/v1/webhooks/${endpoint.id}/test`],
       ["POST", `/api/v1/webhooks/${endpoint.id}/rotate-secret`],
       ["POST", `/api/v1/webhooks/${endpoint.id}/deliveries/dlv_01JD3Q7A2B3C4D5E6F7G8H9J0K/redeliver`],
+      ["PATCH", `/api/v1/webhooks/${endpoint.id}`],
     ] as const) {
-      const res = await call(other.key, method, url);
+      const res = await call(other.key, method, url, method === "PATCH" ? { enabled: false } : undefined);
       expect(res.status, `${method} ${url}`).toBe(404);
       expect(res.body.error.code).toBe("not_found");
     }
     expect((await call(other.key, "DELETE", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(204);
-    expect((await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(200);
+    const untouched = await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`);
+    expect(untouched.body).toMatchObject({ status: "enabled", events: ["upload.created"] });
     // Deleting is idempotent for the owner too.
     expect((await call(owner.key, "DELETE", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(204);
     expect((await call(owner.key, "DELETE", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(204);
     expect((await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`)).status).toBe(404);
+  });
+});
+
+describe("changing an endpoint (PATCH)", () => {
+  const patch = (key: string, id: string, body: unknown) =>
+    call(key, "PATCH", `/api/v1/webhooks/${id}`, body);
+
+  it("changes url, events and description; later messages go to the new url; never shows the secret", async () => {
+    const endpoint = await createEndpoint(owner.key, "/moved-from", ["render.failed"]);
+    const changed = await patch(owner.key, endpoint.id, {
+      url: rx.url("/moved-to"),
+      events: ["upload.created", "render.succeeded"],
+      description: "Moved",
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({
+      id: endpoint.id,
+      url: rx.url("/moved-to"),
+      events: ["upload.created", "render.succeeded"],
+      description: "Moved",
+      status: "enabled",
+    });
+    expect(changed.body.secret).toBeUndefined();
+    expect(JSON.stringify(changed.body)).not.toContain(endpoint.secret);
+    // Only the fields given change; null removes the description.
+    const cleared = await patch(owner.key, endpoint.id, { description: null });
+    expect(cleared.body).toMatchObject({
+      url: rx.url("/moved-to"),
+      events: ["upload.created", "render.succeeded"],
+    });
+    expect(cleared.body.description).toBeNull();
+    expect((await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`)).body).toEqual(cleared.body);
+
+    await call(owner.key, "POST", `/api/v1/webhooks/${endpoint.id}/test`);
+    const [msg] = await eventually(() => rx.at("/moved-to").length > 0 && rx.at("/moved-to"));
+    // Same secret after a change of URL.
+    expect(verify(endpoint.secret, msg as Received).type).toBe("webhook.test");
+    expect(rx.at("/moved-from")).toEqual([]);
+  });
+
+  it("validation 400s name the fields; unknown fields and an empty body are refused; nothing changes", async () => {
+    const endpoint = await createEndpoint(owner.key, "/patch-400", ["render.failed"]);
+    const cases: [unknown, string][] = [
+      [{ events: ["render.done"] }, "/events/0"],
+      [{ events: [] }, "/events"],
+      [{ url: "not a url" }, "/url"],
+      [{ enabled: "yes" }, "/enabled"],
+      [{ description: "x".repeat(501) }, "/description"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await patch(owner.key, endpoint.id, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    }
+    for (const body of [{ secret: "whsec_mine" }, { status: "enabled" }, {}]) {
+      const res = await patch(owner.key, endpoint.id, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    const got = await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`);
+    expect(got.body).toMatchObject({
+      url: rx.url("/patch-400"),
+      events: ["render.failed"],
+      description: "/patch-400",
+    });
+    expect(got.body.updatedAt).toBe(got.body.createdAt);
+  });
+
+  it("enabled: false disables it by hand and stops its pending deliveries; true enables it again without resending them", async () => {
+    const endpoint = await createEndpoint(owner.key, "/by-hand", ["upload.created"]);
+    // A delivery waiting for its next try (no job queued for it).
+    const [pending] = await insertWebhookDeliveries(t.database.db, [
+      {
+        id: newId("dlv"),
+        userId: owner.userId,
+        endpointId: endpoint.id,
+        messageId: newId("evt"),
+        eventType: "webhook.test",
+        payload: { type: "webhook.test", timestamp: new Date().toISOString(), data: {} },
+        nextTryAt: new Date(Date.now() + 3600_000),
+      },
+    ]);
+    const off = await patch(owner.key, endpoint.id, { enabled: false });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ status: "disabled", disabledReason: "Disabled by the owner" });
+    expect(off.body.disabledAt).toEqual(expect.any(String));
+    const [stopped] = await deliveries(owner.key, endpoint.id);
+    expect(stopped).toMatchObject({
+      id: pending?.id,
+      status: "failed",
+      tries: 0,
+      lastError: "Not tried again: the endpoint was disabled",
+    });
+    // Disabling again keeps the first reason and time.
+    const again = await patch(owner.key, endpoint.id, { enabled: false, description: "paused" });
+    expect(again.body).toMatchObject({
+      status: "disabled",
+      disabledAt: off.body.disabledAt,
+      description: "paused",
+    });
+
+    const on = await patch(owner.key, endpoint.id, { enabled: true });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({
+      status: "enabled",
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
+    });
+    // What ended while it was disabled is not resent.
+    expect(await deliveries(owner.key, endpoint.id)).toEqual([
+      expect.objectContaining({ id: pending?.id, status: "failed", tries: 0 }),
+    ]);
+    expect(rx.at("/by-hand")).toEqual([]);
+  });
+
+  it("enabled: true enables an endpoint disabled after failures and starts its failure count again", async () => {
+    const endpoint = await createEndpoint(owner.key, "/revive", ["upload.created"]);
+    expect(
+      await countWebhookEndpointFailure(t.database.db, {
+        id: endpoint.id,
+        disableAfter: 1,
+        reason: "1 delivery in a row failed on every try; the last one: The receiver answered 503",
+        now: new Date(),
+      }),
+    ).toBe(true);
+    const disabled = await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`);
+    expect(disabled.body).toMatchObject({ status: "disabled", consecutiveFailures: 1 });
+    const on = await patch(owner.key, endpoint.id, { enabled: true });
+    expect(on.body).toMatchObject({
+      status: "enabled",
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import {
   webhookCallbackSecrets,
@@ -232,7 +232,7 @@ export async function markWebhookEndpointHealthy(db: Db, id: string, now: Date):
 
 /**
  * After a delivery failed every try: counts it; at `disableAfter` in a row the enabled endpoint
- * is disabled with `reason`, and its other pending deliveries end as failed (their jobs stop).
+ * is disabled with `reason` (see {@link disableWebhookEndpoint}).
  * @returns whether the endpoint was disabled now.
  */
 export async function countWebhookEndpointFailure(
@@ -245,10 +245,25 @@ export async function countWebhookEndpointFailure(
     .where(eq(webhookEndpoints.id, input.id))
     .returning({ failures: webhookEndpoints.consecutiveFailures, status: webhookEndpoints.status });
   if (r?.status !== "enabled" || r.failures < input.disableAfter) return false;
-  await db
+  return disableWebhookEndpoint(db, input);
+}
+
+/**
+ * Disables an enabled endpoint with `reason`: new events skip it, and its pending deliveries
+ * end as failed (a new `seq`, so their queued jobs stop). Run it in a transaction with the
+ * change that decided it. An endpoint already disabled keeps its reason and time.
+ * @returns whether the endpoint was enabled and is disabled now.
+ */
+export async function disableWebhookEndpoint(
+  db: Db,
+  input: { id: string; reason: string; now: Date },
+): Promise<boolean> {
+  const disabled = await db
     .update(webhookEndpoints)
-    .set({ status: "disabled", disabledReason: input.reason, disabledAt: input.now })
-    .where(eq(webhookEndpoints.id, input.id));
+    .set({ status: "disabled", disabledReason: input.reason, disabledAt: input.now, updatedAt: input.now })
+    .where(and(eq(webhookEndpoints.id, input.id), eq(webhookEndpoints.status, "enabled")))
+    .returning({ id: webhookEndpoints.id });
+  if (disabled.length === 0) return false;
   await db
     .update(webhookDeliveries)
     .set({
@@ -259,6 +274,47 @@ export async function countWebhookEndpointFailure(
     })
     .where(and(eq(webhookDeliveries.endpointId, input.id), eq(webhookDeliveries.status, "pending")));
   return true;
+}
+
+/**
+ * Changes an endpoint's `url`, `events` and `description` (the fields given) and stamps
+ * `updatedAt`.
+ * @returns the row after the change, or null when `userId` has no endpoint `id`.
+ */
+export async function updateWebhookEndpoint(
+  db: Db,
+  input: {
+    userId: string;
+    id: string;
+    set: Partial<Pick<NewWebhookEndpoint, "url" | "events" | "description">>;
+    now: Date;
+  },
+): Promise<WebhookEndpointRow | null> {
+  const [r] = await db
+    .update(webhookEndpoints)
+    .set({ ...input.set, updatedAt: input.now })
+    .where(and(eq(webhookEndpoints.userId, input.userId), eq(webhookEndpoints.id, input.id)))
+    .returning();
+  return r ?? null;
+}
+
+/**
+ * Deletes finished deliveries (`succeeded`, or `failed` for good) whose last try, or creation
+ * when never tried, is before `before`; pending deliveries are never deleted. Covers endpoint
+ * deliveries and per-request callbacks.
+ * @returns the number of rows deleted.
+ */
+export async function deleteFinishedWebhookDeliveriesBefore(db: Db, before: Date): Promise<number> {
+  const rows = await db
+    .delete(webhookDeliveries)
+    .where(
+      and(
+        inArray(webhookDeliveries.status, ["succeeded", "failed"]),
+        lt(sql`coalesce(${webhookDeliveries.lastTriedAt}, ${webhookDeliveries.createdAt})`, before),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return rows.length;
 }
 
 /** Records the callback URL a render or generation was started with. */

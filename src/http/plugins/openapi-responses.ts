@@ -63,6 +63,7 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
       headers: ["Location"],
     },
   },
+  updateWebhookEndpoint: { 200: { description: "The endpoint after the change, without its secret" } },
   getComposition: { 200: { description: "The composition at its current version", headers: ["ETag"] } },
   replaceComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   patchComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },

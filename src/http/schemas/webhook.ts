@@ -31,6 +31,13 @@ const EventType = Type.Union(
   { description: "An event type" },
 );
 
+/** The event types an endpoint subscribes to: at least one, each once. */
+const WebhookEvents = Type.Array(EventType, {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
+  uniqueItems: true,
+});
+
 /** The WebhookEndpoint resource (never its secret, except on creation and rotation). */
 export const WebhookEndpoint = Type.Object(
   {
@@ -40,7 +47,7 @@ export const WebhookEndpoint = Type.Object(
     events: Type.Array(EventType),
     status: Type.Union([Type.Literal("enabled"), Type.Literal("disabled")], {
       description:
-        "`disabled` after repeated failed deliveries (see `disabledReason`); a successful test send or redelivery enables it again",
+        "`disabled` after repeated failed deliveries or by the owner (see `disabledReason`); `PATCH` with `enabled: true`, or a successful test send or redelivery, enables it again",
     }),
     disabledReason: Type.Union([Type.String(), Type.Null()]),
     disabledAt: Type.Union([Timestamp(), Type.Null()]),
@@ -104,7 +111,7 @@ export const WebhookEndpointWithSecret = Type.Intersect(
 export const WebhookEndpointCreate = Type.Object(
   {
     url: WebhookUrl,
-    events: Type.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true }),
+    events: WebhookEvents,
     description: Type.Optional(Type.String({ maxLength: 500 })),
   },
   {
@@ -117,6 +124,29 @@ export const WebhookEndpointCreate = Type.Object(
         description: "Render notifications",
       },
     ],
+  },
+);
+
+/** `PATCH /api/v1/webhooks/:id` body: the fields to change. */
+export const WebhookEndpointUpdate = Type.Object(
+  {
+    url: Type.Optional(WebhookUrl),
+    events: Type.Optional(WebhookEvents),
+    description: Type.Optional(
+      Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: "null removes it" }),
+    ),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          "`true` enables the endpoint again (no `disabledReason`, failure count 0); `false` disables it by hand, ending its pending deliveries as failed. Deliveries that ended while it was disabled are not resent: redeliver them.",
+      }),
+    ),
+  },
+  {
+    title: "WebhookEndpointUpdate",
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ events: ["render.succeeded", "render.failed", "render.cancelled"], enabled: true }],
   },
 );
 

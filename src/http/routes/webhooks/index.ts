@@ -4,6 +4,7 @@ import type { Db } from "../../../db/client.ts";
 import {
   countWebhookEndpoints,
   deleteWebhookEndpoint,
+  disableWebhookEndpoint,
   ensureCallbackSecret,
   findWebhookDelivery,
   findWebhookEndpoint,
@@ -11,9 +12,11 @@ import {
   insertWebhookEndpoint,
   listWebhookDeliveriesPage,
   listWebhookEndpointsPage,
+  markWebhookEndpointHealthy,
   replaceCallbackSecret,
   requeueWebhookDelivery,
   setWebhookEndpointSecret,
+  updateWebhookEndpoint,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from "../../../db/repositories/webhooks.ts";
@@ -31,6 +34,7 @@ import {
   WebhookDeliveryParams,
   WebhookEndpoint,
   WebhookEndpointCreate,
+  WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
   WebhookParams,
 } from "../../schemas/webhook.ts";
@@ -87,7 +91,7 @@ const ERRORS_ONE = [...AUTH_ERRORS, 404] as const;
 const ERRORS_WRITE = [...AUTH_ERRORS, 403, 404] as const;
 
 /**
- * Webhook routes: account-level endpoints (create, list, get, delete, rotate secret, test send),
+ * Webhook routes: account-level endpoints (create, list, get, change, delete, rotate secret, test send),
  * each endpoint's delivery log with manual redelivery, and the account's callback secret that
  * signs per-request `callbackUrl` messages (docs/webhooks.md).
  */
@@ -221,6 +225,39 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => presentEndpoint(await owned(requireAuth(request).userId, request.params.id)),
+  );
+
+  app.patch(
+    "/api/v1/webhooks/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "updateWebhookEndpoint",
+        summary: "Change a webhook endpoint",
+        description:
+          'Changes the fields given: `url` (checked like on creation: 400 naming `/url`), `events` (events from now on), `description` (`null` removes it) and `enabled`. `enabled: true` enables a disabled endpoint again and starts its failure count at 0; `enabled: false` disables it with `disabledReason` "Disabled by the owner" and ends its pending deliveries as failed (an endpoint already disabled keeps its reason). Deliveries that ended while it was disabled are not resent on re-enabling: redeliver the ones you want. Pending retries go to the new `url`. **200** with the endpoint (never its secret).',
+        tags: TAGS,
+        params: WebhookParams,
+        body: WebhookEndpointUpdate,
+        response: responses({ 200: WebhookEndpoint }, ERRORS_WRITE),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const { id } = request.params;
+      const { enabled, ...fields } = request.body;
+      if (fields.url !== undefined) await checkWebhookTarget(fields.url, deps.allowPrivate, "/url");
+      const now = deps.clock.now();
+      const row = await db.transaction(async (tx) => {
+        const updated = await updateWebhookEndpoint(tx, { userId: auth.userId, id, set: fields, now });
+        if (!updated || enabled === undefined) return updated;
+        if (enabled) await markWebhookEndpointHealthy(tx, id, now);
+        else await disableWebhookEndpoint(tx, { id, reason: "Disabled by the owner", now });
+        return findWebhookEndpoint(tx, auth.userId, id);
+      });
+      if (!row) throw notFound(`Webhook endpoint ${id}`);
+      return presentEndpoint(row);
+    },
   );
 
   app.delete(

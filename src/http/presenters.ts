@@ -5,7 +5,6 @@ import type { RenderRow } from "../db/repositories/renders.ts";
 import type { UploadRow } from "../db/repositories/uploads.ts";
 import { effectiveImageModelId } from "../domain/generation/models.ts";
 import { FORMAT_MIME } from "../domain/render/outputs.ts";
-import type { OutputFormat } from "../domain/render/types.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 
 /** Project row → wire shape (docs/conventions.md, Resources). */

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import {
   webhookCallbackSecrets,
@@ -309,7 +309,8 @@ export async function deleteFinishedWebhookDeliveriesBefore(db: Db, before: Date
     .delete(webhookDeliveries)
     .where(
       and(
-        inArray(webhookDeliveries.status, ["succeeded", "failed"]),
+        // Literal, like the partial index `webhook_deliveries_finished_idx` it is served by.
+        sql`${webhookDeliveries.status} in ('succeeded', 'failed')`,
         lt(sql`coalesce(${webhookDeliveries.lastTriedAt}, ${webhookDeliveries.createdAt})`, before),
       ),
     )

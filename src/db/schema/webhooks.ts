@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./users.ts";
 
@@ -90,7 +91,13 @@ export const webhookDeliveries = pgTable(
     nextTryAt: timestamp("next_try_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id)],
+  (t) => [
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id),
+    // The hourly retention prune: finished rows by when they were last active.
+    index("webhook_deliveries_finished_idx")
+      .on(sql`coalesce(${t.lastTriedAt}, ${t.createdAt})`)
+      .where(sql`${t.status} in ('succeeded', 'failed')`),
+  ],
 );
 
 /**

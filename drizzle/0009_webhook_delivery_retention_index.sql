@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_finished_idx" ON "webhook_deliveries" USING btree (coalesce("last_tried_at", "created_at")) WHERE "webhook_deliveries"."status" in ('succeeded', 'failed');

@@ -6,23 +6,7 @@
 # - npm dependencies from package-lock.json when node_modules is missing or stale.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-NODE_PIN="24"
-
-# major*1000 + minor, e.g. 24021 for v24.21.0 (0 when the binary does not run).
-node_version() { "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); console.log(a * 1000 + b)' 2>/dev/null || echo 0; }
-node_ok() { local v; v=$(node_version "$1"); [ "$v" -ge 22019 ]; }
-
-if [ -x "$ROOT/.tools/node_modules/.bin/node" ] && node_ok "$ROOT/.tools/node_modules/.bin/node"; then
-  export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
-elif command -v node >/dev/null 2>&1 && node_ok "$(command -v node)"; then
-  :
-else
-  echo "setup: system Node is older than 22.19; installing Node $NODE_PIN from npm's 'node' package into .tools/" >&2
-  mkdir -p "$ROOT/.tools"
-  (cd "$ROOT/.tools" && [ -f package.json ] || echo '{"private":true}' > "$ROOT/.tools/package.json")
-  npm install --prefix "$ROOT/.tools" --no-audit --no-fund --loglevel=error "node@$NODE_PIN" >&2
-  export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
-fi
+source "$ROOT/scripts/node-env.sh"
 
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
   echo "setup: ffmpeg not found; installing Debian's ffmpeg package" >&2

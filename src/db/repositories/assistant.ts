@@ -22,9 +22,6 @@ export type RunEventRow = { seq: number; type: string; data: Record<string, unkn
 /** A stored edit with its inverse patch. */
 export type EditRow = typeof assistantEdits.$inferSelect;
 
-/** PostgreSQL channel that carries `<runId>` after every stored run event. */
-export const RUN_EVENTS_CHANNEL = CHANNELS.runEvents;
-
 /** Inserts a session. */
 export async function insertSession(
   db: Db,
@@ -165,7 +162,7 @@ export async function findRunningRun(db: Db, sessionId: string): Promise<RunRow 
 }
 
 /**
- * Stores event `seq` of a run and notifies {@link RUN_EVENTS_CHANNEL} in the same statement.
+ * Stores event `seq` of a run and notifies `CHANNELS.runEvents` in the same statement.
  * @throws the driver's unique violation when `seq` is taken (the sweeper ended the run).
  */
 export async function appendRunEvent(
@@ -181,7 +178,7 @@ export async function appendRunEvent(
       values (${runId}, ${seq}, ${type}, ${JSON.stringify(data)}::jsonb)
       returning run_id
     )
-    select pg_notify(${RUN_EVENTS_CHANNEL}, run_id) from ins`);
+    select pg_notify(${CHANNELS.runEvents}, run_id) from ins`);
 }
 
 /** Events of a run with `seq > afterSeq`, in order, at most `limit`. */
@@ -258,7 +255,7 @@ export async function sweepStaleRuns(db: Db, staleBefore: Date, now: Date): Prom
       from ended e
       returning run_id
     )
-    select run_id, pg_notify(${RUN_EVENTS_CHANNEL}, run_id) from ins`);
+    select run_id, pg_notify(${CHANNELS.runEvents}, run_id) from ins`);
   return rowsOf<{ run_id: string }>(result).map((r) => r.run_id);
 }
 
@@ -313,6 +310,6 @@ export async function finishRun(
       select id, ${input.seq}, ${type}, ${JSON.stringify(input.data)}::jsonb from ended
       returning run_id
     )
-    select run_id, pg_notify(${RUN_EVENTS_CHANNEL}, run_id) from ins`);
+    select run_id, pg_notify(${CHANNELS.runEvents}, run_id) from ins`);
   return rowsOf(result).length > 0;
 }

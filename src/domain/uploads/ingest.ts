@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { buffer } from "node:stream/consumers";
 import { AppError, invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { IN_PROCESS_IMAGE_TYPES, readImage } from "../../media/image.ts";
@@ -260,13 +261,6 @@ const MAX_FONT_READ_BYTES = 64 * 1024 * 1024;
 /** Stills up to this size, bytes, are read into memory for in-process decoding when the store is remote. */
 const IN_PROCESS_IMAGE_MAX_BYTES = 64 * 1024 * 1024;
 
-/** The whole object as one buffer. */
-async function readAll(store: BlobStore, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.openRead(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * Probes media types and renders their poster; subtitles and fonts pass as they are. Common
  * still formats are decoded in-process (libvips); everything else goes through ffprobe and ffmpeg.
@@ -285,13 +279,14 @@ async function analyse(
       sniffed.type !== "font"
         ? null
         : size <= MAX_FONT_READ_BYTES
-          ? readFontFamilyNames(await readAll(store, key))
+          ? readFontFamilyNames(await buffer(await store.openRead(key)))
           : [];
     return { type: sniffed.type, mimeType: sniffed.mimeType, media: null, poster: null, fontFamilies };
   }
   if (sniffed.type === "image" && IN_PROCESS_IMAGE_TYPES.has(sniffed.mimeType)) {
     const local =
-      store.localPath(key) ?? (size <= IN_PROCESS_IMAGE_MAX_BYTES ? await readAll(store, key) : null);
+      store.localPath(key) ??
+      (size <= IN_PROCESS_IMAGE_MAX_BYTES ? await buffer(await store.openRead(key)) : null);
     if (local !== null) {
       try {
         const image = await readImage(local);

@@ -261,6 +261,24 @@ const MAX_FONT_READ_BYTES = 64 * 1024 * 1024;
 /** Stills up to this size, bytes, are read into memory for in-process decoding when the store is remote. */
 const IN_PROCESS_IMAGE_MAX_BYTES = 64 * 1024 * 1024;
 
+/** The media facts of a still: its size (pixels) and pixel aspect, nothing time-based. */
+function stillMedia(
+  width: number | null,
+  height: number | null,
+  sampleAspectRatio: string | null,
+): MediaInfo {
+  return {
+    duration: null,
+    width,
+    height,
+    sampleAspectRatio,
+    fps: null,
+    videoCodec: null,
+    audioCodec: null,
+    hasAudio: false,
+  };
+}
+
 /**
  * Probes media types and renders their poster; subtitles and fonts pass as they are. Common
  * still formats are decoded in-process (libvips); everything else goes through ffprobe and ffmpeg.
@@ -290,18 +308,9 @@ async function analyse(
     if (local !== null) {
       try {
         const image = await readImage(local);
-        const media: MediaInfo = {
-          duration: null,
-          width: image.width,
-          height: image.height,
-          // Stills are read as square-pixel (a JFIF or pHYs density ratio is not applied here;
-          // the renderer still reads it from the file).
-          sampleAspectRatio: "1:1",
-          fps: null,
-          videoCodec: null,
-          audioCodec: null,
-          hasAudio: false,
-        };
+        // Read as square-pixel (a JFIF or pHYs density ratio is not applied here; the renderer
+        // still reads it from the file).
+        const media = stillMedia(image.width, image.height, "1:1");
         return { type: "image", mimeType: sniffed.mimeType, media, poster: image.poster, fontFamilies: null };
       } catch (err) {
         throw unreadable(err, name, "image");
@@ -341,16 +350,7 @@ async function analyse(
 
   const media: MediaInfo =
     type === "image"
-      ? {
-          duration: null,
-          width: probe.width,
-          height: probe.height,
-          sampleAspectRatio: probe.sampleAspectRatio,
-          fps: null,
-          videoCodec: null,
-          audioCodec: null,
-          hasAudio: false,
-        }
+      ? stillMedia(probe.width, probe.height, probe.sampleAspectRatio)
       : {
           duration: probe.duration,
           width: type === "video" ? probe.width : null,

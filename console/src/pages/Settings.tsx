@@ -41,6 +41,7 @@ function ImageModelSkill(props: { current: string | null }) {
   }
 
   const missing = models === "missing";
+  const offline = Array.isArray(models) && models.length > 0 && models.every((m) => !m.available);
   return (
     <div className="stack">
       <label>
@@ -58,8 +59,7 @@ function ImageModelSkill(props: { current: string | null }) {
               <option value="">Default</option>
               {(models ?? []).map((m) => (
                 <option key={m.id} value={m.id}>
-                  {m.name} ({m.tier === "high" ? "higher quality, the default" : "faster"}
-                  {m.available ? "" : "; needs a fal.ai key on this server"})
+                  {m.name} ({m.tier === "high" ? "best quality, default" : "faster"})
                 </option>
               ))}
             </>
@@ -69,7 +69,9 @@ function ImageModelSkill(props: { current: string | null }) {
       <p id="image-model-help" className="hint">
         {missing
           ? "Image generation is not available on this server, so there is no model to choose."
-          : "Used by image generation when a request names no model."}
+          : offline
+            ? "Used by image generation when a request names no model. This server has no fal.ai key: until it has one, images are offline placeholders."
+            : "Used by image generation when a request names no model."}
       </p>
       <Status message={message?.text ?? null} kind={message?.kind} />
     </div>

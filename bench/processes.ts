@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { createScratchDatabase, type ScratchDatabase } from "../test/helpers/database.ts";
 
 /** The repository root (benchmarks start `src/main/*.ts` from here). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -65,25 +64,10 @@ export const ADMIN_URL =
   "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
- * Creates a fresh database named `<prefix>_<pid>_<random>` on {@link ADMIN_URL}.
- * @returns its connection string and `drop()` (drops it, forcing connections off, and closes
- *   the admin connection).
+ * Creates a fresh database named `<prefix>_<pid>_<random>` on {@link ADMIN_URL}
+ * (`createScratchDatabase`). Its `drop()` never throws: a benchmark's cleanup goes on.
  */
-export async function freshDatabase(
-  prefix: string,
-): Promise<{ url: string; name: string; drop(): Promise<void> }> {
-  const name = `${prefix}_${process.pid}_${randomBytes(3).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    async drop() {
-      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-      await admin.end();
-    },
-  };
+export async function freshDatabase(prefix: string): Promise<ScratchDatabase> {
+  const scratch = await createScratchDatabase(ADMIN_URL, prefix);
+  return { ...scratch, drop: () => scratch.drop().catch(() => {}) };
 }

@@ -52,7 +52,10 @@ const textDoc = (family: string, id = "title") => ({
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-fonts-"));
-  [t, brandFont] = await Promise.all([startTestApp(), renamedFont(path.join(dir, "brandy.ttf"))]);
+  [t, brandFont] = await Promise.all([
+    startTestApp({ worker: true }),
+    renamedFont(path.join(dir, "brandy.ttf")),
+  ]);
   base = await t.listen();
 });
 afterAll(async () => {
@@ -114,5 +117,21 @@ describe("font families at write time", () => {
       .set({ fontFamilies: null })
       .where(eq(uploads.id, font?.id as string));
     expect((await api.json("POST", "/api/compositions", textDoc("Unknown Family"))).status).toBe(201);
+    // The render reads the family from the font file itself.
+    expect(await renderStatus(api, textDoc("Brandy Sans"))).toBe("succeeded");
+  });
+
+  it("renders text in an uploaded font, found by the family recorded at upload", async () => {
+    const api = client(base, (await t.createAccount()).key);
+    await api.upload([brandFont]);
+    expect(await renderStatus(api, textDoc("Brandy Sans"))).toBe("succeeded");
   });
 });
+
+/** Renders `doc` inline to one PNG frame; the render's final status. */
+async function renderStatus(api: ReturnType<typeof client>, doc: unknown): Promise<string | undefined> {
+  const started = await api.startRender({ composition: doc, output: { format: "png" } });
+  const render = (await api.pollUntilTerminal(started.id)).at(-1);
+  if (render?.status !== "succeeded") expect(render?.error).toBeNull();
+  return render?.status;
+}

@@ -21,24 +21,45 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await database.migrate();
     return { database, url: undefined, dispose: () => database.close() };
   }
-  const name = `cutroom_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "unused", poolSize: 20 });
+  const scratch = await createScratchDatabase(adminUrl, "cutroom_test");
+  const database = await openDatabase({ databaseUrl: scratch.url, dataDir: "unused", poolSize: 20 });
   await database.migrate();
   return {
     database,
-    url: url.toString(),
+    url: scratch.url,
     async dispose() {
       await database.close();
-      const a = new pg.Client({ connectionString: adminUrl });
-      await a.connect();
-      await a.query(`drop database if exists ${name} with (force)`);
-      await a.end();
+      await scratch.drop();
     },
   };
+}
+
+/** An empty PostgreSQL database made for one test file or benchmark run. */
+export interface ScratchDatabase {
+  /** Its connection string (the admin URL with the database name as path). */
+  url: string;
+  name: string;
+  /** Drops it, forcing any connections off. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database `<prefix>_<pid>_<8 hex digits>` on the PostgreSQL server of
+ * `adminUrl`, connecting as that URL's user for the create and again for the drop.
+ */
+export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => admin(`drop database if exists ${name} with (force)`) };
 }

@@ -1,35 +1,12 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Static } from "typebox";
 import { expect } from "vitest";
+import type { Render } from "../../src/http/schemas/render.ts";
 
-/** The Render resource as the API returns it (the fields these tests read). */
-export interface RenderBody {
-  id: string;
-  /** Null for an inline composition. */
-  compositionId: string | null;
-  compositionVersion: number | null;
-  status: string;
-  progress: { ratio: number; phase: string; speed?: number; etaSeconds?: number; updatedAt: string };
-  attempt: number;
-  output: {
-    url: string;
-    expiresAt: string;
-    format: string;
-    width?: number;
-    height?: number;
-    fps?: number;
-    duration: number;
-    size: number;
-    sha256: string;
-    posterUrl?: string;
-  } | null;
-  error: { code: string; message: string; retryable: boolean; clipId?: string; uploadId?: string } | null;
-  warnings: { code: string; message: string; clipId?: string }[];
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+/** The Render resource as the API returns it (its documented response schema). */
+export type RenderBody = Static<typeof Render>;
 
 /** A small HTTP client for one base URL and key (real sockets, as a client would). */
 export function client(base: string, key: string) {

@@ -1,27 +1,20 @@
 import createClient, { type Middleware } from "openapi-fetch";
+import type { ResponseBody } from "../../../clients/typescript/src/types.ts";
 import type { paths } from "./schema";
 
-/** The JSON body of response `S` of operation `M` on path `P`, from the generated document types. */
-type JsonOf<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
-  responses: infer R;
-}
-  ? S extends keyof R
-    ? R[S] extends { content: { "application/json": infer J } }
-      ? J
-      : never
-    : never
-  : never;
-
-/** Wire shapes of the documented API, taken from the operations that return them. */
+/**
+ * Wire shapes of the documented API, taken from the operations that return them (with the
+ * TypeScript client's `ResponseBody`: both are generated from the same OpenAPI document).
+ */
 export interface Schemas {
-  Upload: JsonOf<"/api/v1/uploads/{id}", "get", 200>;
-  Project: JsonOf<"/api/v1/projects/{projectId}", "get", 200>;
-  Me: JsonOf<"/api/v1/me", "get", 200>;
-  ApiKey: JsonOf<"/api/v1/keys", "get", 200>["data"][number];
-  ConsoleSession: JsonOf<"/api/v1/auth/sessions", "get", 200>["data"][number];
-  SessionState: JsonOf<"/api/v1/auth/session", "get", 200>;
-  CaptureTokenCreated: JsonOf<"/api/v1/projects/{projectId}/capture-tokens", "post", 201>;
-  Models: JsonOf<"/api/v1/generate/models", "get", 200>;
+  Upload: ResponseBody<"/api/v1/uploads/{id}", "get", 200>;
+  Project: ResponseBody<"/api/v1/projects/{projectId}", "get", 200>;
+  Me: ResponseBody<"/api/v1/me", "get", 200>;
+  ApiKey: ResponseBody<"/api/v1/keys", "get", 200>["data"][number];
+  ConsoleSession: ResponseBody<"/api/v1/auth/sessions", "get", 200>["data"][number];
+  SessionState: ResponseBody<"/api/v1/auth/session", "get", 200>;
+  CaptureTokenCreated: ResponseBody<"/api/v1/projects/{projectId}/capture-tokens", "post", 201>;
+  Models: ResponseBody<"/api/v1/generate/models", "get", 200>;
 }
 export type Upload = Schemas["Upload"];
 

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import { type Db, rowsOf } from "../client.ts";
+import { findPgError } from "../errors.ts";
 import { CHANNELS } from "../notifications.ts";
 import {
   type AssistantModelInfo,
@@ -91,15 +92,6 @@ export async function listMessages(db: Db, sessionId: string): Promise<MessageRo
     .orderBy(asc(assistantMessages.id));
 }
 
-/** The constraint a unique violation (SQLSTATE 23505) broke, looking through wrapped causes. */
-function uniqueViolation(err: unknown): string | undefined {
-  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined; e; ) {
-    if (e.code === "23505") return e.constraint ?? "unknown";
-    e = e.cause as typeof e;
-  }
-  return undefined;
-}
-
 /**
  * Inserts a `running` run. The database refuses a second running run of one session
  * and a reused Idempotency-Key; those come back as `{ conflict }`, anything else throws.
@@ -115,9 +107,9 @@ export async function insertRun(
       .returning();
     return { run: r as RunRow };
   } catch (err) {
-    const constraint = uniqueViolation(err);
-    if (constraint === undefined) throw err;
-    return { conflict: constraint.includes("idempotency") ? "idempotency" : "running" };
+    const pg = findPgError(err);
+    if (pg?.code !== "23505") throw err;
+    return { conflict: pg.constraint?.includes("idempotency") ? "idempotency" : "running" };
   }
 }
 

@@ -118,20 +118,20 @@ export async function updateRenderFenced(
 
 /**
  * Fenced final write by the worker on `attempt`; `cancelling` may also be finished
- * (to `cancelled`). Returns false when the render moved on.
+ * (to `cancelled`). Returns the row as written, or null when the render moved on.
  */
 export async function finishRender(
   db: Db,
   input: { id: string; attempt: number; from: RenderStatus[]; set: Partial<NewRender> },
-): Promise<boolean> {
-  const rows = await db
+): Promise<RenderRow | null> {
+  const [row] = await db
     .update(renders)
     .set(input.set)
     .where(
       and(eq(renders.id, input.id), eq(renders.attempt, input.attempt), inArray(renders.status, input.from)),
     )
-    .returning({ id: renders.id });
-  return rows.length > 0;
+    .returning();
+  return row ?? null;
 }
 
 /**
@@ -170,12 +170,13 @@ export async function requestRenderCancel(
 /**
  * Ends a render whatever attempt runs it (its worker is gone): `cancelled` (no error) when a
  * cancel was pending, else — only when `error` is given — `failed` with it; progress phase `done`.
+ * Returns the row as written, or null when nothing applied.
  */
 export async function failRenderUnfenced(
   db: Db,
   input: { id: string; error: RenderErrorJson | null; now: Date },
-): Promise<boolean> {
-  const rows = await db
+): Promise<RenderRow | null> {
+  const [row] = await db
     .update(renders)
     .set({
       status: sql`case when ${renders.status} = 'cancelling' then 'cancelled' else 'failed' end`,
@@ -189,8 +190,8 @@ export async function failRenderUnfenced(
         inArray(renders.status, input.error ? ["queued", "cancelling", ...ACTIVE_STATUSES] : ["cancelling"]),
       ),
     )
-    .returning({ id: renders.id });
-  return rows.length > 0;
+    .returning();
+  return row ?? null;
 }
 
 /** Status and cancel flag of a render (the worker's cancellation poll). */

@@ -178,18 +178,11 @@ function pickFace<F extends FontFace>(faces: readonly F[], weight: number, itali
  */
 export function readFontFamilyNames(data: Uint8Array): string[] {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (data.byteLength < 12) return [];
-  let offset = 0;
-  if (view.getUint32(0) === 0x74746366) offset = view.getUint32(12); // 'ttcf': first font of a collection
-  if (offset + 12 > data.byteLength) return [];
-  const tables = view.getUint16(offset + 4);
-  let nameOffset = -1;
-  for (let i = 0; i < tables; i++) {
-    const rec = offset + 12 + i * 16;
-    if (rec + 16 > data.byteLength) return [];
-    if (view.getUint32(rec) === 0x6e616d65) nameOffset = view.getUint32(rec + 8); // 'name'
-  }
-  if (nameOffset < 0 || nameOffset + 6 > data.byteLength) return [];
+  if (data.byteLength < 16) return [];
+  // 'ttcf': the first font of a collection.
+  const font = view.getUint32(0) === 0x74746366 ? view.getUint32(12) : 0;
+  const nameOffset = tableOffset(view, font, 0x6e616d65); // 'name'
+  if (nameOffset === undefined || nameOffset + 6 > data.byteLength) return [];
   const count = view.getUint16(nameOffset + 2);
   const strings = nameOffset + view.getUint16(nameOffset + 4);
   const byId = new Map<number, string[]>();
@@ -231,39 +224,70 @@ export function readFontFamilyNames(data: Uint8Array): string[] {
  * @param data the font file (TrueType/OpenType)
  */
 export function withFullUnicodeCmapFirst(data: Uint8Array): Uint8Array | undefined {
-  const cmap = sfntTable(data, 0x636d6170); // 'cmap'
-  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const count = view.getUint16(cmap + 2);
-  let bmp = -1;
-  let full = -1;
-  for (let i = 0; i < count; i++) {
-    const rec = cmap + 4 + i * 8;
-    if (rec + 8 > data.byteLength) return undefined;
-    if (view.getUint16(rec) !== 3) continue;
-    const encoding = view.getUint16(rec + 2);
-    if (encoding === 1 && bmp < 0 && full < 0) bmp = rec;
-    if (encoding === 10 && full < 0) full = rec;
+  const records = cmapRecords(data);
+  if (records === undefined) return undefined;
+  let bmp: CmapRecord | undefined;
+  let full: CmapRecord | undefined;
+  for (const rec of records) {
+    if (rec.platform !== 3) continue;
+    if (rec.encoding === 1 && !bmp && !full) bmp = rec;
+    if (rec.encoding === 10) full ??= rec;
   }
-  if (bmp < 0 || full < 0 || view.getUint32(bmp + 4) === view.getUint32(full + 4)) return undefined;
+  if (!bmp || !full || bmp.relative === full.relative) return undefined;
   const copy = new Uint8Array(data);
-  new DataView(copy.buffer).setUint32(bmp + 4, view.getUint32(full + 4));
+  new DataView(copy.buffer).setUint32(bmp.at + 4, full.relative);
   return copy;
 }
 
-/** Offset of a table of a single sfnt font (`0x00010000`, `OTTO` or `true`), or `undefined`. */
-function sfntTable(data: Uint8Array, tag: number): number | undefined {
+/** Offset of table `tag` in the table directory of the font that starts at `font`, or `undefined`. */
+function tableOffset(view: DataView, font: number, tag: number): number | undefined {
+  if (font + 12 > view.byteLength) return undefined;
+  const tables = view.getUint16(font + 4);
+  for (let i = 0; i < tables; i++) {
+    const rec = font + 12 + i * 16;
+    if (rec + 16 > view.byteLength) return undefined;
+    if (view.getUint32(rec) === tag) return view.getUint32(rec + 8);
+  }
+  return undefined;
+}
+
+/** One encoding record of a `cmap` table. */
+interface CmapRecord {
+  /** Offset of the record itself in the file. */
+  at: number;
+  platform: number;
+  encoding: number;
+  /** Offset of its subtable in the file. */
+  subtable: number;
+  /** Offset of its subtable from the start of the `cmap` table, as the record stores it. */
+  relative: number;
+}
+
+/**
+ * The encoding records of a single sfnt font's (`0x00010000`, `OTTO` or `true`) `cmap` table,
+ * in file order, or `undefined` without one (a collection, WOFF, or records past the end).
+ */
+function cmapRecords(data: Uint8Array): CmapRecord[] | undefined {
   if (data.byteLength < 12) return undefined;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const version = view.getUint32(0);
   if (version !== 0x00010000 && version !== 0x4f54544f && version !== 0x74727565) return undefined;
-  const tables = view.getUint16(4);
-  for (let i = 0; i < tables; i++) {
-    const rec = 12 + i * 16;
-    if (rec + 16 > data.byteLength) return undefined;
-    if (view.getUint32(rec) === tag) return view.getUint32(rec + 8);
+  const cmap = tableOffset(view, 0, 0x636d6170); // 'cmap'
+  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
+  const records: CmapRecord[] = [];
+  for (let i = 0; i < view.getUint16(cmap + 2); i++) {
+    const at = cmap + 4 + i * 8;
+    if (at + 8 > data.byteLength) return undefined;
+    const relative = view.getUint32(at + 4);
+    records.push({
+      at,
+      platform: view.getUint16(at),
+      encoding: view.getUint16(at + 2),
+      subtable: cmap + relative,
+      relative,
+    });
   }
-  return undefined;
+  return records;
 }
 
 /**
@@ -275,21 +299,19 @@ function sfntTable(data: Uint8Array, tag: number): number | undefined {
  * @param data the font file
  */
 export function fontCoverage(data: Uint8Array): ((codePoint: number) => boolean) | undefined {
-  const cmap = sfntTable(data, 0x636d6170); // 'cmap'
-  if (cmap === undefined || cmap + 4 > data.byteLength) return undefined;
+  const records = cmapRecords(data);
+  if (records === undefined) return undefined;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const u16 = (at: number) => (at + 2 <= data.byteLength ? view.getUint16(at) : 0);
   const u32 = (at: number) => (at + 4 <= data.byteLength ? view.getUint32(at) : 0);
   let full: number | undefined;
   let bmp: number | undefined;
-  for (let i = 0; i < u16(cmap + 2); i++) {
-    const rec = cmap + 4 + i * 8;
-    const [platform, encoding, sub] = [u16(rec), u16(rec + 2), cmap + u32(rec + 4)];
-    const format = u16(sub);
+  for (const { platform, encoding, subtable } of records) {
     const unicode = platform === 0 || (platform === 3 && (encoding === 1 || encoding === 10));
     if (!unicode) continue;
-    if (format === 12) full ??= sub;
-    if (format === 4) bmp ??= sub;
+    const format = u16(subtable);
+    if (format === 12) full ??= subtable;
+    if (format === 4) bmp ??= subtable;
   }
   if (full !== undefined) {
     const table = full;

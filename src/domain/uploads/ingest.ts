@@ -113,6 +113,8 @@ export async function receiveFile(opts: IngestFileOptions): Promise<ReceivedFile
   const id = opts.id ?? newId("upl");
   const key = uploadOriginalKey(id);
   const tooLarge = () => payloadTooLarge(`File "${name}" is larger than the ${formatBytes(maxBytes)} limit`);
+  // The part stream's own error (e.g. the multipart body ended inside this file), told apart
+  // from storage errors by where it was thrown.
   let streamError: unknown;
   const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const source: AsyncIterator<Buffer> = {
@@ -144,9 +146,11 @@ export async function receiveFile(opts: IngestFileOptions): Promise<ReceivedFile
       ...(signal ? { signal } : {}),
       ...(opts.transferChunks ? { transferChunks: true } : {}),
     });
+    // busboy stops a file at its own `fileSize` limit and only flags it: treat as too large.
     if (file.truncated) throw tooLarge();
     return { id, key, size, sha256, name, sniffed };
   } catch (err) {
+    // Destroy rather than source.return(): return() would wait behind a pending read of a stalled client.
     if (!file.destroyed) file.destroy();
     if (stored) await store.deletePrefix(uploadPrefix(id)).catch(() => {});
     if (isFileTooLargeError(err)) throw tooLarge();

@@ -130,7 +130,8 @@ export async function resolveRenderAssets(input: {
   const fonts: UploadedFont[] = [];
   for (const f of fontRows) {
     const file = await localCopy(store, f.storageKey, workDir, `font-${f.id}`);
-    for (const family of readFontFamilyNames(await readFile(file))) {
+    // Families recorded at upload; a font stored before they were recorded is read here.
+    for (const family of f.fontFamilies ?? readFontFamilyNames(await readFile(file))) {
       fonts.push({ family, path: file, uploadId: f.id });
     }
   }

@@ -10,7 +10,6 @@ import {
   ACTIVE_STATUSES,
   claimRender,
   failRenderUnfenced,
-  findRenderById,
   finishRender,
   type RenderRow,
   readRenderAttempts,
@@ -85,18 +84,18 @@ function progressJson(clock: Clock, p: AttemptProgress, phase?: RenderProgress["
 /**
  * Runs a write that may end a render and, when it did, records the render's webhook event in
  * the same transaction (so the event exists exactly when the end is committed).
+ * @param write - the ending write; returns the row as written, or null when it did not apply.
  * @returns whether the write applied.
  */
 export async function endRenderWithEvent(
   db: Db,
   events: WebhookEvents | undefined,
-  id: string,
-  write: (tx: Db) => Promise<boolean>,
+  write: (tx: Db) => Promise<RenderRow | null>,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    if (!(await write(tx))) return false;
-    const row = await findRenderById(tx, id);
-    if (row && events) await events.renderEnded(tx, row);
+    const row = await write(tx);
+    if (!row) return false;
+    await events?.renderEnded(tx, row);
     return true;
   });
 }
@@ -114,8 +113,8 @@ export function renderLifecycle(deps: {
   events?: WebhookEvents;
 }): ResourceLifecycle<RenderRow, RenderOutput, RenderWarning> {
   const { db, clock } = deps;
-  const endWrite = (id: string, write: (tx: Db) => Promise<boolean>) =>
-    endRenderWithEvent(db, deps.events, id, write);
+  const endWrite = (write: (tx: Db) => Promise<RenderRow | null>) =>
+    endRenderWithEvent(db, deps.events, write);
   const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
     const control = await readRenderControl(db, id);
     if (!control || control.attempt !== attempt) return "superseded";
@@ -136,7 +135,7 @@ export function renderLifecycle(deps: {
     finish(id, attempt, end, progress) {
       const finishedAt = clock.now();
       if (end.status === "cancelled") {
-        return endWrite(id, (tx) =>
+        return endWrite((tx) =>
           finishRender(tx, {
             id,
             attempt,
@@ -145,7 +144,7 @@ export function renderLifecycle(deps: {
           }),
         );
       }
-      return endWrite(id, (tx) =>
+      return endWrite((tx) =>
         finishRender(tx, {
           id,
           attempt,
@@ -165,7 +164,7 @@ export function renderLifecycle(deps: {
         }),
       );
     },
-    abandon: (id, error) => endWrite(id, (tx) => failRenderUnfenced(tx, { id, error, now: clock.now() })),
+    abandon: (id, error) => endWrite((tx) => failRenderUnfenced(tx, { id, error, now: clock.now() })),
     async discardOutput(id) {
       await deps.store.deletePrefix(renderPrefix(id));
     },
@@ -273,7 +272,7 @@ export function renderJobHandler(opts: {
       log.info({ renderId: data.renderId, outcome }, "render attempt ended");
     },
     async deadLetter(data) {
-      await endRenderWithEvent(db, opts.events, data.renderId, (tx) =>
+      await endRenderWithEvent(db, opts.events, (tx) =>
         failRenderUnfenced(tx, { id: data.renderId, now: clock.now(), error: workerLostError("render") }),
       );
     },

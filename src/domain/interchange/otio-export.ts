@@ -1,5 +1,5 @@
 import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
-import { CUTROOM_NS, type ResolvedMedia, roundSeconds } from "./common.ts";
+import { CLIP_EXTRAS, CUTROOM_NS, type ResolvedMedia, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 
 /**
  * OpenTimelineIO serialisation of a composition (docs/interchange.md). Follows the JSON
@@ -40,20 +40,6 @@ export function timeRange(start: number, duration: number, rate: number): OtioTi
 
 /** Our xfade transitions that are a plain dissolve in every editor. */
 const DISSOLVES = new Set(["fade", "dissolve"]);
-
-/** Keys of a clip carried in `metadata.cutroom` because OTIO has no field for them. */
-const CLIP_EXTRAS = [
-  "fadeIn",
-  "fadeOut",
-  "fit",
-  "transform",
-  "crop",
-  "motion",
-  "filter",
-  "volume",
-  "muted",
-  "metadata",
-] as const;
 
 function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};
@@ -172,7 +158,7 @@ function otioTrack(track: Track, media: (asset: MediaAsset) => ResolvedMedia, ra
     effects: [],
     markers: [],
     children,
-    metadata: { [CUTROOM_NS]: { id: track.id, ...pick(track, ["enabled", "muted", "volume", "ducking"]) } },
+    metadata: { [CUTROOM_NS]: { id: track.id, ...pick(track, TRACK_EXTRAS) } },
   };
 }
 

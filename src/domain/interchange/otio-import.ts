@@ -10,7 +10,7 @@ import {
   TRANSITION_TYPES,
   type TrackWrite,
 } from "../composition/schema.ts";
-import { CUTROOM_NS, roundSeconds } from "./common.ts";
+import { CLIP_EXTRAS, CUTROOM_NS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 import {
   Clip,
   Gap,
@@ -74,7 +74,6 @@ export interface OtioMediaUse {
 /** What an {@link OtioMediaUse} resolved to: one of the caller's uploads, or an https `src`. */
 export type ResolvedUse = { uploadId: string; uploadType: string } | { src: string };
 
-/** Seconds of a `RationalTime.1`. */
 /** Seconds of a `RationalTime.1`, unrounded: sums stay exact until a value is written out. */
 const seconds = (t: OtioRationalTimeIn) => t.value / t.rate;
 const rangeSeconds = (r: OtioTimeRangeIn) => ({
@@ -212,19 +211,6 @@ function mediaAsset(use: ResolvedUse, audio: boolean, hintedType: unknown, targe
         : "video";
   return { type, uploadId: use.uploadId };
 }
-
-const CLIP_EXTRAS = [
-  "fadeIn",
-  "fadeOut",
-  "fit",
-  "transform",
-  "crop",
-  "motion",
-  "filter",
-  "volume",
-  "muted",
-  "metadata",
-];
 
 function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path: string) => ResolvedUse) {
   const ours = cutroom(item.clip.metadata);
@@ -387,7 +373,7 @@ export function otioToComposition(
     const out: TrackWrite = { kind: audio ? "audio" : "video", clips };
     if (typeof extras.id === "string") out.id = extras.id;
     if (track.name) out.name = track.name;
-    for (const key of ["enabled", "muted", "volume", "ducking"] as const) {
+    for (const key of TRACK_EXTRAS) {
       if (extras[key] !== undefined) (out as Record<string, unknown>)[key] = extras[key];
     }
     if (track.enabled === false) out.enabled = false;

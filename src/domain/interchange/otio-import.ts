@@ -390,31 +390,22 @@ export function otioToComposition(
   if (ours.metadata && typeof ours.metadata === "object")
     body.metadata = ours.metadata as Record<string, unknown>;
 
+  /** A detail moved onto the OTIO item at `at`, naming the field inside it (`rest`) in the message. */
+  const onItem = (at: string | undefined, rest: string | undefined, message: string) =>
+    at ? { path: at, message: `${rest ? `${rest.slice(1)}: ` : ""}${message}` } : null;
   const toOtioDetail = (detail: ErrorDetail): ErrorDetail => {
-    const clipMatch = /^\/tracks\/(\d+)\/clips\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (clipMatch) {
-      const at = clipPaths[Number(clipMatch[1])]?.[Number(clipMatch[2])];
-      if (at)
-        return { path: at, message: `${clipMatch[3] ? `${clipMatch[3].slice(1)}: ` : ""}${detail.message}` };
-    }
-    const trackMatch = /^\/tracks\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (trackMatch) {
-      const at = trackPaths[Number(trackMatch[1])];
-      if (at)
-        return {
-          path: at,
-          message: `${trackMatch[2] ? `${trackMatch[2].slice(1)}: ` : ""}${detail.message}`,
-        };
-    }
-    const markerMatch = /^\/markers\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (markerMatch) {
-      const at = markerPaths[Number(markerMatch[1])];
-      if (at) return { path: at, message: detail.message };
-    }
-    if (detail.path.startsWith("/canvas")) {
-      return { path: `/canvas${detail.path.slice("/canvas".length)}`, message: detail.message };
-    }
-    return { path: "/otio", message: `${detail.path}: ${detail.message}` };
+    const clip = /^\/tracks\/(\d+)\/clips\/(\d+)(\/.*)?$/.exec(detail.path);
+    const track = /^\/tracks\/(\d+)(\/.*)?$/.exec(detail.path);
+    const marker = /^\/markers\/(\d+)(\/.*)?$/.exec(detail.path);
+    return (
+      (clip && onItem(clipPaths[Number(clip[1])]?.[Number(clip[2])], clip[3], detail.message)) ||
+      (track && onItem(trackPaths[Number(track[1])], track[2], detail.message)) ||
+      (marker && onItem(markerPaths[Number(marker[1])], undefined, detail.message)) ||
+      // The canvas is at the same path in the import body (`canvas` overrides the file's).
+      (detail.path.startsWith("/canvas")
+        ? detail
+        : { path: "/otio", message: `${detail.path}: ${detail.message}` })
+    );
   };
   return { body, toOtioDetail };
 }

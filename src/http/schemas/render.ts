@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
+import { PLACEHOLDER_NAME } from "../../domain/composition/template.ts";
 import { OUTPUT_FORMATS } from "../../domain/render/types.ts";
 import { Timestamp } from "./common.ts";
 import { COMPOSITION_EXAMPLE } from "./composition.ts";
@@ -60,7 +61,7 @@ export const RenderOutputOptions = Type.Object(
 
 /** Template values of a render: placeholder name → text (numbers are written as JSON writes them). */
 export const MergeValuesSchema = Type.Record(
-  Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+  Type.String({ pattern: `^${PLACEHOLDER_NAME}$` }),
   Type.Union([Type.String({ maxLength: 10_000 }), Type.Number()]),
   {
     maxProperties: 200,

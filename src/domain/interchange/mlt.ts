@@ -1,6 +1,12 @@
 import { XMLBuilder } from "fast-xml-parser";
 import { compositionDuration } from "../composition/duration.ts";
-import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
+import {
+  type Clip,
+  type Composition,
+  isMediaAsset,
+  type MediaAsset,
+  type Track,
+} from "../composition/schema.ts";
 import { secondsToFrame, toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 
@@ -99,7 +105,7 @@ class MltDocument {
     if (asset.type === "color") {
       props.push(property("mlt_service", "color"), property("resource", mltColor(asset.color)));
       props.push(property("length", FOREVER));
-    } else if (asset.type === "video" || asset.type === "audio" || asset.type === "image") {
+    } else if (isMediaAsset(asset)) {
       const resolved = this.media(asset);
       const resource = resolved.path ?? resolved.targetUrl;
       const speed = clip.speed ?? 1;

@@ -1,4 +1,10 @@
-import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
+import {
+  type Clip,
+  type Composition,
+  isMediaAsset,
+  type MediaAsset,
+  type Track,
+} from "../composition/schema.ts";
 import { CLIP_EXTRAS, CUTROOM_NS, type ResolvedMedia, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 
 /**
@@ -109,12 +115,10 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
 function otioClip(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate: number): OtioObject {
   const speed = clip.speed ?? 1;
   const extras: Record<string, unknown> = { id: clip.id, ...pick(clip, CLIP_EXTRAS) };
-  // Text, captions and colours: our own asset, so our import restores them exactly.
-  if (clip.asset.type !== "video" && clip.asset.type !== "image" && clip.asset.type !== "audio") {
-    extras.asset = clip.asset;
-  } else {
-    extras.assetType = clip.asset.type;
-  }
+  // Media keep their type; text, captions and colours keep their whole asset (ours, so our
+  // import restores them exactly).
+  if (isMediaAsset(clip.asset)) extras.assetType = clip.asset.type;
+  else extras.asset = clip.asset;
   return {
     OTIO_SCHEMA: "Clip.2",
     name: clip.name ?? "",

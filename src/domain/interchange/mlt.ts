@@ -1,12 +1,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import { compositionDuration } from "../composition/duration.ts";
-import {
-  type Clip,
-  type Composition,
-  isMediaAsset,
-  type MediaAsset,
-  type Track,
-} from "../composition/schema.ts";
+import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
+import { isMediaAsset } from "../composition/schema.ts";
 import { secondsToFrame, toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 

@@ -1,10 +1,5 @@
-import {
-  type Clip,
-  type Composition,
-  isMediaAsset,
-  type MediaAsset,
-  type Track,
-} from "../composition/schema.ts";
+import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
+import { isMediaAsset } from "../composition/schema.ts";
 import { CLIP_EXTRAS, CUTROOM_NS, type ResolvedMedia, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 
 /**

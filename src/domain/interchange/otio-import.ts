@@ -95,11 +95,9 @@ function activeReference(clip: OtioClipIn): OtioMediaReferenceIn | null {
   return clip.media_reference ?? null;
 }
 
-function transitionType(t: {
-  transition_type?: string | null | undefined;
-  metadata?: unknown;
-}): TransitionItem["type"] {
-  const ours = cutroom(t.metadata as Record<string, unknown>).type;
+/** The transition type a Cutroom export recorded, else `fade` (other tools' type names differ). */
+function transitionType(metadata: Record<string, unknown> | null | undefined): TransitionItem["type"] {
+  const ours = cutroom(metadata).type;
   if (typeof ours === "string" && (TRANSITION_TYPES as readonly string[]).includes(ours)) {
     return ours as TransitionItem["type"];
   }
@@ -127,7 +125,7 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
           kind: "transition",
           path: itemPath,
           duration: seconds(t.in_offset) + seconds(t.out_offset),
-          type: transitionType(t),
+          type: transitionType(t.metadata),
         };
       }
       if (schema === "Gap.1") {

@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
 import { PLACEHOLDER_NAME } from "../../domain/composition/template.ts";
-import { OUTPUT_FORMATS } from "../../domain/render/types.ts";
+import { OUTPUT_FORMATS, RENDER_QUALITIES } from "../../domain/render/types.ts";
 import { Timestamp } from "./common.ts";
 import { COMPOSITION_EXAMPLE } from "./composition.ts";
 import { CallbackUrl } from "./webhook.ts";
@@ -39,7 +39,7 @@ export const RenderOutputOptions = Type.Object(
     ),
     quality: Type.Optional(
       Type.Union(
-        ["draft", "standard", "high"].map((q) => Type.Literal(q)),
+        RENDER_QUALITIES.map((q) => Type.Literal(q)),
         { default: "standard" },
       ),
     ),

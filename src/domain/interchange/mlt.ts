@@ -2,7 +2,7 @@ import { XMLBuilder } from "fast-xml-parser";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
 import { isMediaAsset } from "../composition/schema.ts";
-import { secondsToFrame, toFrameRate } from "../render/timeline.ts";
+import { gcd, secondsToFrame, toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 
 /**
@@ -26,8 +26,6 @@ function el(
 
 /** Length given to colour and image producers: they last as long as their entries ask. */
 const FOREVER = 2_147_483_647;
-
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 /** `#rrggbb[aa]` → MLT's `#aarrggbb` (alpha first) or `#rrggbb`. */
 function mltColor(hex: string): string {

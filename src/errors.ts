@@ -66,3 +66,26 @@ export const conflict = (message: string, extra?: Record<string, unknown>) =>
 export const payloadTooLarge = (message: string) => new AppError("payload_too_large", message);
 /** 415 `unsupported_media_type`. */
 export const unsupportedMediaType = (message: string) => new AppError("unsupported_media_type", message);
+
+/**
+ * Runs `work`; a 400 `invalid_request` it throws is thrown again with each detail rewritten by
+ * `rewrite.detail` (e.g. pointed into the part of the request the checked document came from) and
+ * the message by `rewrite.message` when given. Any other error passes through unchanged.
+ *
+ * @returns what `work` resolves with.
+ * @throws AppError 400 `invalid_request` (rewritten), or whatever else `work` throws.
+ */
+export async function rewriteInvalidRequest<T>(
+  work: () => Promise<T>,
+  rewrite: { detail: (detail: ErrorDetail) => ErrorDetail; message?: (message: string) => string },
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== "invalid_request") throw err;
+    throw invalidRequest(
+      rewrite.message?.(err.message) ?? err.message,
+      (err.details ?? []).map(rewrite.detail),
+    );
+  }
+}

@@ -56,6 +56,14 @@ export async function listUploadsPage(
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
 
+/**
+ * A user's newest `limit` font uploads, newest first: the fonts a render loads and a
+ * composition's font families are checked against (both pass `MAX_UPLOADED_FONTS`).
+ */
+export async function listFontUploads(db: Db, userId: string, limit: number): Promise<UploadRow[]> {
+  return (await listUploadsPage(db, { userId, type: "font", limit, afterId: undefined })).rows;
+}
+
 /** Deletes a user's upload row; returns it (for object clean-up) or null. */
 export async function deleteUpload(db: Db, userId: string, id: string): Promise<UploadRow | null> {
   const [row] = await db

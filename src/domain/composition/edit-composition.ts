@@ -7,7 +7,7 @@ import {
   updateCompositionIfVersion,
 } from "../../db/repositories/compositions.ts";
 import { findProject } from "../../db/repositories/projects.ts";
-import { findUploadsByIds, listUploadsPage } from "../../db/repositories/uploads.ts";
+import { findUploadsByIds, listFontUploads } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { MAX_UPLOADED_FONTS } from "../render/fonts.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
@@ -51,12 +51,7 @@ export async function validateCompositionFor(ctx: EditContext, doc: unknown): Pr
       return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
     },
     lookupFontFamilies: async () => {
-      const { rows } = await listUploadsPage(ctx.db, {
-        userId: ctx.userId,
-        type: "font",
-        limit: MAX_UPLOADED_FONTS,
-        afterId: undefined,
-      });
+      const rows = await listFontUploads(ctx.db, ctx.userId, MAX_UPLOADED_FONTS);
       // Fonts stored before their families were recorded: unknown until a render reads them.
       if (rows.some((f) => f.fontFamilies === null)) return null;
       return rows.flatMap((f) => f.fontFamilies ?? []);

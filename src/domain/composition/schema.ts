@@ -347,6 +347,11 @@ export type TextStyle = Static<typeof TextStyleSchema>;
 export type Asset = Static<typeof AssetSchema>;
 /** Video/image/audio asset. */
 export type MediaAsset = Static<typeof MediaAssetSchema>;
+
+/** Whether an asset is a media file (`video`, `image` or `audio`: an upload or an https `src`). */
+export function isMediaAsset(asset: Asset): asset is MediaAsset {
+  return asset.type === "video" || asset.type === "image" || asset.type === "audio";
+}
 /** Caption asset. */
 export type CaptionAsset = Static<typeof CaptionAssetSchema>;
 /** Caption cue (seconds). */

@@ -7,16 +7,17 @@ import { type ErrorDetail, invalidRequest } from "../../errors.ts";
  * (`{{ name }}`). Placeholders anywhere else (names, metadata, ids) are plain text.
  */
 
-/** A placeholder name. */
-const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+/** Regular expression source of a placeholder name (unanchored), e.g. `firstName`. */
+export const PLACEHOLDER_NAME = "[A-Za-z_][A-Za-z0-9_]*";
 /** Every placeholder in a string (global: reset `lastIndex` or use `matchAll`/`replace`). */
-const PLACEHOLDER = new RegExp(`\\{\\{\\s*(${NAME})\\s*\\}\\}`, "g");
+const PLACEHOLDER = new RegExp(`\\{\\{\\s*(${PLACEHOLDER_NAME})\\s*\\}\\}`, "g");
 
 /**
  * JSON Schema pattern of a value that is one whole placeholder (`{{video}}`): what a `src` or a
  * colour may hold instead of a URL or `#rrggbb` while it is a template.
  */
-export const WHOLE_PLACEHOLDER_PATTERN = `\\{\\{\\s*${NAME}\\s*\\}\\}`;
+export const WHOLE_PLACEHOLDER_PATTERN = `\\{\\{\\s*${PLACEHOLDER_NAME}\\s*\\}\\}`;
+const WHOLE_PLACEHOLDER = new RegExp(`^${WHOLE_PLACEHOLDER_PATTERN}$`);
 
 /** Merge values of a render: placeholder name → value (numbers are written as JSON writes them). */
 export type MergeValues = Record<string, string | number>;
@@ -171,7 +172,7 @@ export function fillTemplate<T>(doc: T, merge: MergeValues | undefined, prefix: 
   for (const f of templateFields(filled)) {
     const value = f.value.replace(PLACEHOLDER, (_all, name: string) => String(values[name]));
     f.set(value);
-    if (f.kind !== "text" && value !== f.value && new RegExp(`^${WHOLE_PLACEHOLDER_PATTERN}$`).test(value)) {
+    if (f.kind !== "text" && value !== f.value && WHOLE_PLACEHOLDER.test(value)) {
       leftOver.push({ path: prefix + f.path, message: `is still a placeholder after merging ("${value}")` });
     }
   }

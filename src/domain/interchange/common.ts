@@ -1,6 +1,26 @@
 /** Namespace of Cutroom's own fields inside OTIO `metadata` objects (other tools keep but ignore it). */
 export const CUTROOM_NS = "cutroom";
 
+/**
+ * Clip fields OTIO has no place for: an export keeps them under the clip's `metadata.cutroom`
+ * and an import restores them from there.
+ */
+export const CLIP_EXTRAS = [
+  "fadeIn",
+  "fadeOut",
+  "fit",
+  "transform",
+  "crop",
+  "motion",
+  "filter",
+  "volume",
+  "muted",
+  "metadata",
+] as const;
+
+/** Track fields OTIO has no place for, kept under the track's `metadata.cutroom` likewise. */
+export const TRACK_EXTRAS = ["enabled", "muted", "volume", "ducking"] as const;
+
 /** How an exported file names and locates one media source. */
 export interface ResolvedMedia {
   /** Display name: the upload's file name, or the last path segment of a `src` URL. */

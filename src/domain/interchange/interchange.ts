@@ -1,6 +1,6 @@
 import type { CompositionRow } from "../../db/repositories/compositions.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { notFound, rewriteInvalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import {
   createComposition,
@@ -95,16 +95,8 @@ export async function importComposition(ctx: EditContext, input: ImportRequest):
     },
     { name: input.name, projectId: input.projectId, canvas: input.canvas },
   );
-  try {
-    return await createComposition(ctx, conversion.body);
-  } catch (err) {
-    if (err instanceof AppError && err.code === "invalid_request" && err.details) {
-      throw new AppError(
-        "invalid_request",
-        `The imported timeline is not a valid composition: ${err.message}`,
-        { details: err.details.map(conversion.toOtioDetail) },
-      );
-    }
-    throw err;
-  }
+  return rewriteInvalidRequest(() => createComposition(ctx, conversion.body), {
+    detail: conversion.toOtioDetail,
+    message: (message) => `The imported timeline is not a valid composition: ${message}`,
+  });
 }

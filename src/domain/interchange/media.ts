@@ -2,7 +2,7 @@ import type { Db } from "../../db/client.ts";
 import { findUploadsByIds, findUploadsByNames, type UploadRow } from "../../db/repositories/uploads.ts";
 import { conflict, invalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import type { Composition, MediaAsset } from "../composition/schema.ts";
+import { type Composition, isMediaAsset, type MediaAsset } from "../composition/schema.ts";
 import type { ResolvedMedia } from "./common.ts";
 import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
 
@@ -10,11 +10,7 @@ import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
 export type AssetLinks = "urls" | "paths";
 
 function mediaAssets(composition: Composition): MediaAsset[] {
-  return composition.tracks.flatMap((t) =>
-    t.clips.flatMap((c) =>
-      c.asset.type === "video" || c.asset.type === "image" || c.asset.type === "audio" ? [c.asset] : [],
-    ),
-  );
+  return composition.tracks.flatMap((t) => t.clips.flatMap((c) => (isMediaAsset(c.asset) ? [c.asset] : [])));
 }
 
 /** Last path segment of a URL or path, without query string, percent-decoded ("" when none). */

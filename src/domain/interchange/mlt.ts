@@ -1,6 +1,8 @@
 import { XMLBuilder } from "fast-xml-parser";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
+import { isMediaAsset } from "../composition/schema.ts";
+import { gcd, secondsToFrame, toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 
 /**
@@ -22,18 +24,8 @@ function el(
   return { [tag]: children, ":@": attributes };
 }
 
-/** The exact rational of a canvas frame rate: 29.97 → 30000/1001, 25 → 25/1. */
-export function fpsFraction(fps: number): { num: number; den: number } {
-  const rounded = Math.round(fps);
-  return Math.abs(rounded - fps) < 1e-9
-    ? { num: rounded, den: 1 }
-    : { num: Math.round(fps * 1.001) * 1000, den: 1001 };
-}
-
 /** Length given to colour and image producers: they last as long as their entries ask. */
 const FOREVER = 2_147_483_647;
-
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 /** `#rrggbb[aa]` → MLT's `#aarrggbb` (alpha first) or `#rrggbb`. */
 function mltColor(hex: string): string {
@@ -106,7 +98,7 @@ class MltDocument {
     if (asset.type === "color") {
       props.push(property("mlt_service", "color"), property("resource", mltColor(asset.color)));
       props.push(property("length", FOREVER));
-    } else if (asset.type === "video" || asset.type === "audio" || asset.type === "image") {
+    } else if (isMediaAsset(asset)) {
       const resolved = this.media(asset);
       const resource = resolved.path ?? resolved.targetUrl;
       const speed = clip.speed ?? 1;
@@ -221,7 +213,8 @@ class MltDocument {
  * Serialises a stored composition as MLT XML, the project format of Kdenlive and Shotcut that
  * `melt` renders.
  *
- * - The profile is the canvas: size, exact frame rate (29.97 → 30000/1001), square pixels.
+ * - The profile is the canvas: size, exact frame rate (29.97 → 30000/1001), square pixels;
+ *   seconds become frames as the renderer counts them.
  * - Every clip is a producer: `avformat` for video and audio (`timewarp` when `speed` ≠ 1),
  *   `qimage` for images, `color` for colour clips; entry `in`/`out` are source frames (trim).
  * - Each track is a playlist with `blank`s for gaps; a crossfade between two touching clips is a
@@ -244,8 +237,8 @@ export function compositionToMlt(
   media: (asset: MediaAsset) => ResolvedMedia,
 ): string {
   const { canvas } = composition;
-  const { num, den } = fpsFraction(canvas.fps);
-  const frames = (seconds: number) => Math.round((seconds * num) / den);
+  const rate = toFrameRate(canvas.fps);
+  const frames = (seconds: number) => secondsToFrame(seconds, rate);
   const doc = new MltDocument(media, frames);
   const total = Math.max(1, frames(compositionDuration(composition)));
   const background = el("producer", { id: "background", in: 0, out: total - 1 }, [
@@ -289,8 +282,8 @@ export function compositionToMlt(
     sample_aspect_den: 1,
     display_aspect_num: canvas.width / div,
     display_aspect_den: canvas.height / div,
-    frame_rate_num: num,
-    frame_rate_den: den,
+    frame_rate_num: rate.num,
+    frame_rate_den: rate.den,
     colorspace: 709,
   });
   const main = el("tractor", { id: "main", in: 0, out: total - 1 }, [

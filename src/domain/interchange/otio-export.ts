@@ -1,5 +1,6 @@
 import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
-import { CUTROOM_NS, type ResolvedMedia, roundSeconds } from "./common.ts";
+import { isMediaAsset } from "../composition/schema.ts";
+import { CLIP_EXTRAS, CUTROOM_NS, type ResolvedMedia, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 
 /**
  * OpenTimelineIO serialisation of a composition (docs/interchange.md). Follows the JSON
@@ -40,20 +41,6 @@ export function timeRange(start: number, duration: number, rate: number): OtioTi
 
 /** Our xfade transitions that are a plain dissolve in every editor. */
 const DISSOLVES = new Set(["fade", "dissolve"]);
-
-/** Keys of a clip carried in `metadata.cutroom` because OTIO has no field for them. */
-const CLIP_EXTRAS = [
-  "fadeIn",
-  "fadeOut",
-  "fit",
-  "transform",
-  "crop",
-  "motion",
-  "filter",
-  "volume",
-  "muted",
-  "metadata",
-] as const;
 
 function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};
@@ -123,12 +110,10 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
 function otioClip(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate: number): OtioObject {
   const speed = clip.speed ?? 1;
   const extras: Record<string, unknown> = { id: clip.id, ...pick(clip, CLIP_EXTRAS) };
-  // Text, captions and colours: our own asset, so our import restores them exactly.
-  if (clip.asset.type !== "video" && clip.asset.type !== "image" && clip.asset.type !== "audio") {
-    extras.asset = clip.asset;
-  } else {
-    extras.assetType = clip.asset.type;
-  }
+  // Media keep their type; text, captions and colours keep their whole asset (ours, so our
+  // import restores them exactly).
+  if (isMediaAsset(clip.asset)) extras.assetType = clip.asset.type;
+  else extras.asset = clip.asset;
   return {
     OTIO_SCHEMA: "Clip.2",
     name: clip.name ?? "",
@@ -172,7 +157,7 @@ function otioTrack(track: Track, media: (asset: MediaAsset) => ResolvedMedia, ra
     effects: [],
     markers: [],
     children,
-    metadata: { [CUTROOM_NS]: { id: track.id, ...pick(track, ["enabled", "muted", "volume", "ducking"]) } },
+    metadata: { [CUTROOM_NS]: { id: track.id, ...pick(track, TRACK_EXTRAS) } },
   };
 }
 

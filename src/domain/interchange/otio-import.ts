@@ -10,7 +10,7 @@ import {
   TRANSITION_TYPES,
   type TrackWrite,
 } from "../composition/schema.ts";
-import { CUTROOM_NS, roundSeconds } from "./common.ts";
+import { CLIP_EXTRAS, CUTROOM_NS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 import {
   Clip,
   Gap,
@@ -74,7 +74,6 @@ export interface OtioMediaUse {
 /** What an {@link OtioMediaUse} resolved to: one of the caller's uploads, or an https `src`. */
 export type ResolvedUse = { uploadId: string; uploadType: string } | { src: string };
 
-/** Seconds of a `RationalTime.1`. */
 /** Seconds of a `RationalTime.1`, unrounded: sums stay exact until a value is written out. */
 const seconds = (t: OtioRationalTimeIn) => t.value / t.rate;
 const rangeSeconds = (r: OtioTimeRangeIn) => ({
@@ -96,11 +95,9 @@ function activeReference(clip: OtioClipIn): OtioMediaReferenceIn | null {
   return clip.media_reference ?? null;
 }
 
-function transitionType(t: {
-  transition_type?: string | null | undefined;
-  metadata?: unknown;
-}): TransitionItem["type"] {
-  const ours = cutroom(t.metadata as Record<string, unknown>).type;
+/** The transition type a Cutroom export recorded, else `fade` (other tools' type names differ). */
+function transitionType(metadata: Record<string, unknown> | null | undefined): TransitionItem["type"] {
+  const ours = cutroom(metadata).type;
   if (typeof ours === "string" && (TRANSITION_TYPES as readonly string[]).includes(ours)) {
     return ours as TransitionItem["type"];
   }
@@ -128,7 +125,7 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
           kind: "transition",
           path: itemPath,
           duration: seconds(t.in_offset) + seconds(t.out_offset),
-          type: transitionType(t),
+          type: transitionType(t.metadata),
         };
       }
       if (schema === "Gap.1") {
@@ -212,19 +209,6 @@ function mediaAsset(use: ResolvedUse, audio: boolean, hintedType: unknown, targe
         : "video";
   return { type, uploadId: use.uploadId };
 }
-
-const CLIP_EXTRAS = [
-  "fadeIn",
-  "fadeOut",
-  "fit",
-  "transform",
-  "crop",
-  "motion",
-  "filter",
-  "volume",
-  "muted",
-  "metadata",
-];
 
 function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path: string) => ResolvedUse) {
   const ours = cutroom(item.clip.metadata);
@@ -387,7 +371,7 @@ export function otioToComposition(
     const out: TrackWrite = { kind: audio ? "audio" : "video", clips };
     if (typeof extras.id === "string") out.id = extras.id;
     if (track.name) out.name = track.name;
-    for (const key of ["enabled", "muted", "volume", "ducking"] as const) {
+    for (const key of TRACK_EXTRAS) {
       if (extras[key] !== undefined) (out as Record<string, unknown>)[key] = extras[key];
     }
     if (track.enabled === false) out.enabled = false;
@@ -404,31 +388,22 @@ export function otioToComposition(
   if (ours.metadata && typeof ours.metadata === "object")
     body.metadata = ours.metadata as Record<string, unknown>;
 
+  /** A detail moved onto the OTIO item at `at`, naming the field inside it (`rest`) in the message. */
+  const onItem = (at: string | undefined, rest: string | undefined, message: string) =>
+    at ? { path: at, message: `${rest ? `${rest.slice(1)}: ` : ""}${message}` } : null;
   const toOtioDetail = (detail: ErrorDetail): ErrorDetail => {
-    const clipMatch = /^\/tracks\/(\d+)\/clips\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (clipMatch) {
-      const at = clipPaths[Number(clipMatch[1])]?.[Number(clipMatch[2])];
-      if (at)
-        return { path: at, message: `${clipMatch[3] ? `${clipMatch[3].slice(1)}: ` : ""}${detail.message}` };
-    }
-    const trackMatch = /^\/tracks\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (trackMatch) {
-      const at = trackPaths[Number(trackMatch[1])];
-      if (at)
-        return {
-          path: at,
-          message: `${trackMatch[2] ? `${trackMatch[2].slice(1)}: ` : ""}${detail.message}`,
-        };
-    }
-    const markerMatch = /^\/markers\/(\d+)(\/.*)?$/.exec(detail.path);
-    if (markerMatch) {
-      const at = markerPaths[Number(markerMatch[1])];
-      if (at) return { path: at, message: detail.message };
-    }
-    if (detail.path.startsWith("/canvas")) {
-      return { path: `/canvas${detail.path.slice("/canvas".length)}`, message: detail.message };
-    }
-    return { path: "/otio", message: `${detail.path}: ${detail.message}` };
+    const clip = /^\/tracks\/(\d+)\/clips\/(\d+)(\/.*)?$/.exec(detail.path);
+    const track = /^\/tracks\/(\d+)(\/.*)?$/.exec(detail.path);
+    const marker = /^\/markers\/(\d+)(\/.*)?$/.exec(detail.path);
+    return (
+      (clip && onItem(clipPaths[Number(clip[1])]?.[Number(clip[2])], clip[3], detail.message)) ||
+      (track && onItem(trackPaths[Number(track[1])], track[2], detail.message)) ||
+      (marker && onItem(markerPaths[Number(marker[1])], undefined, detail.message)) ||
+      // The canvas is at the same path in the import body (`canvas` overrides the file's).
+      (detail.path.startsWith("/canvas")
+        ? detail
+        : { path: "/otio", message: `${detail.path}: ${detail.message}` })
+    );
   };
   return { body, toOtioDetail };
 }

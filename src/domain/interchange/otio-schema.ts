@@ -129,11 +129,17 @@ export const Timeline = z.looseObject({
   tracks: z.looseObject({ OTIO_SCHEMA: z.string() }),
 });
 
+/** A parsed `RationalTime.1` (`value / rate` seconds). */
 export type OtioRationalTimeIn = z.infer<typeof RationalTime>;
+/** A parsed `TimeRange.1`. */
 export type OtioTimeRangeIn = z.infer<typeof TimeRange>;
+/** A parsed `Marker.1`/`Marker.2`. */
 export type OtioMarkerIn = z.infer<typeof Marker>;
+/** A parsed media reference (external, generator or missing). */
 export type OtioMediaReferenceIn = z.infer<typeof MediaReference>;
+/** A parsed `Clip.1`/`Clip.2`. */
 export type OtioClipIn = z.infer<typeof Clip>;
+/** A parsed `Track.1` (children not yet checked). */
 export type OtioTrackIn = z.infer<typeof Track>;
 
 /** JSON Pointer escaping (RFC 6901). */

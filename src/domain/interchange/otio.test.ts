@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Composition } from "../composition/schema.ts";
+import { toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 import { resolveExportMedia } from "./media.ts";
-import { fpsFraction } from "./mlt.ts";
 import { compositionToOtio, rationalTime, timeRange } from "./otio-export.ts";
 import { listOtioMedia, otioToComposition, parseOtio, type ResolvedUse } from "./otio-import.ts";
 
@@ -264,10 +264,10 @@ describe("OTIO export", () => {
 
 describe("MLT frame rates", () => {
   it("uses exact rationals for NTSC rates", () => {
-    expect(fpsFraction(29.97)).toEqual({ num: 30000, den: 1001 });
-    expect(fpsFraction(23.976)).toEqual({ num: 24000, den: 1001 });
-    expect(fpsFraction(59.94)).toEqual({ num: 60000, den: 1001 });
-    expect(fpsFraction(25)).toEqual({ num: 25, den: 1 });
+    expect(toFrameRate(29.97)).toEqual({ num: 30000, den: 1001 });
+    expect(toFrameRate(23.976)).toEqual({ num: 24000, den: 1001 });
+    expect(toFrameRate(59.94)).toEqual({ num: 60000, den: 1001 });
+    expect(toFrameRate(25)).toEqual({ num: 25, den: 1 });
   });
 });
 

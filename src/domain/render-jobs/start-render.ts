@@ -11,7 +11,7 @@ import {
 } from "../../db/repositories/renders.ts";
 import { findUser } from "../../db/repositories/users.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
-import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
+import { AppError, conflict, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
@@ -54,20 +54,12 @@ interface RenderSource {
   at: string;
 }
 
-/** Re-throws a 400 with its detail paths put under `prefix` (they pointed into a part of the body). */
-async function under<T>(prefix: string, message: string | null, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError && err.code === "invalid_request") {
-      throw invalidRequest(
-        message ?? err.message,
-        (err.details ?? []).map((d) => ({ ...d, path: d.path === "/" ? prefix || "/" : prefix + d.path })),
-      );
-    }
-    throw err;
-  }
-}
+/** Re-throws a 400 of `work` with its detail paths put under `prefix` (they pointed into a part of the body). */
+const under = <T>(prefix: string, message: string | null, work: () => Promise<T>): Promise<T> =>
+  rewriteInvalidRequest(work, {
+    detail: (d) => ({ ...d, path: d.path === "/" ? prefix || "/" : prefix + d.path }),
+    ...(message === null ? {} : { message: () => message }),
+  });
 
 /**
  * The composition a render freezes: the stored one (at `compositionVersion` when given) or the

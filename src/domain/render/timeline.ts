@@ -237,6 +237,7 @@ export function clipSegmentsToWindow(segments: Segment[], start: number, end: nu
   return out;
 }
 
-function gcd(a: number, b: number): number {
+/** Greatest common divisor of two non-negative integers (Euclid); `gcd(a, 0)` is `a`. */
+export function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }

@@ -6,8 +6,11 @@ export const OUTPUT_FORMATS = ["mp4", "webm", "gif", "mp3", "wav", "jpg", "png"]
 /** Output container/format of a render. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** Encoder effort/size trade-off: draft (fastest), standard, high (slowest, best). */
-export type RenderQuality = "draft" | "standard" | "high";
+/** Encoder effort/size trade-offs: draft (fastest), standard, high (slowest, best). */
+export const RENDER_QUALITIES = ["draft", "standard", "high"] as const;
+
+/** Encoder effort/size trade-off of a render (one of {@link RENDER_QUALITIES}). */
+export type RenderQuality = (typeof RENDER_QUALITIES)[number];
 
 /**
  * Output options of `POST /api/render` (docs/composition.md, Renders). Sizes in pixels, times in seconds.

@@ -1,7 +1,21 @@
 import { Type } from "typebox";
 import { CanvasSchema } from "../../domain/composition/schema.ts";
 
-/** A tiny OpenTimelineIO timeline: one video track with a clip, a gap, a dissolve and a second clip. */
+/** An OTIO `RationalTime.1` at 25 fps, for the examples. */
+const frames = (value: number) => ({ OTIO_SCHEMA: "RationalTime.1", rate: 25, value });
+
+/** An example `Clip.2` showing `duration` frames of `file` from frame `start`. */
+const exampleClip = (name: string, file: string, start: number, duration: number) => ({
+  OTIO_SCHEMA: "Clip.2",
+  name,
+  source_range: { OTIO_SCHEMA: "TimeRange.1", start_time: frames(start), duration: frames(duration) },
+  media_references: {
+    DEFAULT_MEDIA: { OTIO_SCHEMA: "ExternalReference.1", name: file, target_url: `file:///media/${file}` },
+  },
+  active_media_reference_key: "DEFAULT_MEDIA",
+});
+
+/** A tiny OpenTimelineIO timeline: one video track with a clip, a dissolve and a second clip. */
 export const OTIO_EXAMPLE = {
   OTIO_SCHEMA: "Timeline.1",
   name: "Launch teaser",
@@ -15,47 +29,15 @@ export const OTIO_EXAMPLE = {
         name: "V1",
         kind: "Video",
         children: [
-          {
-            OTIO_SCHEMA: "Clip.2",
-            name: "Opening",
-            source_range: {
-              OTIO_SCHEMA: "TimeRange.1",
-              start_time: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 25 },
-              duration: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 75 },
-            },
-            media_references: {
-              DEFAULT_MEDIA: {
-                OTIO_SCHEMA: "ExternalReference.1",
-                name: "opening.mp4",
-                target_url: "file:///media/opening.mp4",
-              },
-            },
-            active_media_reference_key: "DEFAULT_MEDIA",
-          },
+          exampleClip("Opening", "opening.mp4", 25, 75),
           {
             OTIO_SCHEMA: "Transition.1",
             name: "Dissolve",
             transition_type: "SMPTE_Dissolve",
-            in_offset: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 6 },
-            out_offset: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 6 },
+            in_offset: frames(6),
+            out_offset: frames(6),
           },
-          {
-            OTIO_SCHEMA: "Clip.2",
-            name: "Product",
-            source_range: {
-              OTIO_SCHEMA: "TimeRange.1",
-              start_time: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 50 },
-              duration: { OTIO_SCHEMA: "RationalTime.1", rate: 25, value: 50 },
-            },
-            media_references: {
-              DEFAULT_MEDIA: {
-                OTIO_SCHEMA: "ExternalReference.1",
-                name: "product.mp4",
-                target_url: "file:///media/product.mp4",
-              },
-            },
-            active_media_reference_key: "DEFAULT_MEDIA",
-          },
+          exampleClip("Product", "product.mp4", 50, 50),
         ],
       },
     ],

@@ -1,7 +1,8 @@
 import { Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
-import { OUTPUT_FORMATS } from "../../domain/render/types.ts";
+import { PLACEHOLDER_NAME } from "../../domain/composition/template.ts";
+import { OUTPUT_FORMATS, RENDER_QUALITIES } from "../../domain/render/types.ts";
 import { Timestamp } from "./common.ts";
 import { COMPOSITION_EXAMPLE } from "./composition.ts";
 import { CallbackUrl } from "./webhook.ts";
@@ -38,7 +39,7 @@ export const RenderOutputOptions = Type.Object(
     ),
     quality: Type.Optional(
       Type.Union(
-        ["draft", "standard", "high"].map((q) => Type.Literal(q)),
+        RENDER_QUALITIES.map((q) => Type.Literal(q)),
         { default: "standard" },
       ),
     ),
@@ -60,7 +61,7 @@ export const RenderOutputOptions = Type.Object(
 
 /** Template values of a render: placeholder name → text (numbers are written as JSON writes them). */
 export const MergeValuesSchema = Type.Record(
-  Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+  Type.String({ pattern: `^${PLACEHOLDER_NAME}$` }),
   Type.Union([Type.String({ maxLength: 10_000 }), Type.Number()]),
   {
     maxProperties: 200,

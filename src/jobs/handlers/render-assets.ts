@@ -1,7 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
-import { findUploadsByIds, listUploadsPage, type UploadRow } from "../../db/repositories/uploads.ts";
+import { findUploadsByIds, listFontUploads, type UploadRow } from "../../db/repositories/uploads.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
 import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../../domain/render/index.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "../../domain/render/types.ts";
@@ -119,14 +119,7 @@ export async function resolveRenderAssets(input: {
     }
   }
 
-  const fontRows = (
-    await listUploadsPage(db, {
-      userId: input.userId,
-      type: "font",
-      limit: MAX_UPLOADED_FONTS,
-      afterId: undefined,
-    })
-  ).rows;
+  const fontRows = await listFontUploads(db, input.userId, MAX_UPLOADED_FONTS);
   const fonts: UploadedFont[] = [];
   for (const f of fontRows) {
     const file = await localCopy(store, f.storageKey, workDir, `font-${f.id}`);

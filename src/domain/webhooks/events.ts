@@ -56,13 +56,24 @@ export interface WebhookEvents {
 }
 
 /**
- * Sends the first delivery job of each row inside `tx`.
+ * Sends the job of the next try of a delivery inside `tx`, fenced by the row's current `seq`.
+ * @param startAfterSeconds - delay before the try, seconds (default: at once).
  * @throws whatever the queue throws (the caller's transaction then rolls back).
  */
-export async function enqueueDeliveries(enqueue: Enqueue, tx: Db, rows: WebhookDeliveryRow[]): Promise<void> {
-  for (const row of rows) {
-    await enqueue({ job: JOBS.webhookDelivery, data: { v: 1, deliveryId: row.id, seq: row.seq } }, tx);
-  }
+export async function enqueueDelivery(
+  enqueue: Enqueue,
+  tx: Db,
+  row: Pick<WebhookDeliveryRow, "id" | "seq">,
+  startAfterSeconds?: number,
+): Promise<void> {
+  await enqueue(
+    {
+      job: JOBS.webhookDelivery,
+      data: { v: 1, deliveryId: row.id, seq: row.seq },
+      ...(startAfterSeconds !== undefined ? { startAfterSeconds } : {}),
+    },
+    tx,
+  );
 }
 
 /**
@@ -92,7 +103,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
     }));
     if (callbackUrl) rows.push({ ...base, id: newId("dlv"), endpointId: null, url: callbackUrl });
     const inserted = await insertWebhookDeliveries(tx, rows);
-    await enqueueDeliveries(deps.enqueue, tx, inserted);
+    for (const row of inserted) await enqueueDelivery(deps.enqueue, tx, row);
     return inserted;
   };
   return {

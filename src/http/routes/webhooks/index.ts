@@ -20,7 +20,7 @@ import {
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from "../../../db/repositories/webhooks.ts";
-import { enqueueDeliveries } from "../../../domain/webhooks/events.ts";
+import { enqueueDelivery } from "../../../domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../../domain/webhooks/secret.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
@@ -342,7 +342,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
             createdAt: now,
           },
         ]);
-        await enqueueDeliveries(deps.enqueue, tx, [row as WebhookDeliveryRow]);
+        await enqueueDelivery(deps.enqueue, tx, row as WebhookDeliveryRow);
         return row as WebhookDeliveryRow;
       });
       return reply.code(202).send(presentDelivery(delivery));
@@ -397,7 +397,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       if (!found) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
       const row = await db.transaction(async (tx) => {
         const requeued = await requeueWebhookDelivery(tx, found.id, deps.clock.now());
-        await enqueueDeliveries(deps.enqueue, tx, [requeued]);
+        await enqueueDelivery(deps.enqueue, tx, requeued);
         return requeued;
       });
       return reply.code(202).send(presentDelivery(row));

@@ -34,7 +34,7 @@ export interface WebhookEventsDeps extends SigningDeps {
 }
 
 /** One event to record. */
-export interface WebhookEvent {
+interface WebhookEvent {
   userId: string;
   type: string;
   /** The resource as the API returns it. */
@@ -45,8 +45,6 @@ export interface WebhookEvent {
 
 /** Records the events of state changes, each inside the caller's transaction. */
 export interface WebhookEvents {
-  /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
-  record(tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]>;
   /** `render.succeeded` / `render.failed` / `render.cancelled` for a render that just ended. */
   renderEnded(tx: Db, render: RenderRow): Promise<void>;
   /** `generation.succeeded` / `generation.failed` for a generation that just ended (cancelled: none). */
@@ -81,10 +79,11 @@ export async function enqueueDelivery(
  * @param deps.enqueue - sends delivery jobs inside the caller's transaction.
  */
 export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
-  const record = async (tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]> => {
+  /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
+  const record = async (tx: Db, event: WebhookEvent): Promise<void> => {
     const endpoints = await subscribedWebhookEndpoints(tx, event.userId, event.type);
     const callbackUrl = event.resourceId ? await findWebhookCallback(tx, event.resourceId) : null;
-    if (endpoints.length === 0 && !callbackUrl) return [];
+    if (endpoints.length === 0 && !callbackUrl) return;
     const now = deps.clock.now();
     const payload: WebhookPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
     const messageId = newId("evt", now.getTime());
@@ -104,10 +103,8 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
     if (callbackUrl) rows.push({ ...base, id: newId("dlv"), endpointId: null, url: callbackUrl });
     const inserted = await insertWebhookDeliveries(tx, rows);
     for (const row of inserted) await enqueueDelivery(deps.enqueue, tx, row);
-    return inserted;
   };
   return {
-    record,
     async renderEnded(tx, render) {
       if (render.status !== "succeeded" && render.status !== "failed" && render.status !== "cancelled")
         return;

@@ -37,8 +37,11 @@ export interface WebhookEventsDeps extends SigningDeps {
 interface WebhookEvent {
   userId: string;
   type: string;
-  /** The resource as the API returns it. */
-  data: Record<string, unknown>;
+  /**
+   * The resource as the API returns it; called only when someone receives the event (presenting
+   * signs file URLs and may read the database).
+   */
+  present: () => Promise<Record<string, unknown>>;
   /** The resource whose callback URL (if it was started with one) also gets the event. */
   resourceId?: string;
 }
@@ -85,7 +88,11 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
     const callbackUrl = event.resourceId ? await findWebhookCallback(tx, event.resourceId) : null;
     if (endpoints.length === 0 && !callbackUrl) return;
     const now = deps.clock.now();
-    const payload: WebhookPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
+    const payload: WebhookPayload = {
+      type: event.type,
+      timestamp: now.toISOString(),
+      data: await event.present(),
+    };
     const messageId = newId("evt", now.getTime());
     const base = {
       userId: event.userId,
@@ -111,7 +118,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: render.userId,
         type: `render.${render.status}`,
-        data: await presentRender(deps, render),
+        present: () => presentRender(deps, render),
         resourceId: render.id,
       });
     },
@@ -120,7 +127,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: generation.userId,
         type: `generation.${generation.status}`,
-        data: await presentGenerationRow(tx, deps, generation),
+        present: () => presentGenerationRow(tx, deps, generation),
         resourceId: generation.id,
       });
     },
@@ -129,7 +136,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
         await record(tx, {
           userId: upload.userId,
           type: "upload.created",
-          data: await presentUpload(deps, upload),
+          present: () => presentUpload(deps, upload),
         });
       }
     },

@@ -136,12 +136,14 @@ export const WebhookEndpointUpdate = Type.Object(
   },
 );
 
+const EndpointIdParam = Type.String({ maxLength: 64, examples: [ENDPOINT_ID] });
+
 /** `:id` of an endpoint. */
-export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64, examples: [ENDPOINT_ID] }) });
+export const WebhookParams = Type.Object({ id: EndpointIdParam });
 
 /** `:id` and `:deliveryId`. */
 export const WebhookDeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 64, examples: [ENDPOINT_ID] }),
+  id: EndpointIdParam,
   deliveryId: Type.String({ maxLength: 64, examples: [DELIVERY_ID] }),
 });
 

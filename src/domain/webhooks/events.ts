@@ -78,6 +78,21 @@ export async function enqueueDelivery(
 }
 
 /**
+ * Writes delivery rows and sends the first delivery job of each, inside `tx`.
+ * @returns the rows written.
+ * @throws database or queue errors (the caller's transaction then rolls back).
+ */
+export async function queueDeliveries(
+  enqueue: Enqueue,
+  tx: Db,
+  rows: NewWebhookDelivery[],
+): Promise<WebhookDeliveryRow[]> {
+  const inserted = await insertWebhookDeliveries(tx, rows);
+  for (const row of inserted) await enqueueDelivery(enqueue, tx, row);
+  return inserted;
+}
+
+/**
  * The event recorder (see the module doc).
  * @param deps.enqueue - sends delivery jobs inside the caller's transaction.
  */
@@ -108,8 +123,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       endpointId: e.id,
     }));
     if (callbackUrl) rows.push({ ...base, id: newId("dlv"), endpointId: null, url: callbackUrl });
-    const inserted = await insertWebhookDeliveries(tx, rows);
-    for (const row of inserted) await enqueueDelivery(deps.enqueue, tx, row);
+    await queueDeliveries(deps.enqueue, tx, rows);
   };
   return {
     async renderEnded(tx, render) {

@@ -64,6 +64,13 @@ export interface SigningDeps {
   signedUrlTtlSec: number;
 }
 
+/** A freshly signed URL of a JPEG poster at `key`, or null when there is none. */
+async function signPoster(deps: SigningDeps, key: string | null | undefined) {
+  return key
+    ? deps.store.signedUrl(key, { expiresInSec: deps.signedUrlTtlSec, contentType: "image/jpeg" })
+    : null;
+}
+
 /** Upload row → Upload resource with freshly signed `url` and `posterUrl`. */
 export async function presentUpload(deps: SigningDeps, u: UploadRow) {
   const signed = await deps.store.signedUrl(u.storageKey, {
@@ -71,12 +78,7 @@ export async function presentUpload(deps: SigningDeps, u: UploadRow) {
     filename: u.name,
     contentType: u.mimeType,
   });
-  const poster = u.posterKey
-    ? await deps.store.signedUrl(u.posterKey, {
-        expiresInSec: deps.signedUrlTtlSec,
-        contentType: "image/jpeg",
-      })
-    : null;
+  const poster = await signPoster(deps, u.posterKey);
   return {
     id: u.id,
     projectId: u.projectId,
@@ -109,12 +111,7 @@ export async function presentRender(deps: SigningDeps, r: RenderRow) {
       filename,
       contentType,
     });
-    const poster = posterKey
-      ? await deps.store.signedUrl(posterKey, {
-          expiresInSec: deps.signedUrlTtlSec,
-          contentType: "image/jpeg",
-        })
-      : null;
+    const poster = await signPoster(deps, posterKey);
     output = {
       ...facts,
       url: signed.url,

@@ -63,7 +63,6 @@ describe("events are written with the change that causes them", () => {
 
   it("an upload whose event cannot be recorded is not kept (one transaction)", async () => {
     const failing: WebhookEvents = {
-      record: async () => [],
       renderEnded: async () => {},
       generationEnded: async () => {},
       uploadsCreated: async () => {

@@ -368,13 +368,3 @@ export async function replaceCallbackSecret(
     .returning({ secret: webhookCallbackSecrets.secret, createdAt: webhookCallbackSecrets.createdAt });
   return r as { secret: string; createdAt: Date };
 }
-
-/** The account's callback secret, or null when it has none. */
-export async function findCallbackSecret(db: Db, userId: string): Promise<string | null> {
-  const [r] = await db
-    .select({ secret: webhookCallbackSecrets.secret })
-    .from(webhookCallbackSecrets)
-    .where(eq(webhookCallbackSecrets.userId, userId))
-    .limit(1);
-  return r?.secret ?? null;
-}

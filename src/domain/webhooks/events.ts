@@ -34,19 +34,20 @@ export interface WebhookEventsDeps extends SigningDeps {
 }
 
 /** One event to record. */
-export interface WebhookEvent {
+interface WebhookEvent {
   userId: string;
   type: string;
-  /** The resource as the API returns it. */
-  data: Record<string, unknown>;
+  /**
+   * The resource as the API returns it; called only when someone receives the event (presenting
+   * signs file URLs and may read the database).
+   */
+  present: () => Promise<Record<string, unknown>>;
   /** The resource whose callback URL (if it was started with one) also gets the event. */
   resourceId?: string;
 }
 
 /** Records the events of state changes, each inside the caller's transaction. */
 export interface WebhookEvents {
-  /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
-  record(tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]>;
   /** `render.succeeded` / `render.failed` / `render.cancelled` for a render that just ended. */
   renderEnded(tx: Db, render: RenderRow): Promise<void>;
   /** `generation.succeeded` / `generation.failed` for a generation that just ended (cancelled: none). */
@@ -56,13 +57,39 @@ export interface WebhookEvents {
 }
 
 /**
- * Sends the first delivery job of each row inside `tx`.
+ * Sends the job of the next try of a delivery inside `tx`, fenced by the row's current `seq`.
+ * @param startAfterSeconds - delay before the try, seconds (default: at once).
  * @throws whatever the queue throws (the caller's transaction then rolls back).
  */
-export async function enqueueDeliveries(enqueue: Enqueue, tx: Db, rows: WebhookDeliveryRow[]): Promise<void> {
-  for (const row of rows) {
-    await enqueue({ job: JOBS.webhookDelivery, data: { v: 1, deliveryId: row.id, seq: row.seq } }, tx);
-  }
+export async function enqueueDelivery(
+  enqueue: Enqueue,
+  tx: Db,
+  row: Pick<WebhookDeliveryRow, "id" | "seq">,
+  startAfterSeconds?: number,
+): Promise<void> {
+  await enqueue(
+    {
+      job: JOBS.webhookDelivery,
+      data: { v: 1, deliveryId: row.id, seq: row.seq },
+      ...(startAfterSeconds !== undefined ? { startAfterSeconds } : {}),
+    },
+    tx,
+  );
+}
+
+/**
+ * Writes delivery rows and sends the first delivery job of each, inside `tx`.
+ * @returns the rows written.
+ * @throws database or queue errors (the caller's transaction then rolls back).
+ */
+export async function queueDeliveries(
+  enqueue: Enqueue,
+  tx: Db,
+  rows: NewWebhookDelivery[],
+): Promise<WebhookDeliveryRow[]> {
+  const inserted = await insertWebhookDeliveries(tx, rows);
+  for (const row of inserted) await enqueueDelivery(enqueue, tx, row);
+  return inserted;
 }
 
 /**
@@ -70,12 +97,17 @@ export async function enqueueDeliveries(enqueue: Enqueue, tx: Db, rows: WebhookD
  * @param deps.enqueue - sends delivery jobs inside the caller's transaction.
  */
 export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
-  const record = async (tx: Db, event: WebhookEvent): Promise<WebhookDeliveryRow[]> => {
+  /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
+  const record = async (tx: Db, event: WebhookEvent): Promise<void> => {
     const endpoints = await subscribedWebhookEndpoints(tx, event.userId, event.type);
     const callbackUrl = event.resourceId ? await findWebhookCallback(tx, event.resourceId) : null;
-    if (endpoints.length === 0 && !callbackUrl) return [];
+    if (endpoints.length === 0 && !callbackUrl) return;
     const now = deps.clock.now();
-    const payload: WebhookPayload = { type: event.type, timestamp: now.toISOString(), data: event.data };
+    const payload: WebhookPayload = {
+      type: event.type,
+      timestamp: now.toISOString(),
+      data: await event.present(),
+    };
     const messageId = newId("evt", now.getTime());
     const base = {
       userId: event.userId,
@@ -91,19 +123,16 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       endpointId: e.id,
     }));
     if (callbackUrl) rows.push({ ...base, id: newId("dlv"), endpointId: null, url: callbackUrl });
-    const inserted = await insertWebhookDeliveries(tx, rows);
-    await enqueueDeliveries(deps.enqueue, tx, inserted);
-    return inserted;
+    await queueDeliveries(deps.enqueue, tx, rows);
   };
   return {
-    record,
     async renderEnded(tx, render) {
       if (render.status !== "succeeded" && render.status !== "failed" && render.status !== "cancelled")
         return;
       await record(tx, {
         userId: render.userId,
         type: `render.${render.status}`,
-        data: await presentRender(deps, render),
+        present: () => presentRender(deps, render),
         resourceId: render.id,
       });
     },
@@ -112,7 +141,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: generation.userId,
         type: `generation.${generation.status}`,
-        data: await presentGenerationRow(tx, deps, generation),
+        present: () => presentGenerationRow(tx, deps, generation),
         resourceId: generation.id,
       });
     },
@@ -121,7 +150,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
         await record(tx, {
           userId: upload.userId,
           type: "upload.created",
-          data: await presentUpload(deps, upload),
+          present: () => presentUpload(deps, upload),
         });
       }
     },

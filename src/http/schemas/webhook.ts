@@ -5,6 +5,19 @@ import { Timestamp } from "./common.ts";
 const ENDPOINT_ID = "whk_01JD3Q5V0M8YB6Y2J4T6Z9KX1C";
 const DELIVERY_ID = "dlv_01JD3Q7A2B3C4D5E6F7G8H9J0K";
 const SECRET_EXAMPLE = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+/** The example endpoint of the OpenAPI document (with and without its secret). */
+const ENDPOINT_EXAMPLE = {
+  id: ENDPOINT_ID,
+  url: "https://example.com/hooks/cutroom",
+  description: "Render notifications",
+  events: ["render.succeeded", "render.failed"],
+  status: "enabled",
+  disabledReason: null,
+  disabledAt: null,
+  consecutiveFailures: 0,
+  createdAt: "2026-11-24T10:00:00.000Z",
+  updatedAt: "2026-11-24T10:00:00.000Z",
+};
 
 /** A webhook URL (https; http and private addresses only with WEBHOOK_ALLOW_PRIVATE=true). */
 export const WebhookUrl = Type.String({
@@ -59,20 +72,7 @@ export const WebhookEndpoint = Type.Object(
   },
   {
     title: "WebhookEndpoint",
-    examples: [
-      {
-        id: ENDPOINT_ID,
-        url: "https://example.com/hooks/cutroom",
-        description: "Render notifications",
-        events: ["render.succeeded", "render.failed"],
-        status: "enabled",
-        disabledReason: null,
-        disabledAt: null,
-        consecutiveFailures: 0,
-        createdAt: "2026-11-24T10:00:00.000Z",
-        updatedAt: "2026-11-24T10:00:00.000Z",
-      },
-    ],
+    examples: [ENDPOINT_EXAMPLE],
   },
 );
 
@@ -89,21 +89,7 @@ export const WebhookEndpointWithSecret = Type.Intersect(
   ],
   {
     title: "WebhookEndpointWithSecret",
-    examples: [
-      {
-        id: ENDPOINT_ID,
-        url: "https://example.com/hooks/cutroom",
-        description: "Render notifications",
-        events: ["render.succeeded", "render.failed"],
-        status: "enabled",
-        disabledReason: null,
-        disabledAt: null,
-        consecutiveFailures: 0,
-        createdAt: "2026-11-24T10:00:00.000Z",
-        updatedAt: "2026-11-24T10:00:00.000Z",
-        secret: SECRET_EXAMPLE,
-      },
-    ],
+    examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }],
   },
 );
 
@@ -150,12 +136,14 @@ export const WebhookEndpointUpdate = Type.Object(
   },
 );
 
+const EndpointIdParam = Type.String({ maxLength: 64, examples: [ENDPOINT_ID] });
+
 /** `:id` of an endpoint. */
-export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64, examples: [ENDPOINT_ID] }) });
+export const WebhookParams = Type.Object({ id: EndpointIdParam });
 
 /** `:id` and `:deliveryId`. */
 export const WebhookDeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 64, examples: [ENDPOINT_ID] }),
+  id: EndpointIdParam,
   deliveryId: Type.String({ maxLength: 64, examples: [DELIVERY_ID] }),
 });
 

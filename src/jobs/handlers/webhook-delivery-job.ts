@@ -15,10 +15,11 @@ import {
   readWebhookDeliveryForTry,
   recordWebhookTry,
 } from "../../db/repositories/webhooks.ts";
+import { enqueueDelivery } from "../../domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../domain/webhooks/secret.ts";
 import { sendWebhook, type WebhookTryResult } from "../../domain/webhooks/send.ts";
 import { webhookUrlPolicy } from "../../domain/webhooks/target.ts";
-import { JOBS, type WebhookDeliveryJobV1 } from "../catalog.ts";
+import type { WebhookDeliveryJobV1 } from "../catalog.ts";
 import type { Enqueue } from "../enqueue.ts";
 import type { JobHandler } from "../registry.ts";
 
@@ -88,14 +89,7 @@ export async function tryWebhookDelivery(
       return "succeeded";
     }
     if (delay !== undefined) {
-      await deps.enqueue(
-        {
-          job: JOBS.webhookDelivery,
-          data: { v: 1, deliveryId: row.id, seq: row.seq },
-          ...(delay > 0 ? { startAfterSeconds: delay } : {}),
-        },
-        tx,
-      );
+      await enqueueDelivery(deps.enqueue, tx, row, delay);
       return "retrying";
     }
     if (endpoint) {

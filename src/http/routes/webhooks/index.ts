@@ -8,7 +8,6 @@ import {
   ensureCallbackSecret,
   findWebhookDelivery,
   findWebhookEndpoint,
-  insertWebhookDeliveries,
   insertWebhookEndpoint,
   listWebhookDeliveriesPage,
   listWebhookEndpointsPage,
@@ -20,7 +19,7 @@ import {
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from "../../../db/repositories/webhooks.ts";
-import { enqueueDeliveries } from "../../../domain/webhooks/events.ts";
+import { enqueueDelivery, queueDeliveries } from "../../../domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../../domain/webhooks/secret.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
@@ -326,7 +325,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       const endpoint = await owned(auth.userId, request.params.id);
       const now = deps.clock.now();
       const delivery = await db.transaction(async (tx) => {
-        const [row] = await insertWebhookDeliveries(tx, [
+        const [row] = await queueDeliveries(deps.enqueue, tx, [
           {
             id: newId("dlv", now.getTime()),
             userId: auth.userId,
@@ -342,7 +341,6 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
             createdAt: now,
           },
         ]);
-        await enqueueDeliveries(deps.enqueue, tx, [row as WebhookDeliveryRow]);
         return row as WebhookDeliveryRow;
       });
       return reply.code(202).send(presentDelivery(delivery));
@@ -397,7 +395,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       if (!found) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
       const row = await db.transaction(async (tx) => {
         const requeued = await requeueWebhookDelivery(tx, found.id, deps.clock.now());
-        await enqueueDeliveries(deps.enqueue, tx, [requeued]);
+        await enqueueDelivery(deps.enqueue, tx, requeued);
         return requeued;
       });
       return reply.code(202).send(presentDelivery(row));

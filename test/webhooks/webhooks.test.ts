@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countWebhookEndpointFailure, insertWebhookDeliveries } from "../../src/db/repositories/webhooks.ts";
+import {
+  countWebhookEndpointFailure,
+  insertWebhookDeliveries,
+  requeueWebhookDelivery,
+} from "../../src/db/repositories/webhooks.ts";
 import { newId } from "../../src/ids.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { eventually, type Received, startReceiver, verify } from "./receiver.ts";
@@ -368,6 +372,11 @@ describe("webhook delivery", () => {
     const last = rx.at("/down").at(-1) as Received;
     expect(last.headers["webhook-id"]).toBe(after[0]?.messageId);
     expect(verify(endpoint.secret, last).type).toBe("webhook.test");
+  });
+
+  it("requeueing a delivery that no longer exists (its endpoint deleted meanwhile) finds nothing", async () => {
+    // The redeliver route answers 404 on this, not 500: the row can go between its check and the requeue.
+    expect(await requeueWebhookDelivery(t.database.db, newId("dlv"), new Date())).toBeNull();
   });
 
   it("rotate-secret: messages signed after it fail verification with the old secret", async () => {

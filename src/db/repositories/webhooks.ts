@@ -197,15 +197,20 @@ export async function recordWebhookTry(
 
 /**
  * Queues a delivery again (manual redelivery): pending, a new `seq` (older jobs stop), the
- * retry schedule from its start. Returns the row after the change.
+ * retry schedule from its start. Returns the row after the change, or null when the delivery
+ * no longer exists (its endpoint was deleted).
  */
-export async function requeueWebhookDelivery(db: Db, id: string, now: Date): Promise<WebhookDeliveryRow> {
+export async function requeueWebhookDelivery(
+  db: Db,
+  id: string,
+  now: Date,
+): Promise<WebhookDeliveryRow | null> {
   const [r] = await db
     .update(webhookDeliveries)
     .set({ status: "pending", seq: sql`${webhookDeliveries.seq} + 1`, roundTries: 0, nextTryAt: now })
     .where(eq(webhookDeliveries.id, id))
     .returning();
-  return r as WebhookDeliveryRow;
+  return r ?? null;
 }
 
 /**

@@ -395,9 +395,12 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       if (!found) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
       const row = await db.transaction(async (tx) => {
         const requeued = await requeueWebhookDelivery(tx, found.id, deps.clock.now());
+        // Gone since the check above (its endpoint was deleted meanwhile): as if never found.
+        if (!requeued) return null;
         await enqueueDelivery(deps.enqueue, tx, requeued);
         return requeued;
       });
+      if (!row) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
       return reply.code(202).send(presentDelivery(row));
     },
   );

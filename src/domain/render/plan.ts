@@ -2,6 +2,7 @@ import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline, Track } from "../composition/schema.ts";
 import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
+import { conformToCanvas } from "./conform.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
 import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
 import {
@@ -30,7 +31,6 @@ import {
   buildPlacedClip,
   buildVisualClip,
   isOpaqueFullFrame,
-  regularPts,
 } from "./video-branch.ts";
 
 /** Inputs of `buildRenderPlan`. */
@@ -215,9 +215,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         [
           `color=c=${ffColor(canvas.background)}:s=${ctx.width}x${ctx.height}:r=${rateString(rate)}`,
           `trim=end_frame=${frames}`,
-          "format=yuv420p",
-          "setsar=1",
-          regularPts(rate),
+          ...conformToCanvas(rate, { width: ctx.width, height: ctx.height }, "yuv420p"),
         ],
         "bg",
       );

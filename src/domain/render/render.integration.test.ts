@@ -440,6 +440,47 @@ describe("render: output formats", () => {
   });
 });
 
+describe("regression: a still in a crossfade at a canvas rate other than 25 fps", () => {
+  // The image demuxer's stream kept its default 25 fps while its timestamps followed the canvas,
+  // and xfade refuses inputs whose frame rates differ: colour → image → video with transitions
+  // failed at every canvas rate but 25.
+  for (const fps of [24, 29.97, 30, 60] as const) {
+    it(`renders colour → image → video with fade and wipeleft at ${fps} fps, every frame present`, async () => {
+      const composition: Timeline = {
+        canvas: canvas(160, 90, fps),
+        tracks: [
+          track("video", [
+            clip({ start: 0, duration: 1, asset: colorAsset("#ff0000") }),
+            clip({
+              start: 1,
+              duration: 1,
+              asset: imageAsset("upl_still"),
+              transition: { type: "fade", duration: 0.4 },
+            }),
+            clip({
+              start: 2,
+              duration: 1,
+              asset: videoAsset("upl_blue"),
+              transition: { type: "wipeleft", duration: 0.4 },
+            }),
+          ]),
+        ],
+      };
+      const { file } = await render(composition);
+      const info = await probe(file, true);
+      expect(info.video?.frames).toBe(Math.round(3 * fps));
+      expect(info.video?.fps).toBeCloseTo(fps, 2);
+      // Midpoints: red, the green still, blue.
+      expect(isRed((await frameAt(file, 0.5, 160, 90)).pixel(10, 10))).toBe(true);
+      const [r, g, b] = (await frameAt(file, 1.5, 160, 90)).pixel(10, 10);
+      expect(g).toBeGreaterThan(90);
+      expect(r).toBeLessThan(70);
+      expect(b).toBeLessThan(70);
+      expect(isBlue((await frameAt(file, 2.7, 160, 90)).pixel(10, 10))).toBe(true);
+    });
+  }
+});
+
 describe("render: odd inputs", () => {
   it("normalises VFR, 29.97 fps, rotated, silent, still and mono 44.1 kHz inputs onto a 30 fps canvas", async () => {
     const composition: Timeline = {

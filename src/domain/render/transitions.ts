@@ -1,8 +1,8 @@
 import type { TransitionType } from "../composition/schema.ts";
+import { regularPts } from "./conform.ts";
 import type { FilterGraph } from "./graph.ts";
 import { sec } from "./graph.ts";
 import { type FrameRate, frameToSeconds, type Segment, streamEnd, streamStart } from "./timeline.ts";
-import { regularPts } from "./video-branch.ts";
 
 /**
  * Our transition names → ffmpeg xfade `transition=` values. `dissolve` is a cross-dissolve (a

@@ -1,5 +1,6 @@
 import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import type { Clip } from "../composition/schema.ts";
+import { type BranchPixelFormat, conformToCanvas, regularPts } from "./conform.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
 import {
   type FrameRate,
@@ -130,21 +131,14 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
   return input;
 }
 
-/** `setpts` that rebuilds regular timestamps `N / fps` in the AV time base. */
-export function regularPts(rate: FrameRate): string {
-  return `settb=AVTB,setpts=N*${rate.den}/(${rate.num}*TB)`;
-}
-
 /** A transparent canvas-size stream of `frames` frames (gaps, text clips). */
 export function buildBlank(ctx: BranchContext, frames: number): string {
   return ctx.graph.chain(
     [],
     [
       `color=c=black@0:s=${ctx.width}x${ctx.height}:r=${rateString(ctx.rate)}`,
-      "format=yuva420p",
       `trim=end_frame=${frames}`,
-      "setsar=1",
-      regularPts(ctx.rate),
+      ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, "yuva420p"),
     ],
     "blank",
   );
@@ -175,9 +169,12 @@ export function clipBoxSize(ctx: BranchContext, clip: Clip, asset?: ResolvedAsse
 export function buildVisualClip(ctx: BranchContext, seg: Segment, opts: { opaque?: boolean } = {}): string {
   const clip = seg.clip as Clip;
   const picture = clipPicture(ctx, seg, opts.opaque ? "yuv420p" : "yuva420p");
-  const filters = [...picture.filters, ...placeFilters(ctx, clip, picture.w, picture.h)];
-  filters.push("setsar=1", regularPts(ctx.rate));
-  filters.push(...fadeFilters(clip, seg, ctx.rate));
+  const filters = [
+    ...picture.filters,
+    ...placeFilters(ctx, clip, picture.w, picture.h),
+    ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, picture.pixelFormat),
+    ...fadeFilters(clip, seg, ctx.rate),
+  ];
   return ctx.graph.chain(picture.inputs, filters, "clip");
 }
 
@@ -212,8 +209,10 @@ export function buildPlacedClip(ctx: BranchContext, seg: Segment, windowStart: n
   if (vx0 !== x || vy0 !== y || vx1 !== x + w || vy1 !== y + h) {
     filters.push(`crop=${vx1 - vx0}:${vy1 - vy0}:${vx0 - x}:${vy0 - y}:exact=1`);
   }
-  filters.push("setsar=1", regularPts(ctx.rate));
-  filters.push(...fadeFilters(clip, seg, ctx.rate));
+  filters.push(
+    ...conformToCanvas(ctx.rate, { width: vx1 - vx0, height: vy1 - vy0 }, "yuva420p"),
+    ...fadeFilters(clip, seg, ctx.rate),
+  );
   // Onto the window's timeline with the same rounding as every other stream (`N` counts this
   // stream's frames), so that overlay pairs each frame with exactly one canvas frame.
   filters.push(`setpts=(N+${streamStart(seg) - windowStart})*${ctx.rate.den}/(${ctx.rate.num}*TB)`);
@@ -238,8 +237,8 @@ function rotatedSize(box: { w: number; h: number }, degrees: number): { w: numbe
 function clipPicture(
   ctx: BranchContext,
   seg: Segment,
-  pixelFormat: "yuva420p" | "yuv420p",
-): { inputs: string[]; filters: string[]; w: number; h: number } {
+  pixelFormat: BranchPixelFormat,
+): { inputs: string[]; filters: string[]; w: number; h: number; pixelFormat: BranchPixelFormat } {
   const clip = seg.clip as Clip;
   const frames = streamEnd(seg) - streamStart(seg);
   const rate = rateString(ctx.rate);
@@ -293,7 +292,7 @@ function clipPicture(
   if (rotate % 360 !== 0) {
     filters.push(`rotate=a=${((rotate * Math.PI) / 180).toFixed(6)}:ow=${w}:oh=${h}:c=black@0`);
   }
-  return { inputs, filters, w, h };
+  return { inputs, filters, w, h, pixelFormat };
 }
 
 /** Video codecs whose pictures never carry alpha as ffmpeg decodes them (native VP8/VP9 decoders drop it). */

@@ -73,7 +73,7 @@ function graphArgs(plan: RenderPlan): string[] {
 function toNull(plan: RenderPlan, extra: string[] = []): string[] {
   const args = graphArgs(plan);
   const enc = encoderArgs("mp4", "standard");
-  const at = args.findIndex((a, i) => enc.every((e, k) => args[i + k] === e));
+  const at = args.findIndex((_arg, i) => enc.every((e, k) => args[i + k] === e));
   if (at < 0) throw new Error("encoder arguments not found in the plan");
   return [...args.slice(0, at), ...extra, "-f", "null", "-"];
 }

@@ -1,7 +1,7 @@
 /**
  * Reference render benchmark, end to end through the API with the worker as its own process:
  *
- *   node bench/render/reference-render.ts [--quick] [--no-scaling] [--keep]
+ *   node bench/render/reference-render.ts [--quick] [--no-scaling] [--keep] [--rounds N]
  *
  * A 60 s, 1920x1080, 30 fps composition: four video clips of different sizes and frame rates
  * (testsrc2, mandelbrot, a portrait 60 fps clip, a 29.97 fps cellular automaton; all with tone
@@ -11,6 +11,8 @@
  *   createdAt/finishedAt) and at `draft`;
  * - the encode-only floor: ffmpeg encoding 60 s of 1080p30 testsrc2 (+ a sine) with exactly the
  *   `standard` encoder arguments (`encoderArgs("mp4", "standard")`), and the ratio to it;
+ * - with `--rounds N` (default 3), the floor and the `standard` render alternate N times and the
+ *   ratio is the median render over the median floor, with each figure's spread (min–max);
  * - the peak RSS of the worker process tree (Node + ffmpeg/ffprobe children), sampled every 100 ms;
  * - two renders at once with one worker process, then with two (throughput scaling).
  *
@@ -37,6 +39,10 @@ const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 const SCALING = !args.has("--no-scaling");
 const SECONDS = QUICK ? 12 : 60;
+const roundsAt = process.argv.indexOf("--rounds");
+const ROUNDS = roundsAt >= 0 ? Math.max(1, Number(process.argv[roundsAt + 1])) : 3;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const range = (xs: number[]) => [Math.min(...xs), Math.max(...xs)];
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -222,17 +228,27 @@ async function main(): Promise<void> {
     procs.push(worker1);
     await waitUntil(() => worker1.output.join("").includes("worker ready"), 60_000, "worker 1");
 
-    log("floor: encoding testsrc2 with the standard encoder settings…");
-    const floorSec = await floorEncode(dir);
-    log(`floor ${floorSec.toFixed(1)} s`);
-
-    log("standard render through the API…");
-    const sampler = rssSampler(() => [worker1.child.pid as number]);
-    const standard = await renderOnce(call, comp.id, "standard");
-    const { peak: peakRss, peakNode } = await sampler.stop();
-    log(
-      `standard ${standard.queueToDoneSec.toFixed(1)} s (peak worker RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB, Node alone ${(peakNode / 2 ** 20).toFixed(0)} MiB)`,
-    );
+    const floors: number[] = [];
+    const renders: number[] = [];
+    let peakRss = 0;
+    let peakNode = 0;
+    let standard: Awaited<ReturnType<typeof renderOnce>> | undefined;
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      log(`round ${round}/${ROUNDS}: floor (testsrc2 with the standard encoder settings)…`);
+      floors.push(await floorEncode(dir));
+      log(`floor ${floors.at(-1)?.toFixed(1)} s; standard render through the API…`);
+      const sampler = rssSampler(() => [worker1.child.pid as number]);
+      standard = await renderOnce(call, comp.id, "standard");
+      const peaks = await sampler.stop();
+      peakRss = Math.max(peakRss, peaks.peak);
+      peakNode = Math.max(peakNode, peaks.peakNode);
+      renders.push(standard.queueToDoneSec);
+      log(
+        `standard ${standard.queueToDoneSec.toFixed(1)} s = ${(standard.queueToDoneSec / (floors.at(-1) ?? 1)).toFixed(2)}x (peak worker RSS ${(peaks.peak / 2 ** 20).toFixed(0)} MiB, Node alone ${(peaks.peakNode / 2 ** 20).toFixed(0)} MiB)`,
+      );
+    }
+    if (!standard) throw new Error("no round ran");
+    const floorSec = median(floors);
 
     const outFile = path.join(dir, "standard.mp4");
     const signed = new URL(standard.render.output?.url ?? "");
@@ -278,9 +294,16 @@ async function main(): Promise<void> {
       composition: { seconds: SECONDS, width: 1920, height: 1080, fps: 30 },
       workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS ?? null,
       cpus: availableParallelism(),
+      rounds: ROUNDS,
       floorEncodeSec: floorSec,
-      standard: { queueToDoneSec: standard.queueToDoneSec, startToDoneSec: standard.startToDoneSec },
-      ratioToFloor: standard.queueToDoneSec / floorSec,
+      floorRangeSec: range(floors),
+      standard: {
+        queueToDoneSec: median(renders),
+        rangeSec: range(renders),
+        startToDoneSec: standard.startToDoneSec,
+      },
+      ratioToFloor: median(renders) / floorSec,
+      ratioPerRound: renders.map((r, i) => r / (floors[i] ?? 1)),
       draft: { queueToDoneSec: draft.queueToDoneSec },
       peakWorkerRssMiB: peakRss / 2 ** 20,
       peakWorkerNodeRssMiB: peakNode / 2 ** 20,

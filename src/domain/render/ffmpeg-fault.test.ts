@@ -18,9 +18,9 @@ describe("readFfmpegFault: ffmpeg's error output → the clip", () => {
   it("a decoding error names the input's clip, ahead of the filter errors it causes downstream", () => {
     const stderr = [
       "[png @ 0x5604b3f22f00] chunk too big",
-      "[xfade@m5 @ 0x55d97234f0c0] Failed to configure output pad on xfade@m5",
       "Error while decoding stream #1:0: Invalid data found when processing input",
       "Cannot determine format of input stream 1:0 after EOF",
+      "[xfade@m5 @ 0x55d97234f0c0] Failed to configure output pad on xfade@m5",
     ].join("\n");
     expect(readFfmpegFault(stderr, ctx)).toEqual({
       kind: "input",
@@ -28,6 +28,14 @@ describe("readFfmpegFault: ffmpeg's error output → the clip", () => {
       inputIndex: 1,
       decoding: true,
     });
+  });
+
+  it("the first line that points somewhere decides: a filter failing before a damaged input is reported", () => {
+    const stderr = [
+      "[xfade@m5 @ 0x55d97234f0c0] Failed to configure output pad on xfade@m5",
+      "Error while decoding stream #0:0: Invalid data found when processing input",
+    ].join("\n");
+    expect(readFfmpegFault(stderr, ctx)).toEqual({ kind: "filter", clipId: "m5", filter: "xfade" });
   });
 
   it("ffmpeg 7's decoder prefix ([vist#2:0/png @ …]) names the input too", () => {
@@ -99,6 +107,15 @@ describe("readFfmpegFault: ffmpeg's error output → the clip", () => {
       /could not be started/,
     );
     expect(readFfmpegFault("something else entirely", ctx)).toMatchObject({ kind: "global", known: false });
+    // The machine's resources win over a damaged input reported before them.
+    const full =
+      "Error while decoding stream #0:0: Invalid data found\n[mp4 @ 0x1] Error writing trailer: No space left on device";
+    expect(cause(full)).toMatch(/ran out of disk space/);
+    // A decoder sharing an encoder's name is not the encoder.
+    expect(readFfmpegFault("[png @ 0x5604] chunk too big", ctx)).toMatchObject({
+      kind: "global",
+      known: false,
+    });
   });
 });
 

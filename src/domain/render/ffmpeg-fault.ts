@@ -43,11 +43,14 @@ const INPUT_INDEX = [
 ];
 /** `[name@tag @ 0x…]`: the prefix of a named filter instance's messages. */
 const NAMED_FILTER = /\[([A-Za-z0-9_]+)@([^\s\]]+) @ 0x[0-9a-f]+\]/;
+/** How many of {@link GLOBAL_CAUSES} are about the machine's resources. */
+const RESOURCE_CAUSES = 3;
 const MISSING_STREAM = /Stream specifier ':([va])' in filtergraph description .* matches no streams/;
 
 /**
- * Causes that concern the whole render, not a clip: `known` causes have a plain-language
- * description a user (or operator) can act on.
+ * Causes that concern the whole render, not a clip, with a plain-language description a user
+ * (or operator) can act on. The first {@link RESOURCE_CAUSES} (the machine's resources) win
+ * over anything a clip reported; the others only apply when nothing points at a clip.
  */
 const GLOBAL_CAUSES: readonly [RegExp, string][] = [
   [/could not be started|failed to execute/i, "the encoder could not be started on the render machine"],
@@ -58,7 +61,7 @@ const GLOBAL_CAUSES: readonly [RegExp, string][] = [
   ],
   [/Permission denied/i, "the encoder was not allowed to write its working files on the render machine"],
   [
-    /Error (?:initializing output stream|while opening encoder)|Could not open encoder|\[(?:libx264|libvpx(?:-vp9)?|libopus|aac|libmp3lame|mjpeg|png|gif) @ 0x/i,
+    /Error (?:initializing output stream|while opening encoder)|Could not open encoder|\[(?:libx264|libvpx(?:-vp9)?|libopus|libmp3lame) @ 0x/i,
     "the encoder could not be set up for this output format and size",
   ],
   [
@@ -73,8 +76,9 @@ const GLOBAL_CAUSES: readonly [RegExp, string][] = [
  * mapped to the clip through `inputs`; or a line naming the input's file), a clip whose filter
  * failed (`[xfade@m5 @ 0x…]`, mapped through `clipTags`), a picture or sound missing from an
  * input, or a cause of the whole render (killed by a signal, disk full, out of memory, encoder
- * or output errors). Decoding errors win over filter errors (a filter fails on what a broken
- * decoder gave it), and both over lines that merely mention an input.
+ * or output errors). The first line that points at a clip decides: the errors after it are its
+ * consequences (a filter fails on what a broken decoder gave it; the input that fed a failed
+ * filter is reported after it).
  *
  * @param stderr - ffmpeg's last error lines (`FfmpegError.stderrTail`); read, never quoted.
  * @param exit - how ffmpeg ended (a signal is a cause of the whole render).
@@ -82,34 +86,14 @@ const GLOBAL_CAUSES: readonly [RegExp, string][] = [
 export function readFfmpegFault(stderr: string, ctx: FaultContext, exit: FfmpegExit = {}): FfmpegFault {
   const lines = stderr.split(/\r?\n/).map((l) => l.trim());
   const inputAt = (index: number) => ctx.inputs.find((i) => i.index === index);
-  const firstInput = (patterns: readonly RegExp[], byPath: boolean) => {
-    for (const line of lines) {
-      for (const p of patterns) {
-        const m = p.exec(line);
-        const input = m ? inputAt(Number(m[1])) : undefined;
-        if (input) return input;
-      }
-      const named = byPath ? ctx.inputs.find((i) => line.includes(i.path)) : undefined;
-      if (named) return named;
+  const inputOf = (line: string, patterns: readonly RegExp[]) => {
+    for (const p of patterns) {
+      const m = p.exec(line);
+      const input = m ? inputAt(Number(m[1])) : undefined;
+      if (input) return input;
     }
     return undefined;
   };
-
-  const decoding = firstInput(DECODING, false);
-  if (decoding) return { kind: "input", clipId: decoding.clipId, inputIndex: decoding.index, decoding: true };
-  for (const line of lines) {
-    const m = NAMED_FILTER.exec(line);
-    const clipId = m ? ctx.clipTags[m[2] as string] : undefined;
-    if (m && clipId !== undefined) return { kind: "filter", clipId, filter: m[1] as string };
-  }
-  const mentioned = firstInput(INPUT_INDEX, true);
-  if (mentioned) {
-    return { kind: "input", clipId: mentioned.clipId, inputIndex: mentioned.index, decoding: false };
-  }
-  for (const line of lines) {
-    const m = MISSING_STREAM.exec(line);
-    if (m) return { kind: "missing-stream", stream: m[1] === "v" ? "video" : "audio" };
-  }
   if (exit.signal) {
     return {
       kind: "global",
@@ -119,6 +103,28 @@ export function readFfmpegFault(stderr: string, ctx: FaultContext, exit: FfmpegE
           ? "the encoder was killed by the system (SIGKILL), which usually means the render machine ran out of memory; render a smaller size or a shorter range, or retry when it is less busy"
           : `the encoder was stopped by signal ${exit.signal}`,
     };
+  }
+  // Running out of the machine's resources ends the render whatever else was reported.
+  for (const [pattern, cause] of GLOBAL_CAUSES.slice(0, RESOURCE_CAUSES)) {
+    if (lines.some((l) => pattern.test(l))) return { kind: "global", known: true, cause };
+  }
+  // The first line that points somewhere is the cause; what follows it is its consequence.
+  for (const line of lines) {
+    const decoding = inputOf(line, DECODING);
+    if (decoding) {
+      return { kind: "input", clipId: decoding.clipId, inputIndex: decoding.index, decoding: true };
+    }
+    const named = NAMED_FILTER.exec(line);
+    const clipId = named ? ctx.clipTags[named[2] as string] : undefined;
+    if (named && clipId !== undefined) return { kind: "filter", clipId, filter: named[1] as string };
+    const mentioned = inputOf(line, INPUT_INDEX) ?? ctx.inputs.find((i) => line.includes(i.path));
+    if (mentioned) {
+      return { kind: "input", clipId: mentioned.clipId, inputIndex: mentioned.index, decoding: false };
+    }
+  }
+  for (const line of lines) {
+    const m = MISSING_STREAM.exec(line);
+    if (m) return { kind: "missing-stream", stream: m[1] === "v" ? "video" : "audio" };
   }
   for (const [pattern, cause] of GLOBAL_CAUSES) {
     if (lines.some((l) => pattern.test(l))) return { kind: "global", known: true, cause };

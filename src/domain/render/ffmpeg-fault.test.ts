@@ -82,9 +82,14 @@ describe("readFfmpegFault: ffmpeg's error output → the clip", () => {
   });
 
   it("a stream specifier matching nothing is a missing picture or sound (the caller finds the input)", () => {
+    // The message quotes the whole graph, over many lines.
     const stderr =
-      "Stream specifier ':a' in filtergraph description [0:v]setpts@m1=PTS-STARTPTS[a];[0:a]asetpts@m1=PTS-STARTPTS[b] matches no streams.";
+      "Stream specifier ':a' in filtergraph description [0:v]setpts@m1=PTS-STARTPTS[a];\n[0:a]asetpts@m1=PTS-STARTPTS[b] matches no streams.";
     expect(readFfmpegFault(stderr, ctx)).toEqual({ kind: "missing-stream", stream: "audio" });
+    expect(readFfmpegFault("[7:v]setpts@m3=PTS-STARTPTS[c] matches no streams.", ctx)).toEqual({
+      kind: "missing-stream",
+      stream: "video",
+    });
   });
 
   it("causes of the whole render are named: killed, disk full, memory, encoder, output, not started", () => {

@@ -5,7 +5,8 @@ import type { PlanInput } from "./plan.ts";
  * - `input`: reading one clip's source (`decoding` when its data could not be decoded);
  * - `filter`: a filter working for one clip (a named instance `xfade@<tag>`), by filter name;
  * - `missing-stream`: the graph asks an input for a picture or sound it does not have (ffmpeg
- *   does not say which input, so the caller checks them);
+ *   does not say which input, so the caller checks them; a picture when the message's start,
+ *   which says which, was cut off);
  * - `global`: nothing points at a clip; `cause` says what went wrong in plain words.
  */
 export type FfmpegFault =
@@ -45,7 +46,8 @@ const INPUT_INDEX = [
 const NAMED_FILTER = /\[([A-Za-z0-9_]+)@([^\s\]]+) @ 0x[0-9a-f]+\]/;
 /** How many of {@link GLOBAL_CAUSES} are about the machine's resources. */
 const RESOURCE_CAUSES = 3;
-const MISSING_STREAM = /Stream specifier ':([va])' in filtergraph description .* matches no streams/;
+/** Spans lines (the message quotes the whole graph); its start may be cut off the tail. */
+const MISSING_STREAM = /(?:Stream specifier ':([va])' in filtergraph description[\s\S]*)?matches no streams/;
 
 /**
  * Causes that concern the whole render, not a clip, with a plain-language description a user
@@ -122,9 +124,9 @@ export function readFfmpegFault(stderr: string, ctx: FaultContext, exit: FfmpegE
       return { kind: "input", clipId: mentioned.clipId, inputIndex: mentioned.index, decoding: false };
     }
   }
-  for (const line of lines) {
-    const m = MISSING_STREAM.exec(line);
-    if (m) return { kind: "missing-stream", stream: m[1] === "v" ? "video" : "audio" };
+  const missing = MISSING_STREAM.exec(stderr);
+  if (missing) {
+    return { kind: "missing-stream", stream: missing[1] === "a" ? "audio" : "video" };
   }
   for (const [pattern, cause] of GLOBAL_CAUSES) {
     if (lines.some((l) => pattern.test(l))) return { kind: "global", known: true, cause };

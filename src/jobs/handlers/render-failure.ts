@@ -9,7 +9,7 @@ import type { AssetRef } from "./render-assets.ts";
 
 /** What a failed render's ffmpeg run is explained against. */
 export interface FailureContext {
-  plan: Pick<RenderPlan, "inputs" | "clipTags">;
+  plan: Pick<RenderPlan, "inputs" | "clipTags" | "args" | "files">;
   /** The frozen composition that was rendered. */
   composition: Timeline;
   /** Which clip (and upload) each local source file is (`resolveRenderAssets`). */
@@ -67,9 +67,12 @@ export async function explainRenderFailure(err: FfmpegError, ctx: FailureContext
       );
     }
     case "missing-stream": {
+      // Only the inputs the graph reads that kind of stream from (`[3:v]`, `[3:a]`).
+      const graph = graphText(ctx.plan);
+      const label = fault.stream === "video" ? "v" : "a";
       for (const input of ctx.plan.inputs) {
         const ref = ctx.refsByPath.get(input.path);
-        if (!ref) continue;
+        if (!ref || !graph.includes(`[${input.index}:${label}]`)) continue;
         const info = await probeMedia(input.path, { timeoutMs: 10_000 }).catch(() => null);
         if (!info) return undecodable(ref);
         const has = fault.stream === "video" ? info.hasVideo : info.hasAudio;
@@ -118,6 +121,14 @@ async function globalFailure(
       ? fault.cause
       : `a ${fault.stream === "video" ? "picture" : "sound"} the composition uses is missing from its source`;
   return new RenderError("FFMPEG_FAILED", `The render failed: ${cause}`);
+}
+
+/** The plan's filtergraph: inline after `-filter_complex`, or the script file it wrote. */
+function graphText(plan: Pick<RenderPlan, "args" | "files">): string {
+  const at = plan.args.indexOf("-filter_complex");
+  if (at >= 0) return plan.args[at + 1] ?? "";
+  const script = plan.args[plan.args.indexOf("-filter_complex_script") + 1];
+  return plan.files.find((f) => f.path === script)?.content ?? "";
 }
 
 function stepOf(filter: string): string {

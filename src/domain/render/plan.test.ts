@@ -327,6 +327,9 @@ describe("buildRenderPlan: text", () => {
         code: "FONT_NOT_FOUND",
         clipId: "t1",
         retryable: false,
+        message: expect.stringMatching(
+          /^clip t1: font family "Nope Sans" is neither bundled .* nor uploaded; upload the font/,
+        ),
       });
     }
   });

@@ -147,7 +147,7 @@ export function createRenderPipeline(opts: {
           if (err.code === "TIMEOUT") {
             throw new RenderError(
               "TIMEOUT",
-              `The render made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped`,
+              `The render failed: the encoder made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped; retry, or render a shorter range to find the part that stalls`,
             );
           }
           throw await explainRenderFailure(err, { plan, composition: doc, refsByPath });

@@ -146,10 +146,8 @@ function transitionSentence(doc: Timeline, clipId: string): string {
   if (!track || !clip || !t) {
     return `clip ${clipId}: its transition could not be rendered; try another transition type or duration`;
   }
-  const before = track.clips
-    .filter((c) => c.start < clip.start)
-    .sort((a, b) => b.start - a.start)
-    .at(0);
+  // The clip that ends at this one's start (a transition after a gap starts from the gap).
+  const before = track.clips.find((c) => c !== clip && Math.abs(c.start + c.duration - clip.start) < 1e-3);
   const from = before ? `clip ${before.id}` : "the gap before it";
   return `clip ${clipId}: the ${t.type} transition from ${from} (${sec(t.duration)} s centred on the cut at ${sec(clip.start)} s) could not be rendered; try another transition type or a shorter duration`;
 }

@@ -134,6 +134,7 @@ export function readFfmpegFault(stderr: string, ctx: FaultContext, exit: FfmpegE
   return {
     kind: "global",
     known: false,
-    cause: "the encoder stopped with an error that points at no clip",
+    cause:
+      "the encoder stopped with an error that points at no clip; the server log has its details under this render's id",
   };
 }

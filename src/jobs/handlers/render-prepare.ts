@@ -1,9 +1,11 @@
+import { decodeTime, isValid, ulid } from "ulid";
 import type { Db } from "../../db/client.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
 import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../../domain/render/index.ts";
 import type { RenderOutputOptions, RenderWarning } from "../../domain/render/types.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
+import { attemptWorkDirPrefix, type WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {
@@ -62,4 +64,41 @@ export async function prepareRender(input: {
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+}
+
+/** A preflight lasts minutes (its downloads are time-limited); one whose directory is older was left by a process that died. */
+const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
+
+/**
+ * The name prefix of a new preflight's scratch directory under `WORK_DIR`: `pfl_<ULID>-a1-`
+ * (`mkdtemp` adds the random part), so that the work-directory sweep can tell its age.
+ */
+export function preflightWorkDirPrefix(): string {
+  return attemptWorkDirPrefix(`pfl_${ulid()}`, 1);
+}
+
+/**
+ * Preflight scratch directories for the work-directory sweep: a preflight removes its own
+ * directory when it ends, so one whose ULID is over an hour old was left behind by an API
+ * process that died mid-check and is removed.
+ *
+ * @param now - the current time (tests pass a later one).
+ */
+export function preflightWorkDirs(now: () => Date = () => new Date()): WorkDirOwner {
+  return {
+    idPrefix: "pfl",
+    async readAttempts(ids) {
+      const rows = new Map<string, { attempt: number; ended: boolean }>();
+      for (const id of ids) {
+        const time = id.slice("pfl_".length);
+        // A name this code did not make is left alone.
+        if (!isValid(time)) {
+          rows.set(id, { attempt: 1, ended: false });
+          continue;
+        }
+        rows.set(id, { attempt: 1, ended: now().getTime() - decodeTime(time) > PREFLIGHT_MAX_AGE_MS });
+      }
+      return rows;
+    },
+  };
 }

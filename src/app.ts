@@ -32,6 +32,7 @@ import { registerFileRoute } from "./http/routes/files.ts";
 import { registerGenerationRoutes } from "./http/routes/generations/index.ts";
 import { registerGenerationModelsRoute } from "./http/routes/generations/models.ts";
 import { registerProjectRoutes } from "./http/routes/projects/index.ts";
+import { registerRenderCheckRoutes } from "./http/routes/renders/check.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
@@ -190,6 +191,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store,
     signedUrlTtlSec: ttl,
     renderLimits: config.renderLimits,
+  });
+  registerRenderCheckRoutes(app, {
+    db,
+    clock,
+    store,
+    renderLimits: config.renderLimits,
+    workRoot: config.workDir,
   });
   registerGenerationModelsRoute(app, { generation: config.generation });
   const providers = createProviders(config.generation, config.workDir);

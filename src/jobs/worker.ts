@@ -9,6 +9,7 @@ import { JOBS, type JobCatalog } from "./catalog.ts";
 import { createEnqueue } from "./enqueue.ts";
 import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
+import { preflightWorkDirs } from "./handlers/render-prepare.ts";
 import { webhookDeliveryJobHandler } from "./handlers/webhook-delivery-job.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
 import type { Queue } from "./queue.ts";
@@ -68,7 +69,7 @@ export async function startJobWorker(opts: {
       ...polling,
     }),
   };
-  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db), generationWorkDirs(db)];
+  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db), generationWorkDirs(db), preflightWorkDirs()];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });
   return async () => {

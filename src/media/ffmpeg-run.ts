@@ -17,22 +17,27 @@ export interface FfmpegProgress {
 /** Why `runFfmpeg` failed: a non-zero exit, no progress for too long, or the caller's abort. */
 export type FfmpegErrorCode = "FFMPEG_FAILED" | "TIMEOUT" | "ABORTED";
 
-/** A failed ffmpeg run. `stderrTail` holds the last lines ffmpeg wrote to stderr. */
+/**
+ * A failed ffmpeg run. `stderrTail` holds the last lines ffmpeg wrote to stderr; `exitCode` its
+ * exit status, or `signal` the signal that ended it (e.g. `SIGKILL` from the out-of-memory killer).
+ */
 export class FfmpegError extends Error {
   readonly code: FfmpegErrorCode;
   readonly stderrTail: string;
   readonly exitCode: number | null;
+  readonly signal: string | null;
 
   constructor(
     code: FfmpegErrorCode,
     message: string,
-    opts: { stderrTail?: string; exitCode?: number | null } = {},
+    opts: { stderrTail?: string; exitCode?: number | null; signal?: string | null } = {},
   ) {
     super(message);
     this.name = "FfmpegError";
     this.code = code;
     this.stderrTail = opts.stderrTail ?? "";
     this.exitCode = opts.exitCode ?? null;
+    this.signal = opts.signal ?? null;
   }
 }
 
@@ -186,6 +191,7 @@ export function runFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
           new FfmpegError("FFMPEG_FAILED", `ffmpeg exited with ${code ?? signal}: ${lastLines(t, 5)}`, {
             stderrTail: t,
             exitCode: code,
+            signal,
           }),
         );
       } else {

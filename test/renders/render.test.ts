@@ -187,7 +187,7 @@ describe("render over HTTP with a worker", () => {
     expect(await storedUnder(started.id)).toEqual([]);
   });
 
-  it("an ffmpeg failure reaches the caller as a plain message and code; ffmpeg's words stay in the log", async () => {
+  it("an ffmpeg failure reaches the caller as a plain message naming the clip and upload; ffmpeg's words stay in the log", async () => {
     // The stored "video" is replaced by a sound file: it still probes, but has no picture to decode.
     const [up] = await api.upload([fx.video]);
     const row = await findUpload(t.database.db, userId, up?.id ?? "");
@@ -206,8 +206,15 @@ describe("render over HTTP with a worker", () => {
     const started = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
     const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 20_000 })).at(-1);
     expect(end?.status).toBe("failed");
-    expect(end?.error?.code).toBe("FFMPEG_FAILED");
-    expect(end?.error?.message).toMatch(/^The encoder could not render this composition/);
+    expect(end?.error).toMatchObject({
+      code: "ASSET_UNSUPPORTED",
+      clipId: "clp_sound",
+      uploadId: up?.id,
+      retryable: false,
+    });
+    expect(end?.error?.message).toBe(
+      `clip clp_sound: its source has no picture (upload ${up?.id} has no video track); use a file with picture or remove the clip`,
+    );
     for (const internal of [/ffmpeg/i, /exited/, /stream/i, /filter/i, /\[\d+:[av]\]/, /\//, /\|/]) {
       expect(end?.error?.message).not.toMatch(internal);
     }

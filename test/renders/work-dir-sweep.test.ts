@@ -7,6 +7,7 @@ import { insertRender } from "../../src/db/repositories/renders.ts";
 import type { RenderStatus } from "../../src/db/schema/renders.ts";
 import { newId } from "../../src/ids.ts";
 import { renderWorkDirs } from "../../src/jobs/handlers/render-job.ts";
+import { preflightWorkDirPrefix, preflightWorkDirs } from "../../src/jobs/handlers/render-prepare.ts";
 import { sweepWorkDirs } from "../../src/jobs/handlers/work-dir-sweep.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
@@ -65,6 +66,17 @@ describe("render work-directory sweep", () => {
     expect([...swept].sort()).toEqual([...removed].sort());
     expect((await readdir(root)).sort()).toEqual([...kept, `${done}-a1-file`].sort());
     expect(await sweepRenderWorkDirs(t.database.db, root)).toEqual([]);
+  });
+
+  it("removes a preflight's scratch directory only once it is over an hour old (its process died)", async () => {
+    const fresh = `${preflightWorkDirPrefix()}abc123`;
+    await mkdir(path.join(root, fresh));
+    await mkdir(path.join(root, "pfl_NOTAULID-a1-x"));
+    expect(await sweepWorkDirs(root, [preflightWorkDirs()])).toEqual([]);
+    const later = () => new Date(Date.now() + 61 * 60_000);
+    expect(await sweepWorkDirs(root, [preflightWorkDirs(later)])).toEqual([fresh]);
+    expect(await readdir(root)).toContain("pfl_NOTAULID-a1-x");
+    await rm(path.join(root, "pfl_NOTAULID-a1-x"), { recursive: true });
   });
 
   it("does nothing when WORK_DIR does not exist yet", async () => {

@@ -281,6 +281,8 @@ describe("OpenAPI success examples", () => {
 
     // Renders
     const start = { compositionId: comp.id, output: { format: "mp4", quality: "draft" } };
+    await call("checkRender", withKey({ method: "POST", url: "/api/render/check", payload: start }));
+    await call("checkComposition", withKey({ url: `/api/compositions/${comp.id}/check?format=webm` }));
     const idem = { "idempotency-key": "launch-teaser-draft" };
     const render = (
       await call(

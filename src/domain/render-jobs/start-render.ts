@@ -44,7 +44,7 @@ export interface StartRenderBody {
 }
 
 /** What a render freezes: the composition to render, and where it came from. */
-interface RenderSource {
+export interface RenderSource {
   /** The stored composition and its version; null for an inline composition. */
   compositionId: string | null;
   compositionVersion: number | null;
@@ -279,6 +279,40 @@ async function holdRenderAllowance(
   return ahead;
 }
 
+/** A render request as checked before anything is stored: what it renders and how. */
+export interface CheckedRenderRequest {
+  source: RenderSource;
+  options: RenderOutputOptions;
+  /** The frozen composition's length, seconds. */
+  duration: number;
+}
+
+/**
+ * The checks of a render request that need no sources: the composition (see renderSource),
+ * a non-zero length, the output options and the cost limits. Shared by `startRender` and
+ * `preflightRender`.
+ *
+ * @throws the 400/404/409 errors `startRender` documents for these.
+ */
+export async function checkRenderRequest(
+  ctx: { db: Db; now: Date; userId: string; limits: RenderLimits },
+  body: StartRenderBody,
+): Promise<CheckedRenderRequest> {
+  const source = await renderSource(
+    { db: ctx.db, userId: ctx.userId, now: ctx.now, limits: ctx.limits },
+    body,
+  );
+  const duration = compositionDuration(source.frozen);
+  if (!(duration > 0)) {
+    throw invalidRequest("The composition is empty: add a clip or set canvas.duration before rendering", [
+      { path: source.at, message: "composition has zero duration" },
+    ]);
+  }
+  const options = resolveOutputOptions(body.output, duration);
+  checkRenderCost(source.frozen, options, duration, ctx.limits, source.at);
+  return { source, options, duration };
+}
+
 /**
  * Starts a render: freezes the composition (a stored one at `compositionVersion` when given, else
  * its current version; or an inline one), with template placeholders filled from `merge`
@@ -307,16 +341,8 @@ export async function startRender(
     if (existing) return { render: sameRequestOrConflict(existing, requestHash), created: false };
   }
 
-  const source = await renderSource({ db, userId, now: ctx.now, limits: ctx.limits }, input.body);
+  const { source, options, duration } = await checkRenderRequest(ctx, input.body);
   const { frozen } = source;
-  const duration = compositionDuration(frozen);
-  if (!(duration > 0)) {
-    throw invalidRequest("The composition is empty: add a clip or set canvas.duration before rendering", [
-      { path: source.at, message: "composition has zero duration" },
-    ]);
-  }
-  const options = resolveOutputOptions(input.body.output, duration);
-  checkRenderCost(frozen, options, duration, ctx.limits, source.at);
 
   const row = {
     id: newId("rnd"),

@@ -81,7 +81,7 @@ function buildClipAudio(ctx: BranchContext, seg: Segment & { clip: Clip }, windo
   filters.push(...fades);
   const delay = Math.round(frameToSeconds(first - windowStart, rate) * SAMPLE_RATE);
   if (delay > 0) filters.push(`adelay=delays=${delay}S:all=1`);
-  return ctx.graph.chain([`${input.index}:a`], filters, "ac");
+  return ctx.graph.chain([`${input.index}:a`], filters, "ac", clip.id);
 }
 
 /** Maps a ducking depth in dB to a sidechaincompress ratio (see `buildAudioMix`). */

@@ -148,9 +148,9 @@ export function resolveFont(
   if (!set) {
     throw new RenderError(
       "FONT_NOT_FOUND",
-      `Font family "${family}" is neither bundled (${bundledFonts()
+      `${options.clipId ? `clip ${options.clipId}: font` : "Font"} family "${family}" is neither bundled (${bundledFonts()
         .map((f) => f.family)
-        .join(", ")}) nor uploaded`,
+        .join(", ")}) nor uploaded; upload the font or use one of those`,
       options.clipId ? { clipId: options.clipId } : {},
     );
   }

@@ -1,13 +1,34 @@
 /**
  * A tiny builder for one ffmpeg `-filter_complex` graph plus the input arguments it reads.
- * Labels are generated (`v0`, `a3`, …) so that branches never collide.
+ * Labels are generated (`v0`, `a3`, …) so that branches never collide. Filters that work for
+ * one clip are named instances `filter@tag` (ffmpeg prefixes their log lines with
+ * `[xfade@tag @ 0x…]`), so that an ffmpeg failure can be traced back to the clip: `clipTags`
+ * maps each tag back to its clip id.
  */
 export class FilterGraph {
   /** Argument groups of each input, in input-index order (e.g. `["-ss", "1", "-t", "2", "-i", "a.mp4"]`). */
   readonly inputs: string[][] = [];
   /** Filter chains, joined with `;`. */
   readonly chains: string[] = [];
+  /** Filter instance tag → clip id (see {@link FilterGraph.tagOf}). */
+  readonly clipTags = new Map<string, string>();
+  readonly #tagOfClip = new Map<string, string>();
   #counter = 0;
+
+  /**
+   * The instance-name tag of a clip's filters: the clip id itself when it is a plain
+   * identifier (`[A-Za-z0-9_-]`, at most 64 characters), else `~1`, `~2`, … (`~` never occurs in
+   * a plain id, so tags never collide).
+   */
+  tagOf(clipId: string): string {
+    let tag = this.#tagOfClip.get(clipId);
+    if (tag === undefined) {
+      tag = /^[A-Za-z0-9_-]{1,64}$/.test(clipId) ? clipId : `~${this.#tagOfClip.size + 1}`;
+      this.#tagOfClip.set(clipId, tag);
+      this.clipTags.set(tag, clipId);
+    }
+    return tag;
+  }
 
   /** Adds an input and returns its index (`[index:v]`, `[index:a]`). */
   addInput(args: string[]): number {
@@ -24,10 +45,12 @@ export class FilterGraph {
   /**
    * Appends `[in1][in2]f1,f2[out]` and returns `out`. `inputs` may be empty for a source
    * filter (e.g. `color=…`); `filters` must not be empty (use `null`/`anull` to relabel).
+   * With `clipId`, every filter of the chain is named for that clip (`scale@m3=…`).
    */
-  chain(inputs: readonly string[], filters: readonly string[], prefix = "s"): string {
+  chain(inputs: readonly string[], filters: readonly string[], prefix = "s", clipId?: string): string {
     const out = this.label(prefix);
-    this.chains.push(`${inputs.map((l) => `[${l}]`).join("")}${filters.join(",")}[${out}]`);
+    const body = clipId === undefined ? filters : filters.map((f) => nameFilters(f, this.tagOf(clipId)));
+    this.chains.push(`${inputs.map((l) => `[${l}]`).join("")}${body.join(",")}[${out}]`);
     return out;
   }
 
@@ -35,6 +58,32 @@ export class FilterGraph {
   toString(): string {
     return this.chains.join(";\n");
   }
+}
+
+/**
+ * Names every filter of a comma-separated filter list (`settb=AVTB,setpts=…`) as instance
+ * `name@tag`. Commas inside single quotes or escaped with a backslash are not separators.
+ */
+export function nameFilters(filters: string, tag: string): string {
+  const parts: string[] = [];
+  let quoted = false;
+  let from = 0;
+  for (let i = 0; i < filters.length; i += 1) {
+    const ch = filters[i];
+    if (ch === "\\" && !quoted) i += 1;
+    else if (ch === "'") quoted = !quoted;
+    else if (ch === "," && !quoted) {
+      parts.push(filters.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(filters.slice(from));
+  return parts.map((f) => f.replace(/^([A-Za-z0-9_]+)(?=$|=)/, `$1@${tag}`)).join(",");
+}
+
+/** A graph's text without filter instance names (`xfade@m5=…` → `xfade=…`): for reading and comparing graphs. */
+export function withoutFilterNames(graph: string): string {
+  return graph.replace(/(^|[,;\]\n])([A-Za-z0-9_]+)@[^=,;[\]\s]+/g, "$1$2");
 }
 
 /** Formats seconds for ffmpeg options: fixed 6 decimals without trailing zeros. */

@@ -12,6 +12,7 @@ import {
   videoAsset,
 } from "../../../test/fixtures/render/compositions.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { withoutFilterNames } from "./graph.ts";
 import { buildRenderPlan, outputSize } from "./plan.ts";
 import { RenderError, type RenderOutputOptions } from "./types.ts";
 
@@ -38,7 +39,7 @@ function plan(composition: Timeline, output: Partial<RenderOutputOptions> = {}) 
 
 function graphOf(args: string[]): string {
   const i = args.indexOf("-filter_complex");
-  return args[i + 1] ?? "";
+  return withoutFilterNames(args[i + 1] ?? "");
 }
 
 /** The `-ss`/`-t` of each input, in order. */
@@ -142,6 +143,27 @@ describe("buildRenderPlan: video graph", () => {
     expect(g).toContain("trim=end_frame=55");
     expect(g.match(/trim=end_frame=55/g)).toHaveLength(2);
     expect(g).toContain("color=c=0x000000:s=320x180:r=25,trim=end_frame=100");
+  });
+
+  it("names each clip's filters for the clip (xfade@<clip id>), so ffmpeg's messages name it; odd ids get a ~n tag", () => {
+    const doc = twoClipsWithFade();
+    const clips = doc.tracks[0]?.clips ?? [];
+    const [first, second] = clips;
+    if (!first || !second) throw new Error("fixture has two clips");
+    first.id = "intro shot, take 2";
+    second.id = "m5";
+    const p = plan(doc);
+    const g = p.args[p.args.indexOf("-filter_complex") + 1] ?? "";
+    expect(p.clipTags).toEqual({ "~1": "intro shot, take 2", m5: "m5" });
+    expect(g).toMatch(/\[cut\d+\]\[cut\d+\]xfade@m5=transition=dissolve/);
+    expect(g).toMatch(/\[0:v\]setpts@~1=PTS-STARTPTS,fps@~1=25/);
+    expect(g).toMatch(/\[1:v\]setpts@m5=/);
+    // The background and the joins belong to no clip.
+    expect(g).toMatch(/^color=c=0x000000[^@]*\[bg\d+\]/m);
+    expect(g).toMatch(/\]concat=n=3/);
+    // Quoted option values keep their commas.
+    expect(g).toContain("crop@m5=w='min(iw,ih*320/180)'");
+    expect(withoutFilterNames(g)).not.toMatch(/@(m5|~1)/);
   });
 
   it("normalises every branch (fps, format, setsar, time base) and layers tracks bottom to top", () => {
@@ -305,6 +327,9 @@ describe("buildRenderPlan: text", () => {
         code: "FONT_NOT_FOUND",
         clipId: "t1",
         retryable: false,
+        message: expect.stringMatching(
+          /^clip t1: font family "Nope Sans" is neither bundled .* nor uploaded; upload the font/,
+        ),
       });
     }
   });

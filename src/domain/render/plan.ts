@@ -100,6 +100,11 @@ export interface RenderPlan {
   durationSec: number;
   /** The media inputs of `args`, in ffmpeg input-index order: one per clip that reads a source. */
   inputs: PlanInput[];
+  /**
+   * Filter instance tag → clip id: the filters working for one clip are named `filter@tag`
+   * in the graph (and in ffmpeg's messages, `[xfade@tag @ 0x…]`).
+   */
+  clipTags: Record<string, string>;
   warnings: RenderWarning[];
   /** What the output will be. Sizes in pixels, fps as a number. */
   output: {
@@ -248,6 +253,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
               [video ?? background(), placed.label],
               [`overlay=x=${placed.x}:y=${placed.y}:eof_action=pass:format=yuv420:repeatlast=0`],
               "ov",
+              segment.clip?.id,
             );
           }
         } else {
@@ -342,6 +348,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     fonts,
     glyphs,
     durationSec,
+    clipTags: Object.fromEntries(graph.clipTags),
     inputs: [...ctx.inputs]
       .map(([clipId, source]) => ({
         index: source.index,

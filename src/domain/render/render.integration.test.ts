@@ -27,6 +27,7 @@ import {
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline, TransitionType } from "../composition/schema.ts";
 import { TRANSITION_TYPES } from "../composition/schema.ts";
+import { withoutFilterNames } from "./graph.ts";
 import { buildRenderPlan, type RenderPlan } from "./plan.ts";
 import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "./types.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
@@ -657,7 +658,7 @@ describe("render: the opaque base track shortcut", () => {
       output: { format: "mp4" },
       outputPath: "x.mp4",
     });
-    const graph = (p: RenderPlan) => p.args[p.args.indexOf("-filter_complex") + 1] ?? "";
+    const graph = (p: RenderPlan) => withoutFilterNames(p.args[p.args.indexOf("-filter_complex") + 1] ?? "");
     // General: the green track is the base (a solid colour is opaque), the videos overlay it.
     expect(graph(general)).toContain("0x00ff00");
     expect(graph(general).match(/overlay=/g)).toHaveLength(2);

@@ -84,9 +84,16 @@ function joinWindowed(
     if (t > 0) ranges.push([l - t, l]);
     if (ranges.length === 1 && h === 0 && t === 0) return { body: b.label };
     const outs = ranges.map(() => graph.label("part"));
-    graph.chains.push(`[${b.label}]split=${ranges.length}${outs.map((o) => `[${o}]`).join("")}`);
+    const clipId = b.segment.clip?.id;
+    const split = `split${clipId === undefined ? "" : `@${graph.tagOf(clipId)}`}`;
+    graph.chains.push(`[${b.label}]${split}=${ranges.length}${outs.map((o) => `[${o}]`).join("")}`);
     const cut = ranges.map(([from, to], k) =>
-      graph.chain([outs[k] as string], [`trim=start_frame=${from}:end_frame=${to}`, regularPts(rate)], "cut"),
+      graph.chain(
+        [outs[k] as string],
+        [`trim=start_frame=${from}:end_frame=${to}`, regularPts(rate)],
+        "cut",
+        clipId,
+      ),
     );
     let k = 0;
     return {
@@ -108,6 +115,7 @@ function joinWindowed(
             `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(frameToSeconds(-0.5, rate))}`,
           ],
           "xf",
+          b.segment.clip?.id,
         ),
       );
     }
@@ -143,6 +151,7 @@ function joinChained(graph: FilterGraph, built: readonly BuiltSegment[], rate: F
         `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(offset)}`,
       ],
       "xf",
+      segment.clip?.id,
     );
   }
   flush();

@@ -97,11 +97,16 @@ export class RenderError extends Error {
   readonly clipId: string | undefined;
   readonly uploadId: string | undefined;
   readonly retryable: boolean;
+  /**
+   * Further problems found in the same pass (e.g. every missing or unusable source, not only
+   * the first): a render reports this error, a preflight lists it and these.
+   */
+  readonly more: readonly RenderError[];
 
   constructor(
     code: RenderErrorCode,
     message: string,
-    opts: { clipId?: string; uploadId?: string; retryable?: boolean } = {},
+    opts: { clipId?: string; uploadId?: string; retryable?: boolean; more?: readonly RenderError[] } = {},
   ) {
     super(message);
     this.name = "RenderError";
@@ -109,6 +114,7 @@ export class RenderError extends Error {
     this.clipId = opts.clipId;
     this.uploadId = opts.uploadId;
     this.retryable = opts.retryable ?? RETRYABLE.has(code);
+    this.more = opts.more ?? [];
   }
 
   /** The `Render.error` object. */

@@ -175,7 +175,7 @@ export function buildVisualClip(ctx: BranchContext, seg: Segment, opts: { opaque
     ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, picture.pixelFormat),
     ...fadeFilters(clip, seg, ctx.rate),
   ];
-  return ctx.graph.chain(picture.inputs, filters, "clip");
+  return ctx.graph.chain(picture.inputs, filters, "clip", clip.id);
 }
 
 /** A clip's picture at its own size, ready to overlay at `x`,`y` of the canvas (render pixels). */
@@ -216,7 +216,7 @@ export function buildPlacedClip(ctx: BranchContext, seg: Segment, windowStart: n
   // Onto the window's timeline with the same rounding as every other stream (`N` counts this
   // stream's frames), so that overlay pairs each frame with exactly one canvas frame.
   filters.push(`setpts=(N+${streamStart(seg) - windowStart})*${ctx.rate.den}/(${ctx.rate.num}*TB)`);
-  return { label: ctx.graph.chain(picture.inputs, filters, "clip"), x: vx0, y: vy0 };
+  return { label: ctx.graph.chain(picture.inputs, filters, "clip", clip.id), x: vx0, y: vy0 };
 }
 
 /** Size (even pixels) of a box rotated by `degrees`: its bounding box. */

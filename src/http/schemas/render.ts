@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type TSchema, Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
 import { PLACEHOLDER_NAME } from "../../domain/composition/template.ts";
@@ -111,6 +111,79 @@ export const RenderCreate = Type.Object(
   },
 );
 
+/** A problem or warning of a render: a code, a plain-language message and the clip (and upload) it is about. */
+const renderIssue = (extra: Record<string, TSchema> = {}) =>
+  Type.Object({
+    code: Type.String(),
+    message: Type.String({
+      description:
+        "Plain language, starting `clip <clipId>: ` when it is about one clip, with what to change",
+    }),
+    ...extra,
+    clipId: Type.Optional(
+      Type.String({ description: "The clip it is about (the composition's clip id)", examples: ["m3"] }),
+    ),
+    uploadId: Type.Optional(
+      Type.String({
+        description: "The upload that clip reads, when it is about a source file",
+        examples: ["upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"],
+      }),
+    ),
+  });
+
+/** `Render.error`: why a render failed. */
+export const RenderErrorBody = Type.Object(
+  {
+    ...renderIssue({ retryable: Type.Boolean({ description: "Whether the worker retries it" }) }).properties,
+    code: Type.String({
+      description:
+        "`INVALID_COMPOSITION`, `ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED` (a source that cannot be decoded or lacks the picture or sound its clip uses), `FONT_NOT_FOUND`, `FFMPEG_FAILED` (with `clipId` when a clip's step failed; without only for a cause of the whole render, which the message names), `TIMEOUT`, `WORKER_LOST`, `OUTPUT_UPLOAD_FAILED`, `INTERNAL`",
+      examples: ["ASSET_UNSUPPORTED"],
+    }),
+  },
+  {
+    title: "RenderError",
+    description:
+      "Why the render failed. A failure in one clip names it (`clipId`, and `uploadId` when it reads an upload); the message says what went wrong and what to change.",
+    examples: [
+      {
+        code: "ASSET_UNSUPPORTED",
+        message:
+          "clip m3: the image could not be decoded: upload upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C is damaged, truncated or not a supported image file; replace it or remove the clip",
+        retryable: false,
+        clipId: "m3",
+        uploadId: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+      },
+      {
+        code: "FFMPEG_FAILED",
+        message:
+          "clip m5: the radial transition from clip m4 (0.5 s centred on the cut at 3 s) could not be rendered; try another transition type or a shorter duration",
+        retryable: false,
+        clipId: "m5",
+      },
+      {
+        code: "FFMPEG_FAILED",
+        message:
+          "The render failed: the encoder was killed by the system (SIGKILL), which usually means the render machine ran out of memory; render a smaller size or a shorter range, or retry when it is less busy",
+        retryable: false,
+      },
+    ],
+  },
+);
+
+/** A non-fatal problem recorded on a render (`Render.warnings`, `RenderCheck.warnings`). */
+export const RenderWarningBody = Type.Object(
+  {
+    ...renderIssue().properties,
+    code: Type.String({
+      description:
+        "`TRANSITION_HANDLE_MISSING`, `SOURCE_TOO_SHORT`, `GLYPH_MISSING`, `TEXT_LAYERING_FLATTENED`, `SOURCE_DAMAGED`, …",
+      examples: ["SOURCE_DAMAGED"],
+    }),
+  },
+  { title: "RenderWarning" },
+);
+
 /** The Render resource. */
 export const Render = Type.Object(
   {
@@ -147,24 +220,8 @@ export const Render = Type.Object(
         posterUrl: Type.Optional(Type.String()),
       }),
     ]),
-    error: Type.Union([
-      Type.Null(),
-      Type.Object({
-        code: Type.String(),
-        message: Type.String(),
-        retryable: Type.Boolean(),
-        clipId: Type.Optional(Type.String()),
-        uploadId: Type.Optional(Type.String()),
-      }),
-    ]),
-    warnings: Type.Array(
-      Type.Object({
-        code: Type.String({ examples: ["SOURCE_DAMAGED"] }),
-        message: Type.String(),
-        clipId: Type.Optional(Type.String()),
-        uploadId: Type.Optional(Type.String()),
-      }),
-    ),
+    error: Type.Union([Type.Null(), RenderErrorBody]),
+    warnings: Type.Array(RenderWarningBody),
     createdAt: Timestamp(),
     startedAt: Type.Union([Type.Null(), Timestamp()]),
     finishedAt: Type.Union([Type.Null(), Timestamp()]),
@@ -176,3 +233,71 @@ export const Render = Type.Object(
 export const RenderParams = Type.Object({
   jobId: Type.String({ maxLength: 64, examples: ["rnd_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
 });
+
+/** `POST /api/render/check` and `GET /api/compositions/:id/check`: what would stop a render, without rendering. */
+export const RenderCheck = Type.Object(
+  {
+    ok: Type.Boolean({ description: "True when nothing stops the render before the encoder starts" }),
+    problems: Type.Array(RenderErrorBody, {
+      description:
+        "What would fail the render, each as `Render.error` would say it: every missing or unusable source, or the plan's error (e.g. `FONT_NOT_FOUND`). Empty when `ok`.",
+    }),
+    warnings: Type.Array(RenderWarningBody, {
+      description:
+        "What the render would record as warnings before the encoder runs (`TRANSITION_HANDLE_MISSING`, `SOURCE_TOO_SHORT`, `GLYPH_MISSING`, …)",
+    }),
+    output: Type.Union(
+      [
+        Type.Null(),
+        Type.Object({
+          format: Type.String(),
+          width: Type.Optional(Type.Integer({ description: "Pixels" })),
+          height: Type.Optional(Type.Integer({ description: "Pixels" })),
+          fps: Type.Optional(Type.Number({ description: "Frames per second" })),
+          duration: Type.Number({ description: "Seconds (frame-snapped)" }),
+          audio: Type.Boolean(),
+        }),
+      ],
+      { description: "The output as planned; null when there are problems" },
+    ),
+    compositionId: Type.Union([Type.Null(), Type.String()], {
+      description: "The stored composition checked; null for an inline one",
+    }),
+    compositionVersion: Type.Union([Type.Null(), Type.Integer()]),
+  },
+  {
+    title: "RenderCheck",
+    examples: [
+      {
+        ok: false,
+        problems: [
+          {
+            code: "ASSET_NOT_FOUND",
+            message:
+              "clip m3: upload upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C no longer exists; upload the file again and use the new upload",
+            retryable: false,
+            clipId: "m3",
+            uploadId: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+          },
+        ],
+        warnings: [],
+        output: null,
+        compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+        compositionVersion: 4,
+      },
+    ],
+  },
+);
+
+/** `GET /api/compositions/:id/check` query: the output options of the render to check. */
+export const RenderCheckQuery = Type.Object(
+  {
+    format: Type.Optional(RenderOutputOptions.properties.format),
+    width: RenderOutputOptions.properties.width,
+    height: RenderOutputOptions.properties.height,
+    fps: RenderOutputOptions.properties.fps,
+    quality: RenderOutputOptions.properties.quality,
+    frameAt: RenderOutputOptions.properties.frameAt,
+  },
+  { additionalProperties: false },
+);

@@ -54,6 +54,12 @@ export interface RemoteAssetLimits {
   timeoutMs: number;
 }
 
+/** Remote asset limits of renders and preflights: 512 MiB, 5 minutes. */
+export const DEFAULT_REMOTE_LIMITS: RemoteAssetLimits = {
+  maxBytes: 512 * 1024 * 1024,
+  timeoutMs: 5 * 60_000,
+};
+
 /** A local path for a stored object: in place on local disk, else downloaded into `dir`. */
 async function localCopy(store: BlobStore, key: string, dir: string, name: string): Promise<string> {
   const inPlace = store.localPath(key);
@@ -72,7 +78,8 @@ async function localCopy(store: BlobStore, key: string, dir: string, name: strin
  *   clip reads which local file (to name the clip when ffmpeg fails on an input).
  * @throws RenderError `ASSET_NOT_FOUND` (upload gone), `ASSET_FETCH_FAILED` (download refused or
  *   failed; retryable only for network errors and timeouts), `ASSET_UNSUPPORTED` (the remote file
- *   is not media of the clip's type), each with the clip id.
+ *   is not media of the clip's type), each with the clip id: every source is tried, the first
+ *   problem is thrown and the others are in its `more`.
  */
 export async function resolveRenderAssets(input: {
   db: Db;
@@ -95,28 +102,46 @@ export async function resolveRenderAssets(input: {
   const assets = new Map<string, ResolvedAsset>();
   const refsByPath = new Map<string, AssetRef>();
   let remoteCount = 0;
+  const problems: RenderError[] = [];
+  const failed = new Set<string>();
   for (const ref of refs) {
-    if (assets.has(ref.key)) continue;
+    if (assets.has(ref.key) || failed.has(ref.key)) continue;
     input.signal.throwIfAborted();
-    if (ref.uploadId) {
-      const upload = byId.get(ref.uploadId);
-      if (!upload) {
-        throw new RenderError("ASSET_NOT_FOUND", `Upload ${ref.uploadId} no longer exists`, {
-          clipId: ref.clipId,
-          uploadId: ref.uploadId,
-        });
+    try {
+      if (ref.uploadId) {
+        const upload = byId.get(ref.uploadId);
+        if (!upload) {
+          throw new RenderError(
+            "ASSET_NOT_FOUND",
+            `clip ${ref.clipId}: upload ${ref.uploadId} no longer exists; upload the file again and use the new upload`,
+            { clipId: ref.clipId, uploadId: ref.uploadId },
+          );
+        }
+        const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
+        const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
+        if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
+        assets.set(ref.key, resolved);
+        refsByPath.set(file, ref);
+      } else if (ref.src) {
+        remoteCount += 1;
+        const file = path.join(workDir, `remote-${remoteCount}`);
+        assets.set(ref.key, await fetchRemote(ref, file, input.remote, input.signal));
+        refsByPath.set(file, ref);
       }
-      const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
-      const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
-      if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
-      assets.set(ref.key, resolved);
-      refsByPath.set(file, ref);
-    } else if (ref.src) {
-      remoteCount += 1;
-      const file = path.join(workDir, `remote-${remoteCount}`);
-      assets.set(ref.key, await fetchRemote(ref, file, input.remote, input.signal));
-      refsByPath.set(file, ref);
+    } catch (err) {
+      if (!(err instanceof RenderError)) throw err;
+      problems.push(err);
+      failed.add(ref.key);
     }
+  }
+  const [first, ...more] = problems;
+  if (first) {
+    throw new RenderError(first.code, first.message, {
+      ...(first.clipId ? { clipId: first.clipId } : {}),
+      ...(first.uploadId ? { uploadId: first.uploadId } : {}),
+      retryable: first.retryable,
+      more,
+    });
   }
 
   const fontRows = await listFontUploads(db, input.userId, MAX_UPLOADED_FONTS);
@@ -145,7 +170,7 @@ async function fetchRemote(
     if (err instanceof RemoteAssetError) {
       throw new RenderError(
         "ASSET_FETCH_FAILED",
-        `Fetching the asset of clip ${ref.clipId} from ${host} failed: ${err.message}`,
+        `clip ${ref.clipId}: fetching its file from ${host} failed: ${err.message}`,
         {
           clipId: ref.clipId,
           retryable: err.retryable,
@@ -155,7 +180,7 @@ async function fetchRemote(
     throw err;
   }
   const unsupported = (why: string) =>
-    new RenderError("ASSET_UNSUPPORTED", `The asset of clip ${ref.clipId} from ${host} ${why}`, {
+    new RenderError("ASSET_UNSUPPORTED", `clip ${ref.clipId}: the file from ${host} ${why}`, {
       clipId: ref.clipId,
     });
   const handle = await open(file, "r");
@@ -204,49 +229,3 @@ function safeHost(src: string): string {
     return "an invalid URL";
   }
 }
-
-/** `Render.error.message` of an ffmpeg failure no source is blamed for. */
-export const RENDER_FAILED_MESSAGE = "The encoder could not render this composition";
-
-/**
- * Names the source behind an ffmpeg failure: the input whose path ffmpeg's error mentions, or
- * the first input that no longer probes as media (damaged or truncated footage).
- *
- * @param stderr - ffmpeg's last stderr lines (only searched for input paths, never quoted).
- * @returns a typed error with the clip (and upload) id and a plain message: `ASSET_UNSUPPORTED`
- *   when the source cannot be read, `FFMPEG_FAILED` naming the clip whose input ffmpeg
- *   complained about; `null` when no source is to blame.
- */
-export async function blameInput(
-  stderr: string,
-  refsByPath: ReadonlyMap<string, AssetRef>,
-): Promise<RenderError | null> {
-  const mentioned = [...refsByPath.entries()].filter(([file]) => stderr.includes(file));
-  const suspects = mentioned.length > 0 ? mentioned : [...refsByPath.entries()];
-  for (const [file, ref] of suspects) {
-    if (ref.assetType === "caption") continue;
-    const unreadable = await probeMedia(file, { timeoutMs: 10_000 }).then(
-      () => false,
-      (err: unknown) => err instanceof MediaProbeError,
-    );
-    if (unreadable) {
-      return new RenderError(
-        "ASSET_UNSUPPORTED",
-        `The source of clip ${ref.clipId} cannot be read: the file is damaged, truncated or not supported`,
-        idsOf(ref),
-      );
-    }
-  }
-  const first = mentioned[0];
-  if (!first) return null;
-  return new RenderError(
-    "FFMPEG_FAILED",
-    `${RENDER_FAILED_MESSAGE}: reading the source of clip ${first[1].clipId} failed`,
-    idsOf(first[1]),
-  );
-}
-
-const idsOf = (ref: AssetRef) => ({
-  clipId: ref.clipId,
-  ...(ref.uploadId ? { uploadId: ref.uploadId } : {}),
-});

@@ -7,7 +7,6 @@ import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import { buildRenderPlan, writePlanFiles } from "../../domain/render/index.ts";
 import { FORMAT_MIME } from "../../domain/render/outputs.ts";
 import { RenderError, type RenderOutput } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
@@ -15,14 +14,11 @@ import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
-import {
-  blameInput,
-  RENDER_FAILED_MESSAGE,
-  type RemoteAssetLimits,
-  resolveRenderAssets,
-} from "./render-assets.ts";
+import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
+import { explainRenderFailure } from "./render-failure.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { prepareRender } from "./render-prepare.ts";
 import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
 /**
@@ -56,7 +52,8 @@ async function sha256File(file: string): Promise<string> {
 
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
- * and the caller's fonts to local files (`resolveRenderAssets`), build the ffmpeg plan, run ffmpeg (one process, one filtergraph)
+ * and the caller's fonts to local files and build the ffmpeg plan (`prepareRender`, which the
+ * preflight runs too), run ffmpeg (one process, one filtergraph)
  * with progress, then name the sources ffmpeg found damaged or truncated (`SOURCE_DAMAGED`
  * warnings, see `damagedSourceWarnings`), probe the output, make a poster, hash it and store it under
  * `renders/<renderId>/`. The working directory and any stored object are removed when the
@@ -66,9 +63,11 @@ async function sha256File(file: string): Promise<string> {
  * @param opts.stallTimeoutMs - ffmpeg without progress this long fails with `TIMEOUT`.
  * @param opts.remote - size (bytes) and time (ms) limits of remote asset downloads
  *   (default 512 MiB, 5 minutes).
- * When ffmpeg fails, the source it failed on is named (`clipId`, `uploadId`): `ASSET_UNSUPPORTED`
- * when that file no longer reads as media, else `FFMPEG_FAILED`. `Render.error.message` is plain
- * language: ffmpeg's messages, command line and paths are logged, never shown to the caller.
+ * When ffmpeg fails, the clip (and upload) it failed on is named with the cause
+ * (`explainRenderFailure`): `ASSET_UNSUPPORTED` for a source that cannot be decoded, else
+ * `FFMPEG_FAILED`, without a clip only for a cause of the whole render, which it names.
+ * `Render.error.message` is plain language: ffmpeg's messages, command line and paths are
+ * logged, never shown to the caller.
  */
 export function createRenderPipeline(opts: {
   db: Db;
@@ -79,7 +78,7 @@ export function createRenderPipeline(opts: {
   remote?: RemoteAssetLimits;
 }): RenderPipeline {
   const { db, store } = opts;
-  const remote = opts.remote ?? { maxBytes: 512 * 1024 * 1024, timeoutMs: 5 * 60_000 };
+  const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
@@ -96,33 +95,19 @@ export function createRenderPipeline(opts: {
       const doc = render.composition;
       const options = render.options;
 
-      // Preparing: resolve assets.
-      const {
-        assets,
-        fonts: uploadedFonts,
-        refsByPath,
-      } = await resolveRenderAssets({
+      // Preparing: resolve assets, plan, write the plan's files.
+      const { plan, refsByPath, warnings, outputFile } = await prepareRender({
         db,
         store,
         userId: render.userId,
-        doc,
+        composition: doc,
+        options,
         workDir,
         remote,
         signal: hooks.signal,
-      });
-      hooks.signal.throwIfAborted();
-
-      const outputFile = `output.${options.format}`;
-      const plan = buildRenderPlan({
-        composition: doc,
-        assets,
-        output: options,
-        outputPath: outputFile,
-        uploadedFonts,
         decoderThreads: DECODER_THREADS,
       });
-      for (const w of plan.warnings) hooks.warn(w);
-      for (const w of await writePlanFiles(plan, workDir)) hooks.warn(w);
+      for (const w of warnings) hooks.warn(w);
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
 
       // Rendering: one ffmpeg process.
@@ -162,13 +147,10 @@ export function createRenderPipeline(opts: {
           if (err.code === "TIMEOUT") {
             throw new RenderError(
               "TIMEOUT",
-              `The render made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped`,
+              `The render failed: the encoder made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped; retry, or render a shorter range to find the part that stalls`,
             );
           }
-          throw (
-            (await blameInput(err.stderrTail, refsByPath)) ??
-            new RenderError("FFMPEG_FAILED", RENDER_FAILED_MESSAGE)
-          );
+          throw await explainRenderFailure(err, { plan, composition: doc, refsByPath });
         }
         throw err;
       }

@@ -1,0 +1,104 @@
+import { decodeTime, isValid, ulid } from "ulid";
+import type { Db } from "../../db/client.ts";
+import type { Timeline } from "../../domain/composition/schema.ts";
+import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../../domain/render/index.ts";
+import type { RenderOutputOptions, RenderWarning } from "../../domain/render/types.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
+import { attemptWorkDirPrefix, type WorkDirOwner } from "./work-dir-sweep.ts";
+
+/** A render ready for ffmpeg: its plan, its files written into the work directory. */
+export interface PreparedRender {
+  plan: RenderPlan;
+  /** Which clip (and upload) each local source file is, to name the clip when ffmpeg fails. */
+  refsByPath: Map<string, AssetRef>;
+  /** The plan's warnings and the written files' (`GLYPH_MISSING`), in that order. */
+  warnings: RenderWarning[];
+  /** The output file, relative to the work directory. */
+  outputFile: string;
+}
+
+/**
+ * Everything a render does before ffmpeg starts, shared by the render job and the preflight
+ * (`POST /api/render` with `dryRun`): resolve the composition's uploads, remote (`src`) assets
+ * and the caller's fonts to local files (`resolveRenderAssets`: missing uploads, refused or
+ * failed downloads, remote files that are not media), build the ffmpeg plan (`buildRenderPlan`:
+ * fonts, range; warnings such as `TRANSITION_HANDLE_MISSING`, `SOURCE_TOO_SHORT`) and write its
+ * files into `workDir` (`writePlanFiles`: `GLYPH_MISSING` warnings).
+ *
+ * @param input.workDir - the attempt's (or preflight's) working directory; the caller removes it.
+ * @param input.decoderThreads - `-threads` of each video input's decoder.
+ * @throws RenderError the first problem, with the other source problems in its `more`
+ *   (`ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND`,
+ *   `INVALID_COMPOSITION`); aborts with `signal`.
+ */
+export async function prepareRender(input: {
+  db: Db;
+  store: BlobStore;
+  userId: string;
+  composition: Timeline;
+  options: RenderOutputOptions;
+  workDir: string;
+  remote: RemoteAssetLimits;
+  signal: AbortSignal;
+  decoderThreads?: number;
+}): Promise<PreparedRender> {
+  const { assets, fonts, refsByPath } = await resolveRenderAssets({
+    db: input.db,
+    store: input.store,
+    userId: input.userId,
+    doc: input.composition,
+    workDir: input.workDir,
+    remote: input.remote,
+    signal: input.signal,
+  });
+  input.signal.throwIfAborted();
+  const outputFile = `output.${input.options.format}`;
+  const plan = buildRenderPlan({
+    composition: input.composition,
+    assets,
+    output: input.options,
+    outputPath: outputFile,
+    uploadedFonts: fonts,
+    ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+  });
+  const written = await writePlanFiles(plan, input.workDir);
+  return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+}
+
+/** A preflight lasts minutes (its downloads are time-limited); one whose directory is older was left by a process that died. */
+const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
+
+/**
+ * The name prefix of a new preflight's scratch directory under `WORK_DIR`: `pfl_<ULID>-a1-`
+ * (`mkdtemp` adds the random part), so that the work-directory sweep can tell its age.
+ */
+export function preflightWorkDirPrefix(): string {
+  return attemptWorkDirPrefix(`pfl_${ulid()}`, 1);
+}
+
+/**
+ * Preflight scratch directories for the work-directory sweep: a preflight removes its own
+ * directory when it ends, so one whose ULID is over an hour old was left behind by an API
+ * process that died mid-check and is removed.
+ *
+ * @param now - the current time (tests pass a later one).
+ */
+export function preflightWorkDirs(now: () => Date = () => new Date()): WorkDirOwner {
+  return {
+    idPrefix: "pfl",
+    async readAttempts(ids) {
+      const rows = new Map<string, { attempt: number; ended: boolean }>();
+      for (const id of ids) {
+        const time = id.slice("pfl_".length);
+        // A name this code did not make is left alone.
+        if (!isValid(time)) {
+          rows.set(id, { attempt: 1, ended: false });
+          continue;
+        }
+        rows.set(id, { attempt: 1, ended: now().getTime() - decodeTime(time) > PREFLIGHT_MAX_AGE_MS });
+      }
+      return rows;
+    },
+  };
+}

@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
   registerLingeringClose(app, { lingerMs: 5000 });
-  if (config.metricsEnabled) registerMetrics(app);
+  if (config.metricsEnabled) registerMetrics(app, { sql: database.sql });
   await app.register(cookie);
   registerAuth(app, {
     db: database.hotDb,

@@ -37,8 +37,9 @@ export function buildWorkerServer(deps: {
   logger: Logger;
   stopping?: () => boolean;
 }): App {
+  // Probes and scrapes come every few seconds: only warnings and errors are logged.
   const app = Fastify({
-    loggerInstance: deps.logger,
+    loggerInstance: deps.logger.child({ role: "worker-http" }, { level: "warn" }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   registerMetrics(app, { sql: deps.database.sql });
   app.get("/healthz", async (_request, reply): Promise<WorkerHealth> => {

@@ -86,6 +86,17 @@ describe("worker health and metrics", () => {
     expect(after).toContain("process_cpu_seconds_total");
     expect(sample(after, 'cutroom_queue_active{kind="render"}')).toBe(0);
 
+    // A generation (offline placeholder, run by the worker) is counted by outcome.
+    const generated = await api.json("POST", "/api/v1/generate/image", { prompt: "a boat", seed: 1 });
+    expect(generated.status, JSON.stringify(generated.body)).toBe(201);
+    const withGeneration = await scrape(workerBase);
+    expect(
+      sample(withGeneration, 'cutroom_generations_total{outcome="succeeded",code=""}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(withGeneration, 'cutroom_job_duration_seconds_count{kind="generation",outcome="succeeded"}'),
+    ).toBeGreaterThanOrEqual(1);
+
     // The API role exports the same process and queue metrics, plus its request durations.
     const apiMetrics = await (await fetch(`${apiBase}/metrics`)).text();
     expect(sample(apiMetrics, 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}')).toBe(

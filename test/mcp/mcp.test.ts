@@ -242,5 +242,28 @@ describe("MCP server at /mcp", () => {
     });
     const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${ownerKey}` } });
     expect(get.status).toBe(405);
+
+    // A tool call counts one call against the quota, like its REST request: not two.
+    const toolCall = async (id: number) => {
+      const r = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${ownerKey}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "create_project", arguments: { body: { name: `counted ${id}` } } },
+        }),
+      });
+      const answer = await r.json();
+      expect(answer.result.isError).toBeUndefined();
+      return Number(r.headers.get("x-ratelimit-remaining"));
+    };
+    const first = await toolCall(2);
+    expect(await toolCall(3)).toBe(first - 1);
   });
 });

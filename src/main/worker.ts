@@ -14,7 +14,6 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
-  const stop = await startWorker(runtime);
   let stopping = false;
   const server =
     config.workerPort === 0
@@ -25,7 +24,9 @@ async function main(): Promise<void> {
           logger,
           stopping: () => stopping,
         });
+  // Listening first: a port in use stops the worker before it takes any job.
   await server?.listen({ port: config.workerPort, host: config.host });
+  const stop = await startWorker(runtime);
   logger.info(
     {
       concurrency: config.workerConcurrency,

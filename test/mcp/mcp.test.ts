@@ -259,7 +259,7 @@ describe("MCP server at /mcp", () => {
           params: { name: "create_project", arguments: { body: { name: `counted ${id}` } } },
         }),
       });
-      const answer = await r.json();
+      const answer = (await r.json()) as { result: { isError?: boolean } };
       expect(answer.result.isError).toBeUndefined();
       return Number(r.headers.get("x-ratelimit-remaining"));
     };

@@ -73,8 +73,8 @@ const lent = new Map<string, AuthContext>();
  * Lends an authenticated request's identity to the requests the server makes on its behalf
  * through `app.inject` (MCP tool calls): a request carrying the returned token in
  * {@link ON_BEHALF_HEADER} is that caller, with the same key scopes, and is not counted again
- * (the outer request was). The token is 32 random bytes, lives only in this process and only
- * until `release`; an unknown token is refused like an invalid key.
+ * (the outer request was); console-only routes refuse it. The token is 32 random bytes, lives
+ * only in this process and only until `release`; an unknown token is refused like an invalid key.
  */
 export function lendAuth(auth: AuthContext): { token: string; release(): void } {
   const token = randomBytes(32).toString("base64url");
@@ -198,6 +198,7 @@ export function registerAuth(
     if (onBehalf !== undefined) {
       const auth = typeof onBehalf === "string" ? lent.get(onBehalf) : undefined;
       if (!auth) throw new AppError("unauthorized", INVALID_KEY);
+      if (config.consoleOnly) throw new AppError("forbidden", "This operation needs a console session");
       request.auth = auth;
       if (config.scope && auth.key && !hasScope(auth.key.scopes, config.scope)) {
         throw insufficientScope(config.scope);

@@ -13,7 +13,7 @@ import { createJobQueues, defineJob } from "../../src/jobs/registry.ts";
 import { createLogger } from "../../src/logger.ts";
 import { registerQueueMetrics } from "../../src/metrics/queue-metrics.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { client, tinyCanvas } from "../renders/helpers.ts";
+import { client, tinyCanvas, waitFor } from "../renders/helpers.ts";
 
 // A worker (in-process, beside a test API that sends it jobs) with its own health and metrics server.
 let t: TestApp;
@@ -75,27 +75,32 @@ describe("worker health and metrics", () => {
     const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 60_000 })).at(-1);
     expect(end?.status, JSON.stringify(end?.error)).toBe("succeeded");
 
-    const after = await scrape(workerBase);
-    expect(sample(after, 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}')).toBe(
-      rendersBefore + 1,
-    );
+    // The job's duration is recorded once its handler returns, just after the render's final
+    // write, and the job stops being active after that: wait for the scrape that shows both.
+    const rendered = 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}';
+    const after = await waitFor(async () => {
+      const text = await scrape(workerBase);
+      return sample(text, rendered) === rendersBefore + 1 &&
+        sample(text, 'cutroom_queue_active{kind="render"}') === 0
+        ? text
+        : null;
+    }, 30_000);
     expect(
       sample(after, 'cutroom_render_seconds_per_timeline_second_count{format="mp4"}'),
     ).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'cutroom_render_seconds_per_timeline_second_sum{format="mp4"}')).toBeGreaterThan(0);
     expect(after).toContain("process_cpu_seconds_total");
-    expect(sample(after, 'cutroom_queue_active{kind="render"}')).toBe(0);
 
     // A generation (offline placeholder, run by the worker) is counted by outcome.
     const generated = await api.json("POST", "/api/v1/generate/image", { prompt: "a boat", seed: 1 });
     expect(generated.status, JSON.stringify(generated.body)).toBe(201);
-    const withGeneration = await scrape(workerBase);
-    expect(
-      sample(withGeneration, 'cutroom_generations_total{outcome="succeeded",code=""}'),
-    ).toBeGreaterThanOrEqual(1);
-    expect(
-      sample(withGeneration, 'cutroom_job_duration_seconds_count{kind="generation",outcome="succeeded"}'),
-    ).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => {
+      const text = await scrape(workerBase);
+      return (
+        (sample(text, 'cutroom_generations_total{outcome="succeeded",code=""}') ?? 0) >= 1 &&
+        (sample(text, 'cutroom_job_duration_seconds_count{kind="generation",outcome="succeeded"}') ?? 0) >= 1
+      );
+    }, 30_000);
 
     // The API role exports the same process and queue metrics, plus its request durations.
     const apiMetrics = await (await fetch(`${apiBase}/metrics`)).text();

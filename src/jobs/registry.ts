@@ -51,7 +51,7 @@ export interface JobHandler<P extends object> {
    * outcome label of `cutroom_job_duration_seconds`). Throwing fails the job (pg-boss retries
    * it within the policy).
    */
-  run(data: P, job: { id: string; retryCount: number }): Promise<string | undefined | void>;
+  run(data: P, job: { id: string; retryCount: number }): Promise<string | undefined>;
   /** Runs for a job whose retries ran out (required when the policy has a dead letter). */
   deadLetter?(data: P): Promise<void>;
   /** Jobs of this kind run at once in this process (default 1). */
@@ -129,7 +129,7 @@ export function checkJobHandlers(
  * Runs `work` and records its duration on `cutroom_job_duration_seconds` under `kind` and the
  * outcome it resolves with (`completed` when none, `error` when it throws).
  */
-async function timed(kind: string, work: () => Promise<string | undefined | void>): Promise<void> {
+async function timed(kind: string, work: () => Promise<string | undefined>): Promise<void> {
   const end = jobDuration.startTimer({ kind });
   let outcome = "error";
   try {

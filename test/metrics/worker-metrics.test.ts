@@ -14,6 +14,7 @@ import { createLogger } from "../../src/logger.ts";
 import { registerQueueMetrics } from "../../src/metrics/queue-metrics.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, tinyCanvas, waitFor } from "../renders/helpers.ts";
+import { startReceiver } from "../webhooks/receiver.ts";
 
 // A worker (in-process, beside a test API that sends it jobs) with its own health and metrics server.
 let t: TestApp;
@@ -21,9 +22,11 @@ let worker: App;
 let workerBase: string;
 let apiBase: string;
 let stopping = false;
+let rx: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  t = await startTestApp({ worker: true, env: { METRICS_ENABLED: "true" } });
+  rx = await startReceiver();
+  t = await startTestApp({ worker: true, env: { METRICS_ENABLED: "true", WEBHOOK_ALLOW_PRIVATE: "true" } });
   worker = buildWorkerServer({
     database: t.database,
     queue: t.runtime.queue,
@@ -36,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   await t?.close();
+  await rx?.close();
 });
 
 /** The value of one sample line of a Prometheus text exposition, or undefined when absent. */
@@ -62,6 +66,11 @@ describe("worker health and metrics", () => {
     }
 
     const api = client(apiBase, (await t.createAccount()).key);
+    const endpoint = await api.json("POST", "/api/v1/webhooks", {
+      url: rx.url("/hook"),
+      events: ["render.succeeded"],
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     const started = await api.startRender({
       composition: {
         name: "metrics",
@@ -101,6 +110,16 @@ describe("worker health and metrics", () => {
         (sample(text, 'cutroom_job_duration_seconds_count{kind="generation",outcome="succeeded"}') ?? 0) >= 1
       );
     }, 30_000);
+
+    // The render's webhook is delivered by the worker and counted by outcome.
+    await waitFor(async () => {
+      const text = await scrape(workerBase);
+      return (
+        sample(text, 'cutroom_webhook_tries_total{outcome="succeeded"}') === 1 &&
+        sample(text, 'cutroom_job_duration_seconds_count{kind="webhook_delivery",outcome="succeeded"}') === 1
+      );
+    }, 30_000);
+    expect(rx.at("/hook")).toHaveLength(1);
 
     // The API role exports the same process and queue metrics, plus its request durations.
     const apiMetrics = await (await fetch(`${apiBase}/metrics`)).text();

@@ -12,6 +12,7 @@ import { createGenerationService } from "./domain/assistant/generation-service.t
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
+import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
@@ -118,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
   registerLingeringClose(app, { lingerMs: 5000 });
-  if (config.metricsEnabled) registerMetrics(app);
+  if (config.metricsEnabled) registerMetrics(app, { sql: database.sql });
   await app.register(cookie);
   registerAuth(app, {
     db: database.hotDb,
@@ -135,6 +136,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const enqueue = createEnqueue(queue);
   const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: ttl, clock });
   const allowPrivate = config.webhooks.allowPrivate;
+  // Before the routes: its tools are routes, collected as they are registered.
+  registerMcp(app, { db, clock, renderLimits: config.renderLimits, version: deps.version ?? "0.1.0" });
   registerHealth(app, { database });
   registerMe(app, { db });
   registerConsoleAuthRoutes(app, { db, clock, config });

@@ -51,6 +51,8 @@ export interface Config {
   workerInProcess: boolean;
   /** Concurrent jobs per worker process. */
   workerConcurrency: number;
+  /** Port of the worker role's `/healthz` and `/metrics` (on HOST); 0 = no server. */
+  workerPort: number;
   /** Render cost limits and per-account render allowances. */
   renderLimits: RenderLimits;
   /** ffmpeg without progress this long fails the render with TIMEOUT, seconds. */
@@ -283,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     storage,
     workerInProcess: bool("WORKER_IN_PROCESS", true),
     workerConcurrency: int("WORKER_CONCURRENCY", 1, 1, 64),
+    workerPort: int("WORKER_PORT", 9464, 0, 65535),
     renderLimits: {
       maxWidth: int("RENDER_MAX_WIDTH", 3840, 16, 4096),
       maxHeight: int("RENDER_MAX_HEIGHT", 3840, 16, 4096),

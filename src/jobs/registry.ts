@@ -4,6 +4,7 @@
  * start-up fails when a queue has none.
  */
 import type { Job, PgBoss } from "pg-boss";
+import { jobDuration } from "../metrics/process-metrics.ts";
 
 /** Retry, heartbeat, dead-letter and expiry policy of a job kind's queue. */
 export interface JobPolicy {
@@ -45,8 +46,12 @@ export function deadLetterQueue(def: JobDefinition<object>): string | undefined 
 
 /** How one process works one job kind. */
 export interface JobHandler<P extends object> {
-  /** Runs one attempt. Throwing fails the job (pg-boss retries it within the policy). */
-  run(data: P, job: { id: string; retryCount: number }): Promise<void>;
+  /**
+   * Runs one attempt; may resolve with what happened (a short word such as `succeeded`, the
+   * outcome label of `cutroom_job_duration_seconds`). Throwing fails the job (pg-boss retries
+   * it within the policy).
+   */
+  run(data: P, job: { id: string; retryCount: number }): Promise<string | undefined>;
   /** Runs for a job whose retries ran out (required when the policy has a dead letter). */
   deadLetter?(data: P): Promise<void>;
   /** Jobs of this kind run at once in this process (default 1). */
@@ -121,8 +126,24 @@ export function checkJobHandlers(
 }
 
 /**
+ * Runs `work` and records its duration on `cutroom_job_duration_seconds` under `kind` and the
+ * outcome it resolves with (`completed` when none, `error` when it throws).
+ */
+async function timed(kind: string, work: () => Promise<string | undefined>): Promise<void> {
+  const end = jobDuration.startTimer({ kind });
+  let outcome = "error";
+  try {
+    outcome = (await work()) || "completed";
+  } finally {
+    end({ outcome });
+  }
+}
+
+/**
  * Checks the handlers ({@link checkJobHandlers}) and makes this process work every job kind
- * of `defs` (one job per handler call) and every dead-letter queue.
+ * of `defs` (one job per handler call) and every dead-letter queue. Every attempt is timed
+ * on `cutroom_job_duration_seconds` by kind (queue name) and outcome; a dead-letter handler
+ * run counts as outcome `dead_letter` of its kind.
  *
  * @returns a function that stops taking jobs and waits for running ones (graceful shutdown).
  * @throws Error when a queue has no handler.
@@ -147,7 +168,8 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
         notifyPollingIntervalSeconds: polling,
       },
       async ([job]: Job<object>[]) => {
-        if (job) await handler.run(job.data, { id: job.id, retryCount: job.retryCount });
+        if (job)
+          await timed(def.name, () => handler.run(job.data, { id: job.id, retryCount: job.retryCount }));
       },
     );
     queues.push(def.name);
@@ -155,7 +177,11 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
     const onDead = handler.deadLetter;
     if (dead && onDead) {
       await boss.work<object>(dead, { pollingIntervalSeconds: 2 }, async ([job]: Job<object>[]) => {
-        if (job) await onDead(job.data);
+        if (job)
+          await timed(def.name, async () => {
+            await onDead(job.data);
+            return "dead_letter";
+          });
       });
       queues.push(dead);
     }

@@ -1,23 +1,40 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
+import { buildWorkerServer } from "../http/worker-server.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
 /**
- * Worker process entry point (scale-out role): takes render jobs from the shared queue.
- * SIGTERM stops taking jobs and lets running ones finish (or be retried elsewhere).
+ * Worker process entry point (scale-out role): takes jobs from the shared queue and serves
+ * `/healthz` and `/metrics` on HOST:WORKER_PORT (unless WORKER_PORT=0). SIGTERM makes it
+ * unready, stops taking jobs and lets running ones finish (or be retried elsewhere).
  */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
+  let stopping = false;
+  const server =
+    config.workerPort === 0
+      ? null
+      : buildWorkerServer({
+          database: runtime.database,
+          queue: runtime.queue,
+          logger,
+          stopping: () => stopping,
+        });
+  // Listening first: a port in use stops the worker before it takes any job.
+  await server?.listen({ port: config.workerPort, host: config.host });
   const stop = await startWorker(runtime);
   logger.info(
-    { concurrency: config.workerConcurrency, driver: runtime.database.driver },
+    {
+      concurrency: config.workerConcurrency,
+      driver: runtime.database.driver,
+      ...(server ? { health: `http://${config.host}:${config.workerPort}/healthz` } : {}),
+    },
     "cutroom worker ready",
   );
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -25,6 +42,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 60_000);
     force.unref();
     await stop();
+    await server?.close();
     // Closes the queue and the database it opened (closing the pool twice throws).
     await runtime.close();
     process.exit(0);

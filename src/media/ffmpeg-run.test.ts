@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/fixtures/render/media.ts";
+import { ffmpegFailures } from "../metrics/process-metrics.ts";
 import { FfmpegError, type FfmpegProgress, runFfmpeg } from "./ffmpeg-run.ts";
 
 let dir = "";
@@ -97,7 +98,10 @@ describe("runFfmpeg", () => {
     expect(ffmpegPids("stall.fifo")).toEqual([]);
   });
 
-  it("fails with FFMPEG_FAILED and the stderr tail on a broken input", async () => {
+  it("fails with FFMPEG_FAILED and the stderr tail on a broken input, and counts the failure", async () => {
+    const failures = async () =>
+      (await ffmpegFailures.get()).values.find((v) => v.labels.code === "FFMPEG_FAILED")?.value ?? 0;
+    const before = await failures();
     const broken = join(dir, "broken.mp4");
     await writeFile(broken, Buffer.from("this is not a video file at all"));
     const error = (await runFfmpeg({
@@ -108,6 +112,7 @@ describe("runFfmpeg", () => {
     expect(error.code).toBe("FFMPEG_FAILED");
     expect(error.stderrTail).toMatch(/Invalid data|broken\.mp4/);
     expect(error.message).toContain("ffmpeg exited with");
+    expect(await failures()).toBe(before + 1);
   });
 
   it("hands every stderr line, whole and trimmed, to onStderrLine", async () => {

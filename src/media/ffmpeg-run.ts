@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { ffmpegFailures } from "../metrics/process-metrics.ts";
 
 /** Progress of a running ffmpeg, from `-progress pipe:1`. */
 export interface FfmpegProgress {
@@ -75,13 +76,21 @@ const TAIL_BYTES = 4096;
 /**
  * Runs ffmpeg once and resolves when it exits with 0. Parses `-progress pipe:1` key=value
  * blocks (`out_time_us`, `speed`, `frame`) into a monotonic ratio with speed and ETA. Settles
- * only after the process has exited, so when it rejects no ffmpeg is left running.
+ * only after the process has exited, so when it rejects no ffmpeg is left running. Failures are
+ * counted on `cutroom_ffmpeg_failures_total` by code.
  *
  * @throws FfmpegError `ABORTED` when `signal` aborts (also if already aborted), `TIMEOUT` when
  *   no progress for `stallTimeoutMs`, `FFMPEG_FAILED` on a non-zero exit or a spawn error
  *   (message and `stderrTail` carry ffmpeg's last stderr lines).
  */
 export function runFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
+  return spawnFfmpeg(options).catch((err: unknown) => {
+    if (err instanceof FfmpegError) ffmpegFailures.inc({ code: err.code });
+    throw err;
+  });
+}
+
+function spawnFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
   const stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
   const killGraceMs = options.killGraceMs ?? 1_000;
   const started = Date.now();

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type {} from "@fastify/cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../clock.ts";
@@ -19,7 +19,7 @@ import {
   secondsUntilReset,
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
-import type { App } from "../types.ts";
+import type { App, AuthContext } from "../types.ts";
 import { createAuthBatcher } from "./auth-batcher.ts";
 
 const INVALID_KEY = "Invalid or revoked API key";
@@ -59,6 +59,27 @@ function rateLimited(now: Date, what: string): AppError {
   return new AppError("rate_limited", `${what} daily quota is used up; it resets at midnight UTC`, {
     headers: { "Retry-After": String(retry) },
   });
+}
+
+function insufficientScope(needed: string): AppError {
+  return new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
+}
+
+/** Header of a request the server makes on a caller's behalf (see {@link lendAuth}). */
+export const ON_BEHALF_HEADER = "x-cutroom-on-behalf";
+const lent = new Map<string, AuthContext>();
+
+/**
+ * Lends an authenticated request's identity to the requests the server makes on its behalf
+ * through `app.inject` (MCP tool calls): a request carrying the returned token in
+ * {@link ON_BEHALF_HEADER} is that caller, with the same key scopes, and is not counted again
+ * (the outer request was); console-only routes refuse it. The token is 32 random bytes, lives
+ * only in this process and only until `release`; an unknown token is refused like an invalid key.
+ */
+export function lendAuth(auth: AuthContext): { token: string; release(): void } {
+  const token = randomBytes(32).toString("base64url");
+  lent.set(token, auth);
+  return { token, release: () => lent.delete(token) };
 }
 
 /**
@@ -173,6 +194,17 @@ export function registerAuth(
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config;
     if (config.uncounted) return;
+    const onBehalf = request.headers[ON_BEHALF_HEADER];
+    if (onBehalf !== undefined) {
+      const auth = typeof onBehalf === "string" ? lent.get(onBehalf) : undefined;
+      if (!auth) throw new AppError("unauthorized", INVALID_KEY);
+      if (config.consoleOnly) throw new AppError("forbidden", "This operation needs a console session");
+      request.auth = auth;
+      if (config.scope && auth.key && !hasScope(auth.key.scopes, config.scope)) {
+        throw insufficientScope(config.scope);
+      }
+      return;
+    }
     const now = deps.clock.now();
     if (config.public) {
       await countAnonymous(request, reply, now, {
@@ -227,7 +259,7 @@ export function registerAuth(
     };
     const needed = config.scope;
     if (needed && !hasScope(found.key.scopes, needed)) {
-      throw new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
+      throw insufficientScope(needed);
     }
   });
 }

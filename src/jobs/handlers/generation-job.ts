@@ -21,6 +21,7 @@ import { GenerationError } from "../../domain/generation/errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "../../domain/generation/pipeline.ts";
 import { announceSettled } from "../../domain/generation/settled.ts";
 import type { WebhookEvents } from "../../domain/webhooks/events.ts";
+import { generationOutcomes } from "../../metrics/process-metrics.ts";
 import {
   type AttemptControl,
   type AttemptOutcome,
@@ -62,7 +63,8 @@ async function endGenerationWithEvent(
  * The generations table as a {@link ResourceLifecycle}. A generation has no `cancelling` state:
  * `DELETE` makes it `cancelled` at once (and cancels the vendor request), so a running attempt
  * reads `cancelled` as "being cancelled" and its final `cancelled` write is already done. Every
- * final write wakes the API's waiters in every process (`announceSettled`).
+ * final write wakes the API's waiters in every process (`announceSettled`) and is counted on
+ * `cutroom_generations_total`.
  */
 export function generationLifecycle(deps: {
   db: Db;
@@ -93,9 +95,10 @@ export function generationLifecycle(deps: {
       if (end.status === "cancelled") {
         const ok = (await readControl(id, attempt)) === "cancelling";
         if (ok) await announceSettled(db, id);
+        if (ok) generationOutcomes.inc({ outcome: "cancelled", code: "" });
         return ok;
       }
-      return endGenerationWithEvent(db, deps.events, id, (tx) =>
+      const ok = await endGenerationWithEvent(db, deps.events, id, (tx) =>
         updateGenerationFenced(tx, {
           id,
           attempt,
@@ -117,16 +120,21 @@ export function generationLifecycle(deps: {
                 },
         }),
       );
+      if (ok)
+        generationOutcomes.inc({ outcome: end.status, code: end.status === "failed" ? end.error.code : "" });
+      return ok;
     },
     async abandon(id, error) {
       if (!error) return false;
-      return endGenerationWithEvent(db, deps.events, id, (tx) =>
+      const ok = await endGenerationWithEvent(db, deps.events, id, (tx) =>
         failGenerationUnfenced(tx, {
           id,
           error: { code: error.code, message: error.message },
           now: clock.now(),
         }),
       );
+      if (ok) generationOutcomes.inc({ outcome: "failed", code: error.code });
+      return ok;
     },
     async discardOutput(_id, output) {
       await deps.discardOutputs(output.outputs);
@@ -194,6 +202,7 @@ export function generationJobHandler(opts: {
     async run(data) {
       const outcome = await runGenerationAttempt(opts, data.generationId);
       log.info({ generationId: data.generationId, outcome }, "generation attempt ended");
+      return outcome;
     },
     async deadLetter(data) {
       await endGenerationWithEvent(pipeline.db, pipeline.events, data.generationId, (tx) =>

@@ -270,6 +270,7 @@ export function renderJobHandler(opts: {
     async run(data) {
       const outcome = await runRenderAttempt(opts, data.renderId);
       log.info({ renderId: data.renderId, outcome }, "render attempt ended");
+      return outcome;
     },
     async deadLetter(data) {
       await endRenderWithEvent(db, opts.events, (tx) =>

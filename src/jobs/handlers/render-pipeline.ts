@@ -12,6 +12,7 @@ import { RenderError, type RenderOutput } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
+import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
@@ -56,7 +57,8 @@ async function sha256File(file: string): Promise<string> {
  * preflight runs too), run ffmpeg (one process, one filtergraph)
  * with progress, then name the sources ffmpeg found damaged or truncated (`SOURCE_DAMAGED`
  * warnings, see `damagedSourceWarnings`), probe the output, make a poster, hash it and store it under
- * `renders/<renderId>/`. The working directory and any stored object are removed when the
+ * `renders/<renderId>/`, and record the attempt's wall-clock seconds per timeline second
+ * (`cutroom_render_seconds_per_timeline_second`). The working directory and any stored object are removed when the
  * attempt fails or is cancelled.
  *
  * @param opts.workRoot - directory for per-attempt working directories.
@@ -80,6 +82,7 @@ export function createRenderPipeline(opts: {
   const { db, store } = opts;
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
+    const started = performance.now();
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
     if (hooks.attempt > 1) {
@@ -193,6 +196,10 @@ export function createRenderPipeline(opts: {
         }
       }
       hooks.progress({ ratio: 1 });
+      if (plan.durationSec > 0) {
+        const seconds = (performance.now() - started) / 1000;
+        renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / plan.durationSec);
+      }
       return {
         key,
         ...(posterKey ? { posterKey } : {}),

@@ -19,6 +19,7 @@ import { enqueueDelivery } from "../../domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../domain/webhooks/secret.ts";
 import { sendWebhook, type WebhookTryResult } from "../../domain/webhooks/send.ts";
 import { webhookUrlPolicy } from "../../domain/webhooks/target.ts";
+import { webhookTries } from "../../metrics/process-metrics.ts";
 import type { WebhookDeliveryJobV1 } from "../catalog.ts";
 import type { Enqueue } from "../enqueue.ts";
 import type { JobHandler } from "../registry.ts";
@@ -108,7 +109,8 @@ export async function tryWebhookDelivery(
 }
 
 /**
- * The `webhook_delivery` job handler ({@link tryWebhookDelivery}).
+ * The `webhook_delivery` job handler ({@link tryWebhookDelivery}); counts each try's outcome
+ * on `cutroom_webhook_tries_total`.
  * @param opts.concurrency - tries run at once in this process.
  */
 export function webhookDeliveryJobHandler(
@@ -120,7 +122,9 @@ export function webhookDeliveryJobHandler(
       ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
       : {}),
     async run(data) {
-      await tryWebhookDelivery(opts, data);
+      const outcome = await tryWebhookDelivery(opts, data);
+      webhookTries.inc({ outcome });
+      return outcome;
     },
   };
 }

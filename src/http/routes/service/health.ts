@@ -5,6 +5,25 @@ import type { App } from "../../types.ts";
 
 const DB_TIMEOUT_MS = 2000;
 
+/**
+ * Runs a readiness probe with a deadline.
+ * @returns what `probe` resolves with.
+ * @throws Error "timeout" when it has not settled within `ms`; else what `probe` throws.
+ */
+export async function probeWithin<T>(probe: () => Promise<T>, ms = DB_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `GET /api/v1/health`: database round trip; 503 when it does not answer within 2 s. */
 export function registerHealth(app: App, deps: { database: Database }): void {
   app.get(
@@ -37,14 +56,8 @@ export function registerHealth(app: App, deps: { database: Database }): void {
       },
     },
     async (_request, reply) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const latency = await Promise.race([
-          deps.database.ping(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error("timeout")), DB_TIMEOUT_MS);
-          }),
-        ]);
+        const latency = await probeWithin(() => deps.database.ping());
         return { ok: true as const, dbLatencyMs: latency };
       } catch (err) {
         const message =
@@ -52,8 +65,6 @@ export function registerHealth(app: App, deps: { database: Database }): void {
             ? "database did not answer within 2 s"
             : "database unreachable";
         return reply.code(503).send({ ok: false as const, dbLatencyMs: null, error: message });
-      } finally {
-        clearTimeout(timer);
       }
     },
   );

@@ -1,0 +1,174 @@
+/**
+ * Calling an API route as an MCP tool: the tool's input schema is made of the route's own
+ * TypeBox schemas (path parameters, query and header fields at the top level, the JSON body
+ * under `body`), and a call is an in-process request (`app.inject`) on the caller's behalf.
+ */
+import { createParser } from "eventsource-parser";
+import type { RouteOptions } from "fastify";
+import { ON_BEHALF_HEADER } from "../plugins/auth.ts";
+import type { App } from "../types.ts";
+
+/** What a route tool needs of a route: method, URL pattern and schema. */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  schema: {
+    summary?: string;
+    description?: string;
+    params?: JsonObjectSchema;
+    querystring?: JsonObjectSchema;
+    headers?: JsonObjectSchema;
+    body?: unknown;
+    consumes?: string[];
+  };
+  /** The scope a key needs (`write`), when beyond `read`. */
+  scope?: string;
+}
+
+interface JsonObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/** A JSON Schema object as MCP's `tools/list` carries it. */
+export interface ToolInputSchema {
+  type: "object";
+  properties: Record<string, object>;
+  required?: string[];
+  additionalProperties: false;
+  [key: string]: unknown;
+}
+
+/** The route's answer: status and body (JSON; an event stream as its list of events; null when empty). */
+export interface RouteAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One event of a `text/event-stream` answer. */
+export interface StreamEvent {
+  id?: string;
+  event?: string;
+  data: unknown;
+}
+
+/** Plain JSON of a TypeBox schema (TypeBox's own symbol keys dropped). */
+const plain = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema));
+
+/**
+ * Collects the routes that have an `operationId`, as they are registered (call before any route
+ * is registered). The map fills as the app registers its routes.
+ */
+export function collectRoutes(app: App): Map<string, RouteInfo> {
+  const routes = new Map<string, RouteInfo>();
+  app.addHook("onRoute", (route: RouteOptions) => {
+    const schema = route.schema as (RouteInfo["schema"] & { operationId?: string }) | undefined;
+    const method = [route.method].flat()[0];
+    if (!schema?.operationId || !method || method === "HEAD") return;
+    routes.set(schema.operationId, {
+      method,
+      url: route.url,
+      schema,
+      ...(route.config?.scope ? { scope: route.config.scope } : {}),
+    });
+  });
+  return routes;
+}
+
+/**
+ * The tool input schema of a route: its path parameters, query fields and header fields at the
+ * top level (required where the route requires them) and its body, when it has one, under `body`.
+ */
+export function routeInputSchema(route: RouteInfo): ToolInputSchema {
+  const properties: Record<string, object> = {};
+  const required: string[] = [];
+  for (const part of [route.schema.params, route.schema.querystring, route.schema.headers]) {
+    if (!part?.properties) continue;
+    Object.assign(properties, plain(part.properties) as Record<string, object>);
+    required.push(...(part.required ?? []));
+  }
+  if (route.schema.body !== undefined) {
+    properties.body = plain(route.schema.body) as object;
+    required.push("body");
+  }
+  return {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** Parses an event-stream body into its events (`data` parsed as JSON when it is). */
+function parseEventStream(text: string): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  const parser = createParser({
+    onEvent(e) {
+      let data: unknown = e.data;
+      try {
+        data = JSON.parse(e.data);
+      } catch {
+        // Not JSON: kept as sent.
+      }
+      events.push({ ...(e.id ? { id: e.id } : {}), ...(e.event ? { event: e.event } : {}), data });
+    },
+  });
+  parser.feed(text);
+  return events;
+}
+
+/**
+ * Calls `route` in-process with the tool's arguments, on behalf of the caller whose lent token
+ * is `onBehalf` (see `lendAuth`). Path parameters are taken from the arguments (missing ones
+ * answer 400 like an invalid field would).
+ */
+export async function callRoute(
+  app: App,
+  route: RouteInfo,
+  args: Record<string, unknown>,
+  onBehalf: string,
+): Promise<RouteAnswer> {
+  const missing: string[] = [];
+  const url = route.url.replace(/:(\w+)/g, (_m, name: string) => {
+    const value = args[name];
+    if (typeof value !== "string" || value === "") missing.push(name);
+    return encodeURIComponent(String(value ?? ""));
+  });
+  if (missing.length > 0) {
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `Missing ${missing.join(", ")}`,
+          details: missing.map((name) => ({ path: `/${name}`, message: "is required" })),
+        },
+      },
+    };
+  }
+  const pick = (part: JsonObjectSchema | undefined) =>
+    Object.fromEntries(
+      Object.keys(part?.properties ?? {})
+        .filter((k) => args[k] !== undefined)
+        .map((k) => [k, String(args[k])]),
+    );
+  const hasBody = route.schema.body !== undefined;
+  const res = await app.inject({
+    method: route.method as "GET",
+    url,
+    query: pick(route.schema.querystring),
+    headers: {
+      ...pick(route.schema.headers),
+      [ON_BEHALF_HEADER]: onBehalf,
+      ...(hasBody ? { "content-type": route.schema.consumes?.[0] ?? "application/json" } : {}),
+    },
+    ...(hasBody ? { payload: JSON.stringify(args.body ?? null) } : {}),
+  });
+  const type = String(res.headers["content-type"] ?? "");
+  const body = type.startsWith("text/event-stream")
+    ? { events: parseEventStream(res.body) }
+    : res.body
+      ? (JSON.parse(res.body) as unknown)
+      : null;
+  return { status: res.statusCode, body };
+}

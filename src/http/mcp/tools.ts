@@ -1,0 +1,53 @@
+/**
+ * The MCP tools that are API routes: each is one operation of the REST API, called with the
+ * caller's identity, so its input schema, validation, scopes, ownership checks, quota and
+ * errors are the route's own.
+ */
+
+/** An MCP tool that calls the route with OpenAPI `operationId`. */
+export interface RouteTool {
+  name: string;
+  operationId: string;
+  /** Replaces the route's summary and description as the tool's description. */
+  description?: string;
+}
+
+/** Tool name → the route's `operationId`, in the order `tools/list` shows them. */
+const OPERATIONS: Record<string, string> = {
+  list_projects: "listProjects",
+  create_project: "createProject",
+  list_uploads: "listUploads",
+  get_upload: "getUpload",
+  list_compositions: "listCompositions",
+  get_composition: "getComposition",
+  create_composition: "createComposition",
+  patch_composition: "patchComposition",
+  start_render: "startRender",
+  get_render: "getRender",
+  list_renders: "listRenders",
+  cancel_render: "cancelRender",
+  detect_chapters: "detectChapters",
+  summarize_clip: "summarizeClip",
+  suggest_broll: "suggestBroll",
+  list_generation_models: "listGenerationModels",
+  generate_image: "generateImage",
+  generate_video: "generateVideo",
+  get_generation: "getGeneration",
+  create_assistant_session: "createAssistantSession",
+  run_assistant: "runAssistant",
+};
+
+/** Descriptions that tell an agent more than the route's summary and description. */
+const DESCRIPTIONS: Record<string, string> = {
+  patch_composition:
+    'Apply a JSON Patch (RFC 6902) to a composition atomically. `body` is the array of operations; paths address the composition as get_composition returns it. The result is validated like a create; a failed `test` operation is a 409. Send `if-match` (the version in quotes, e.g. `"3"`) to refuse the patch when someone else changed it first.',
+  run_assistant:
+    "Send a message to an assistant session (create_assistant_session first) and wait for the run to end. The assistant edits the session's composition with its own tools. Returns the run's events (`session`, `text`, `tool_start`, `tool_result`, `patch`, … and one terminal `done` or `error`); the text says what the assistant said.",
+};
+
+/** Every route tool, in the order `tools/list` shows them. */
+export const ROUTE_TOOLS: readonly RouteTool[] = Object.entries(OPERATIONS).map(([name, operationId]) => ({
+  name,
+  operationId,
+  ...(DESCRIPTIONS[name] ? { description: DESCRIPTIONS[name] } : {}),
+}));

@@ -61,6 +61,7 @@ describe("MCP server at /mcp", () => {
       "create_composition",
       "patch_composition",
       "check_composition",
+      "preflight_render",
       "start_render",
       "get_render",
       "detect_chapters",
@@ -118,6 +119,34 @@ describe("MCP server at /mcp", () => {
     const invalid = await call(owner, "create_composition", { body: { name: "no tracks" } });
     expect(invalid.isError).toBe(true);
     expect(invalid.body.error.code).toBe("invalid_request");
+
+    const preflight = await call(owner, "preflight_render", {
+      body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },
+    });
+    expect(preflight.isError, preflight.text).toBe(false);
+    expect(preflight.body).toMatchObject({ ok: true, problems: [], compositionVersion: 2 });
+    const missing = await call(owner, "preflight_render", {
+      body: {
+        composition: {
+          ...colourClip("missing"),
+          tracks: [
+            {
+              kind: "video",
+              clips: [
+                {
+                  id: "m1",
+                  start: 0,
+                  duration: 1,
+                  asset: { type: "video", uploadId: "upl_00000000000000000000000000" },
+                },
+              ],
+            },
+          ],
+        },
+        output: { format: "mp4", quality: "draft" },
+      },
+    });
+    expect(missing.body.ok ?? false, missing.text).toBe(false);
 
     const started = await call(owner, "start_render", {
       body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },

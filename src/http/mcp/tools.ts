@@ -22,6 +22,7 @@ const OPERATIONS: Record<string, string> = {
   get_composition: "getComposition",
   create_composition: "createComposition",
   patch_composition: "patchComposition",
+  preflight_render: "checkRender",
   start_render: "startRender",
   get_render: "getRender",
   list_renders: "listRenders",
@@ -39,6 +40,8 @@ const OPERATIONS: Record<string, string> = {
 
 /** Descriptions that tell an agent more than the route's summary and description. */
 const DESCRIPTIONS: Record<string, string> = {
+  preflight_render:
+    "Check a render without rendering: the same body as start_render (a stored `compositionId` or an inline `composition`, and `output`). Runs the checks a render runs before ffmpeg starts (sources resolved and readable, fonts, the render plan) and returns `ok`, every problem (code, message, clip and upload ids) and the warnings the render would carry. Nothing is stored, queued or charged.",
   patch_composition:
     'Apply a JSON Patch (RFC 6902) to a composition atomically. `body` is the array of operations; paths address the composition as get_composition returns it. The result is validated like a create; a failed `test` operation is a 409. Send `if-match` (the version in quotes, e.g. `"3"`) to refuse the patch when someone else changed it first.',
   run_assistant:

@@ -9,7 +9,6 @@ type Session = Schemas["ConsoleSession"];
 /** One selectable image model of `GET /api/v1/generate/models`. */
 type ImageModel = Schemas["Models"]["image"][number];
 
-
 /**
  * The image-model skill reads `GET /api/v1/generate/models` and writes
  * `PATCH /api/v1/me/settings`; if the models cannot be read, the select says so.

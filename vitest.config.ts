@@ -1,6 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Tests run the client's sources; the published package is built from them (clients/typescript/dist).
+  resolve: {
+    alias: { "@cutroom/client": fileURLToPath(new URL("clients/typescript/src/index.ts", import.meta.url)) },
+  },
   test: {
     testTimeout: 60_000,
     hookTimeout: Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 60_000),

@@ -7,8 +7,9 @@
  * The CSV's header row names the template's placeholders (`firstName,brand,video`); each row is
  * one render with those values as `merge` (docs/composition.md, Templates). Renders are started
  * with an Idempotency-Key of the file and row, so a run that is interrupted and repeated starts
- * only the renders still missing. Prints one line per row: row number, status, output URL (or
- * the error). Exits 1 when any row failed.
+ * only the renders still missing. Prints the server it renders on, then one line per row: row
+ * number, status, output URL (or the error with each of the server's `details`). Exits 1 when
+ * any row failed.
  *
  * Environment: CUTROOM_URL (default http://127.0.0.1:3000), CUTROOM_KEY (required, write scope),
  * CSV_FORMAT (default mp4), CSV_PARALLEL (renders started before waiting, default 2: keep it at
@@ -28,6 +29,8 @@ export interface RowResult {
   status: string;
   url: string | null;
   error: string | null;
+  /** The server's `error.details` of a refused row: each field and what is wrong with it. */
+  details: { path: string; message: string }[];
 }
 
 /** Options of {@link renderCsv}. */
@@ -55,6 +58,31 @@ interface RenderBody {
   status: string;
   output: { url: string } | null;
   error: { code: string; message: string } | null;
+}
+
+/** The error body of a refused request. */
+interface ErrorBody {
+  error?: { message: string; details?: { path: string; message: string }[] };
+}
+
+/**
+ * `fetch`, naming the URL when there is no HTTP answer (a wrong CUTROOM_URL, a server that is
+ * not running).
+ * @throws an Error "Could not reach <url>: <cause>".
+ */
+async function request(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : err;
+    throw new Error(`Could not reach ${url}: ${cause}`, { cause: err });
+  }
+}
+
+/** One printed line of a row: number, status, then the output URL or the error and its details. */
+export function describeRow(r: RowResult): string {
+  const details = r.details.map((d) => `\n\t${d.path || "/"}: ${d.message}`).join("");
+  return `row ${r.row}\t${r.status}\t${r.url ?? r.error ?? ""}${details}`;
 }
 
 /**
@@ -86,20 +114,28 @@ export async function renderCsv(options: RenderCsvOptions): Promise<RowResult[]>
       .slice(0, 16);
 
   const one = async (merge: Record<string, string>, row: number): Promise<RowResult> => {
-    const started = await fetch(`${base}/api/render`, {
+    const started = await request(`${base}/api/render`, {
       method: "POST",
       headers: { ...headers, "idempotency-key": `csv-${prefix}-${row}` },
       body: JSON.stringify({ ...source, merge, output: options.output ?? { format: "mp4" } }),
     });
-    const body = (await started.json()) as RenderBody & { error?: { message: string } };
+    const body = (await started.json()) as RenderBody & ErrorBody;
     if (!started.ok) {
-      return { row, merge, renderId: null, status: "refused", url: null, error: body.error?.message ?? "" };
+      return {
+        row,
+        merge,
+        renderId: null,
+        status: "refused",
+        url: null,
+        error: body.error?.message ?? `HTTP ${started.status}`,
+        details: body.error?.details ?? [],
+      };
     }
     let render: RenderBody = body;
     let wait = 1;
     while (!TERMINAL.has(render.status)) {
       await new Promise((resolve) => setTimeout(resolve, wait * 1000));
-      const res = await fetch(`${base}/api/render/${render.id}`, { headers });
+      const res = await request(`${base}/api/render/${render.id}`, { headers });
       render = (await res.json()) as RenderBody;
       wait = Number(res.headers.get("retry-after") ?? 1) || 1;
     }
@@ -110,6 +146,7 @@ export async function renderCsv(options: RenderCsvOptions): Promise<RowResult[]>
       status: render.status,
       url: render.output?.url ?? null,
       error: render.error ? `${render.error.code}: ${render.error.message}` : null,
+      details: [],
     };
   };
 
@@ -136,14 +173,16 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  const base = process.env.CUTROOM_URL ?? "http://127.0.0.1:3000";
+  console.log(`Rendering on ${base}${process.env.CUTROOM_URL ? "" : " (CUTROOM_URL is not set)"}`);
   const results = await renderCsv({
-    base: process.env.CUTROOM_URL ?? "http://127.0.0.1:3000",
+    base,
     key,
     csv: await readFile(csvFile, "utf8"),
     template: template.endsWith(".json") ? JSON.parse(await readFile(template, "utf8")) : template,
     output: { format: process.env.CSV_FORMAT ?? "mp4" },
     parallel: Number(process.env.CSV_PARALLEL ?? 2),
-    onRow: (r) => console.log(`row ${r.row}\t${r.status}\t${r.url ?? r.error ?? ""}`),
+    onRow: (r) => console.log(describeRow(r)),
   });
   if (results.some((r) => r.status !== "succeeded")) process.exit(1);
 }

@@ -52,7 +52,10 @@ const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-analysis-bench-"));
 const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", WORKER_IN_PROCESS: "false" };
 const cli = (args: string[]) =>
-  execFileSync(process.execPath, ["src/main/cli.ts", "--json", ...args], { cwd: root, env }).toString();
+  execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
+    cwd: root,
+    env,
+  }).toString();
 // A fresh email per run: with DATABASE_URL the database outlives the run.
 const email = `bench-${Date.now().toString(36)}-${process.pid}@example.test`;
 cli(["users", "create", "--email", email, "--plan", "admin"]);

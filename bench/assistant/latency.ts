@@ -35,7 +35,10 @@ const env = {
   ASSISTANT_MODEL: "offline",
 };
 const cli = (args: string[]) =>
-  execFileSync(process.execPath, ["src/main/cli.ts", "--json", ...args], { cwd: root, env }).toString();
+  execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
+    cwd: root,
+    env,
+  }).toString();
 const email = `bench-${Date.now().toString(36)}-${process.pid}@example.test`;
 cli(["users", "create", "--email", email, "--plan", "admin"]);
 const key = (

@@ -128,7 +128,7 @@ async function load(
 }
 
 function cli(env: Record<string, string>, args: string[]): string {
-  return execFileSync(process.execPath, ["src/main/cli.ts", "--json", ...args], {
+  return execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
     cwd: root,
     env: { ...process.env, ...env },
   }).toString();

@@ -57,6 +57,11 @@ export interface Database {
 }
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../drizzle");
+/** Where the embedded database of a data directory keeps its files: `dataDir/pglite`. */
+export function embeddedDatabaseDir(dataDir: string): string {
+  return path.join(dataDir, "pglite");
+}
+
 /** Arbitrary constant key for the advisory lock that serialises concurrent migrators. */
 const MIGRATION_LOCK_KEY = 727_001;
 
@@ -126,7 +131,7 @@ export async function openDatabase(opts: {
   let dir = opts.dataDir;
   let unlock = async () => {};
   if (dir !== "memory://") {
-    dir = path.join(opts.dataDir, "pglite");
+    dir = embeddedDatabaseDir(opts.dataDir);
     await mkdir(dir, { recursive: true });
     unlock = await lockPgliteDataDir(opts.dataDir, opts.owner ?? "process");
   }

@@ -5,6 +5,7 @@ import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
+import { firstStartBanner } from "./first-start-banner.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
@@ -23,23 +24,13 @@ async function main(): Promise<void> {
   if (owner) {
     // Printed to stdout once, not logged: logs must never carry keys.
     process.stdout.write(
-      [
-        "",
-        "  Cutroom created the owner account (plan admin) and a write key. It is shown only this once:",
-        "",
-        `    ${owner.secret}`,
-        "",
-        "  Set the owner's console password (one-time link, valid 24 hours):",
-        "",
-        `    ${owner.setupUrl}`,
-        "",
-        "  Try the key:",
-        `    curl -H "Authorization: Bearer ${owner.secret}" ${config.publicUrl}/api/v1/me`,
-        "",
-        `  Then sign in at ${config.publicUrl}/console (user ${owner.user.email}) to manage keys and uploads.`,
-        "  A new link later: npm run cli -- users reset-password owner@localhost",
-        "",
-      ].join("\n"),
+      firstStartBanner({
+        secret: owner.secret,
+        setupUrl: owner.setupUrl,
+        email: owner.user.email,
+        publicUrl: config.publicUrl,
+        embedded: database.driver === "pglite",
+      }),
     );
   }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { ConfigError, loadConfig } from "../config.ts";
-import { type Database, openDatabase } from "../db/client.ts";
+import { type Database, embeddedDatabaseDir, openDatabase } from "../db/client.ts";
 import { describeConstraintError, findPgError } from "../db/errors.ts";
 import { listApiKeys, revokeApiKey } from "../db/repositories/api-keys.ts";
 import { insertProject, listProjectsPage } from "../db/repositories/projects.ts";
@@ -51,8 +51,21 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
   process.stdout.write(`${line(cols)}\n${rows.map((r) => line(cols.map((c) => cell(r[c])))).join("\n")}\n`);
 }
 
+/**
+ * Opens the server's database. Without DATABASE_URL that is the embedded one in DATA_DIR, which
+ * the server creates on its first start: when DATA_DIR holds none, the CLI is most likely
+ * pointed elsewhere than the server, so it refuses (naming where it looked) instead of creating
+ * an empty database, unless `--init` asks for one.
+ * @throws Error naming the directory when there is no database there and `--init` is not given.
+ */
 async function withDb<T>(fn: (database: Database, publicUrl: string) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const embedded = config.databaseUrl === undefined && config.dataDir !== "memory://";
+  if (embedded && !program.opts().init && !existsSync(embeddedDatabaseDir(config.dataDir))) {
+    throw new Error(
+      `no Cutroom database in ${embeddedDatabaseDir(config.dataDir)} (${process.env.DATA_DIR ? `DATA_DIR=${process.env.DATA_DIR}` : "DATA_DIR is not set: ./data"}, in ${process.cwd()}). Give the CLI the server's DATA_DIR (or its DATABASE_URL), or run it where the server runs; --init creates a new, empty database here instead`,
+    );
+  }
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -86,7 +99,12 @@ function printPasswordLink(row: Record<string, unknown>, link: { url: string; ex
 
 const program = new Command("cutroom")
   .description("Manage Cutroom users, API keys and projects (uses DATABASE_URL or DATA_DIR like the server)")
-  .option("--json", "print JSON instead of a table", false);
+  .option("--json", "print JSON instead of a table", false)
+  .option(
+    "--init",
+    "create the embedded database when DATA_DIR holds none (the server does on first start)",
+    false,
+  );
 const json = () => Boolean(program.opts().json);
 
 const users = program.command("users").description("accounts");

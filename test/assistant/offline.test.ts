@@ -166,6 +166,9 @@ describe("assistant with the offline command model", () => {
     const result = ofType(r.events, "tool_result")[0]?.data;
     expect(result).toMatchObject({ ok: false, name: "delete_clip", error: { code: "not_found" } });
     expect(r.text).toContain("delete_clip failed");
+    // The reply names what went wrong, never an internal class (`ToolError: …`).
+    expect(r.text).toContain(String((result?.error as { message?: string } | undefined)?.message));
+    expect(r.text).not.toMatch(/\w*Error\b/);
     expect(r.events.at(-1)?.data).toMatchObject({ type: "done", reason: "stop", version: 1 });
   });
 });

@@ -243,6 +243,27 @@ describe("orchestrator with scripted models", () => {
     expectWellFormed(events);
     expect(events.at(-1)?.data).toMatchObject({ type: "done", reason: "cancelled", version: 2 });
     expect(await activeRun(s.id)).toBeNull();
+    // Cancelling it again after it ended: 200 with its final status, nothing requested anew.
+    const again = await fetch(`${base}/api/assistant/runs/${runId}/cancel`, {
+      method: "POST",
+      headers: bearer(c.key),
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ id: runId, status: "done", cancelRequested: true });
+  });
+
+  it("cancelling a run that already ended answers 200 with its status and records no cancel", async () => {
+    const { s } = await sessionWithClips();
+    scripted.script([async () => textStep("Done already.")]);
+    const { events } = await c.send(s.id, "say something");
+    expect(events.at(-1)?.data).toMatchObject({ type: "done" });
+    const runId = events[0]?.data.runId;
+    const res = await fetch(`${base}/api/assistant/runs/${runId}/cancel`, {
+      method: "POST",
+      headers: bearer(c.key),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: runId, sessionId: s.id, status: "done", cancelRequested: false });
   });
 
   it("attaches a retried POST with the same Idempotency-Key to its run instead of starting another", async () => {

@@ -315,6 +315,56 @@ describe("OpenTimelineIO import", () => {
     ]);
   });
 
+  it("maps media without a name by the path of their clip", async () => {
+    const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
+    const blue = "/otio/tracks/children/0/children/2";
+    // No name, and a target_url whose file name is no upload's.
+    otio.tracks.children[0].children[2].media_references.DEFAULT_MEDIA.target_url =
+      "file:///Volumes/x/untitled";
+    const unnamed = await importOtio({ otio, media: { "Music bed": up.mono } });
+    expect(unnamed.statusCode).toBe(400);
+    expect(unnamed.json().error.details).toEqual([
+      { path: blue, message: expect.stringContaining("by name, or by this clip path") },
+    ]);
+    const res = await importOtio({ otio, media: { "Music bed": up.mono, [blue]: up.red } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().tracks[0].clips[1]).toMatchObject({ name: "Blue shot", asset: { uploadId: up.red } });
+  });
+
+  it("on request drops clips whose media match nothing (later items move up) or leaves gaps", async () => {
+    // Another account has none of the uploads: both media clips of V1 and the music match nothing.
+    const other = await t.createAccount();
+    const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
+    const shape = (body: { tracks: { clips: { name: string; start: number }[] }[] }) =>
+      body.tracks.map((tr) => tr.clips.map((c) => [c.name, c.start]));
+    const gap = await importOtio({ otio, unmatched: "gap" }, other.key);
+    expect(gap.statusCode, gap.body).toBe(201);
+    expect(shape(gap.json())).toEqual([[["Colour card", 3]], []]);
+    const drop = await importOtio({ otio, unmatched: "drop" }, other.key);
+    expect(drop.statusCode, drop.body).toBe(201);
+    // Red, the dissolve and Blue are gone; the 0.5 s gap before the colour card stays.
+    expect(shape(drop.json())).toEqual([[["Colour card", 0.5]], []]);
+    const refused = await importOtio({ otio, unmatched: "skip" }, other.key);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.details.map((d: { path: string }) => d.path)).toContain("/unmatched");
+  });
+
+  it("accepts the bare .otio document as the body, its error paths pointing into it", async () => {
+    const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
+    const unmatched = await importOtio(otio);
+    expect(unmatched.statusCode).toBe(400);
+    expect(unmatched.json().error.details).toEqual([
+      { path: "/tracks/children/1/children/1", message: expect.stringContaining('"Music bed"') },
+    ]);
+    otio.tracks.children.pop();
+    const res = await importOtio(otio);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ name: "Spec timeline", version: 1 });
+    expect(res.json().tracks[0].clips.map((c: { asset: { uploadId?: string } }) => c.asset.uploadId)).toEqual(
+      [up.red, up.blue, undefined],
+    );
+  });
+
   it("names the path of a malformed field", async () => {
     const otio = JSON.parse(await readFile(SPEC_FILE, "utf8"));
     otio.tracks.children[0].children[2].source_range.duration.rate = "24";

@@ -26,11 +26,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("render routes", () => {
-  it("POST answers 202 with a queued render, a Location and Retry-After on GET", async () => {
+  it("POST answers 202 with a queued render, a Location and Retry-After, and so does GET", async () => {
     const comp = await api.createComposition(composition());
     const res = await api.json("POST", "/api/render", { compositionId: comp.id });
     expect(res.status).toBe(202);
     expect(res.headers.get("location")).toBe(`/api/render/${res.body.id}`);
+    expect(res.headers.get("retry-after")).toBe("1");
     expect(res.body).toMatchObject({
       compositionId: comp.id,
       compositionVersion: 1,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderCsv } from "../../scripts/render-csv.ts";
+import { describeRow, type RowResult, renderCsv } from "../../scripts/render-csv.ts";
 import { findRenderById } from "../../src/db/repositories/renders.ts";
 import { frameAt } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
@@ -282,6 +282,16 @@ describe("composition templates", () => {
       [3, "succeeded"],
     ]);
     expect(results[1]?.error).toBe("The composition filled with the merge values is invalid");
+    // The printed line carries the server's details: which field, and why.
+    const refused = results[1] as RowResult;
+    expect(refused.details.map((d) => d.path)).toContain("/tracks/0/clips/0/asset/color");
+    expect(describeRow(refused)).toMatch(
+      /^row 2\trefused\tThe composition .*\n\t\/tracks\/0\/clips\/0\/asset\/color: /,
+    );
+    // No server at the URL: the error names the URL it tried.
+    await expect(
+      renderCsv({ base: "http://127.0.0.1:9", key, csv, template: comp.id, output: { format: "png" } }),
+    ).rejects.toThrow("Could not reach http://127.0.0.1:9/api/render");
     const frozen = await findRenderById(t.database.db, results[0]?.renderId as string);
     expect(frozen?.composition.tracks[1]?.clips[0]?.asset).toMatchObject({ text: "Hi Lovelace, Ada" });
     for (const [i, expected] of [

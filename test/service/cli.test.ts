@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,8 +29,10 @@ describe("cutroom CLI on a PGlite data directory", () => {
 
   it("creates and lists users, sets plans, creates, lists and revokes keys, creates and lists projects", async () => {
     const env = { DATA_DIR: dataDir };
+    // A new data directory: --init creates its database (the server does so on its first start).
     const [user] = await cli(
       env,
+      "--init",
       "users",
       "create",
       "--email",
@@ -100,9 +103,19 @@ describe("cutroom CLI errors in one plain line", () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
+  it("refuses to create an empty database where DATA_DIR has none, and says where it looked", async () => {
+    const elsewhere = path.join(dataDir, "not-the-servers");
+    const { code, stderr } = await cliFails({ DATA_DIR: elsewhere }, "users", "list");
+    expect(code).toBe(1);
+    expect(stderr).toContain(`cutroom: no Cutroom database in ${path.join(elsewhere, "pglite")} `);
+    expect(stderr).toContain(`DATA_DIR=${elsewhere}`);
+    expect(stderr).toContain("--init");
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
   it("says a user with that email already exists instead of printing the SQL", async () => {
     const env = { DATA_DIR: dataDir };
-    await cli(env, "users", "create", "--email", "dup@example.test");
+    await cli(env, "--init", "users", "create", "--email", "dup@example.test");
     const { code, stderr } = await cliFails(env, "users", "create", "--email", "dup@example.test");
     expect(code).toBe(1);
     expect(stderr).toBe("cutroom: a user with that email already exists\n");

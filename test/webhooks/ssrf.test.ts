@@ -32,11 +32,22 @@ describe("webhook targets without WEBHOOK_ALLOW_PRIVATE", () => {
     "https://169.254.169.254/latest/meta-data",
     "https://[fd00:ec2::254]/hook",
     "http://93.184.215.14/hook",
-  ])("refuses %s with 400 naming /url", async (url) => {
+  ])("refuses %s with 400 naming /url and the setting that would allow it", async (url) => {
     const res = await post("/api/v1/webhooks", { url, events: ["render.succeeded"] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: "/url" })]);
+    expect(res.body.error.message).toContain("WEBHOOK_ALLOW_PRIVATE=true");
+  });
+
+  it("does not point to WEBHOOK_ALLOW_PRIVATE for a refusal it would not lift", async () => {
+    const res = await post("/api/v1/webhooks", {
+      url: "https://user:secret@93.184.215.14/hook",
+      events: ["render.succeeded"],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/credentials/);
+    expect(res.body.error.message).not.toContain("WEBHOOK_ALLOW_PRIVATE");
   });
 
   it("refuses a private url in PATCH with 400 naming /url and leaves the endpoint as it was", async () => {

@@ -137,7 +137,7 @@ describe("webhook endpoints", () => {
       await call(readKey, "POST", "/api/v1/webhooks", { url: rx.url("/r"), events: ["upload.created"] }),
       await call(readKey, "POST", `/api/v1/webhooks/${endpoint.id}/test`),
       await call(readKey, "POST", `/api/v1/webhooks/${endpoint.id}/rotate-secret`),
-      await call(readKey, "PATCH", `/api/v1/webhooks/${endpoint.id}`, { enabled: false }),
+      await call(readKey, "PATCH", `/api/v1/webhooks/${endpoint.id}`, { status: "disabled" }),
       await call(readKey, "DELETE", `/api/v1/webhooks/${endpoint.id}`),
       await call(readKey, "GET", "/api/v1/webhooks/callback-secret"),
     ];
@@ -156,7 +156,7 @@ describe("webhook endpoints", () => {
       ["POST", `/api/v1/webhooks/${endpoint.id}/deliveries/dlv_01JD3Q7A2B3C4D5E6F7G8H9J0K/redeliver`],
       ["PATCH", `/api/v1/webhooks/${endpoint.id}`],
     ] as const) {
-      const res = await call(other.key, method, url, method === "PATCH" ? { enabled: false } : undefined);
+      const res = await call(other.key, method, url, method === "PATCH" ? { status: "disabled" } : undefined);
       expect(res.status, `${method} ${url}`).toBe(404);
       expect(res.body.error.code).toBe("not_found");
     }
@@ -213,7 +213,7 @@ describe("changing an endpoint (PATCH)", () => {
       [{ events: ["render.done"] }, "/events/0"],
       [{ events: [] }, "/events"],
       [{ url: "not a url" }, "/url"],
-      [{ enabled: "yes" }, "/enabled"],
+      [{ status: "paused" }, "/status"],
       [{ description: "x".repeat(501) }, "/description"],
     ];
     for (const [body, path] of cases) {
@@ -222,7 +222,8 @@ describe("changing an endpoint (PATCH)", () => {
       expect(res.body.error.code).toBe("invalid_request");
       expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
     }
-    for (const body of [{ secret: "whsec_mine" }, { status: "enabled" }, {}]) {
+    // `enabled` was the old name of `status` here; one model for the endpoint and its PATCH.
+    for (const body of [{ secret: "whsec_mine" }, { enabled: true }, {}]) {
       const res = await patch(owner.key, endpoint.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -235,7 +236,7 @@ describe("changing an endpoint (PATCH)", () => {
     expect(got.body.updatedAt).toBe(got.body.createdAt);
   });
 
-  it("enabled: false disables it by hand and stops its pending deliveries; true enables it again without resending them", async () => {
+  it("status: disabled disables it by hand and stops its pending deliveries; enabled enables it again without resending them", async () => {
     const endpoint = await createEndpoint(owner.key, "/by-hand", ["upload.created"]);
     // A delivery waiting for its next try (no job queued for it).
     const [pending] = await insertWebhookDeliveries(t.database.db, [
@@ -249,7 +250,7 @@ describe("changing an endpoint (PATCH)", () => {
         nextTryAt: new Date(Date.now() + 3600_000),
       },
     ]);
-    const off = await patch(owner.key, endpoint.id, { enabled: false });
+    const off = await patch(owner.key, endpoint.id, { status: "disabled" });
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ status: "disabled", disabledReason: "Disabled by the owner" });
     expect(off.body.disabledAt).toEqual(expect.any(String));
@@ -261,14 +262,14 @@ describe("changing an endpoint (PATCH)", () => {
       lastError: "Not tried again: the endpoint was disabled",
     });
     // Disabling again keeps the first reason and time.
-    const again = await patch(owner.key, endpoint.id, { enabled: false, description: "paused" });
+    const again = await patch(owner.key, endpoint.id, { status: "disabled", description: "paused" });
     expect(again.body).toMatchObject({
       status: "disabled",
       disabledAt: off.body.disabledAt,
       description: "paused",
     });
 
-    const on = await patch(owner.key, endpoint.id, { enabled: true });
+    const on = await patch(owner.key, endpoint.id, { status: "enabled" });
     expect(on.status).toBe(200);
     expect(on.body).toMatchObject({
       status: "enabled",
@@ -283,7 +284,7 @@ describe("changing an endpoint (PATCH)", () => {
     expect(rx.at("/by-hand")).toEqual([]);
   });
 
-  it("enabled: true enables an endpoint disabled after failures and starts its failure count again", async () => {
+  it("status: enabled enables an endpoint disabled after failures and starts its failure count again", async () => {
     const endpoint = await createEndpoint(owner.key, "/revive", ["upload.created"]);
     expect(
       await countWebhookEndpointFailure(t.database.db, {
@@ -295,7 +296,7 @@ describe("changing an endpoint (PATCH)", () => {
     ).toBe(true);
     const disabled = await call(owner.key, "GET", `/api/v1/webhooks/${endpoint.id}`);
     expect(disabled.body).toMatchObject({ status: "disabled", consecutiveFailures: 1 });
-    const on = await patch(owner.key, endpoint.id, { enabled: true });
+    const on = await patch(owner.key, endpoint.id, { status: "enabled" });
     expect(on.body).toMatchObject({
       status: "enabled",
       disabledReason: null,

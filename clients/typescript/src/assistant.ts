@@ -1,9 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Client } from "openapi-fetch";
-import { CutroomError } from "./errors.ts";
+import { CutroomError } from "./errors.js";
 import type { paths } from "./schema.js";
-import type { AssistantEvent } from "./types.ts";
+import { sleep } from "./sleep.js";
+import { chunks } from "./streams.js";
+import type { AssistantEvent } from "./types.js";
 
 /** Input of {@link runAssistant}. */
 export interface AssistantRunInput {
@@ -67,7 +68,7 @@ export async function* runAssistant(
     if (reconnects >= maxReconnects) {
       throw new Error(`The assistant stream of run ${runId} dropped ${reconnects + 1} times; giving up`);
     }
-    await sleep(Math.min(200 * 2 ** reconnects, 5000), undefined, signal ? { signal } : {});
+    await sleep(Math.min(200 * 2 ** reconnects, 5000), signal);
     const resumed = await api.GET("/api/assistant/runs/{runId}/events", {
       params: { path: { runId }, header: lastEventId ? { "last-event-id": lastEventId } : {} },
       parseAs: "stream",
@@ -83,7 +84,7 @@ async function* messages(body: ReadableStream<Uint8Array>): AsyncGenerator<Event
   const ready: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => ready.push(message) });
   const decoder = new TextDecoder();
-  for await (const chunk of body) {
+  for await (const chunk of chunks(body)) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     yield* ready.splice(0);
   }

@@ -1,4 +1,4 @@
-import type { ErrorBody, Render } from "./types.ts";
+import type { ErrorBody, Render } from "./types.js";
 
 /** An error answer of the API (status ≥ 400), with its stable `code` and request id. */
 export class CutroomError extends Error {

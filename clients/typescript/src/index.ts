@@ -4,18 +4,18 @@
  * waiting for renders and resumable assistant streams.
  */
 import createClient, { type Client } from "openapi-fetch";
-import { type AssistantRunInput, type AssistantRunOptions, runAssistant } from "./assistant.ts";
-import { type RenderAndWaitOptions, renderAndWait } from "./renders.ts";
+import { type AssistantRunInput, type AssistantRunOptions, runAssistant } from "./assistant.js";
+import { type RenderAndWaitOptions, renderAndWait } from "./renders.js";
 import type { paths } from "./schema.js";
-import type { AssistantEvent, CompositionInput, Render, RenderOutputOptions, Upload } from "./types.ts";
-import { type UploadFilesInput, uploadFiles } from "./uploads.ts";
+import type { AssistantEvent, CompositionInput, Render, RenderOutputOptions, Upload } from "./types.js";
+import { type UploadFilesInput, uploadFiles } from "./uploads.js";
 
-export type { AssistantRunInput, AssistantRunOptions } from "./assistant.ts";
-export { CutroomError, RenderFailedError } from "./errors.ts";
-export { type RenderAndWaitOptions, retryAfterMs } from "./renders.ts";
+export type { AssistantRunInput, AssistantRunOptions } from "./assistant.js";
+export { CutroomError, RenderFailedError } from "./errors.js";
+export { type RenderAndWaitOptions, retryAfterMs } from "./renders.js";
 export type { paths } from "./schema.js";
-export type * from "./types.ts";
-export type { UploadFilesInput, UploadSource } from "./uploads.ts";
+export type * from "./types.js";
+export type { UploadFilesInput, UploadSource } from "./uploads.js";
 
 /** Options of {@link createCutroomClient}. */
 export interface CutroomClientOptions {

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "openapi-fetch";
-import { CutroomError, RenderFailedError } from "./errors.ts";
+import { CutroomError, RenderFailedError } from "./errors.js";
 import type { paths } from "./schema.js";
-import type { CompositionInput, Render, RenderOutputOptions } from "./types.ts";
+import { sleep } from "./sleep.js";
+import type { CompositionInput, Render, RenderOutputOptions } from "./types.js";
 
 /** Options of {@link renderAndWait}. */
 export interface RenderAndWaitOptions {
@@ -60,7 +60,7 @@ export async function renderAndWait(
   let wait = retryAfterMs(started.response.headers.get("retry-after"), fallback);
   while (!TERMINAL.has(render.status)) {
     opts.onProgress?.(render);
-    await sleep(wait, undefined, signal ? { signal } : {});
+    await sleep(wait, signal);
     const polled = await api.GET("/api/render/{jobId}", {
       params: { path: { jobId: render.id } },
       ...(signal ? { signal } : {}),

@@ -1,23 +1,11 @@
-import { createWriteStream, openAsBlob } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { Client } from "openapi-fetch";
-import { CutroomError } from "./errors.ts";
+import { prepareParts } from "#platform";
+import { CutroomError } from "./errors.js";
 import type { paths } from "./schema.js";
-import type { Upload } from "./types.ts";
+import type { Upload } from "./types.js";
+import type { UploadSource } from "./upload-source.js";
 
-/**
- * One file to upload: a path on disk (read as it is sent), or a name with a Blob or a
- * stream (a Node Readable or a web ReadableStream; spooled to a temporary file first, so
- * memory stays flat, and removed afterwards).
- */
-export type UploadSource =
-  | string
-  | { name: string; blob: Blob }
-  | { name: string; stream: Readable | ReadableStream<Uint8Array> };
+export type { UploadSource } from "./upload-source.js";
 
 /** Input of {@link uploadFiles}. */
 export interface UploadFilesInput {
@@ -33,11 +21,11 @@ export interface UploadFilesInput {
  * @returns the uploads, in the order of `files`.
  * @throws {CutroomError} with the server's code (e.g. 413 naming the file over the limit,
  *   415 for a type the server does not accept).
+ * @throws an Error for a file path outside Node.js.
  */
 export async function uploadFiles(api: Client<paths>, input: UploadFilesInput): Promise<Upload[]> {
-  const spool = await mkdtemp(path.join(tmpdir(), "cutroom-upload-"));
+  const { parts, release } = await prepareParts(input.files);
   try {
-    const parts = await Promise.all(input.files.map((f, i) => toPart(f, path.join(spool, String(i)))));
     const { data, error, response } = await api.POST("/api/v1/uploads", {
       body: { ...(input.projectId ? { projectId: input.projectId } : {}), file: parts.map((p) => p.blob) },
       bodySerializer: (body) => {
@@ -54,14 +42,6 @@ export async function uploadFiles(api: Client<paths>, input: UploadFilesInput): 
     if (!data) throw CutroomError.from(response, error);
     return data.data;
   } finally {
-    await rm(spool, { recursive: true, force: true });
+    await release();
   }
-}
-
-async function toPart(source: UploadSource, spoolPath: string): Promise<{ name: string; blob: Blob }> {
-  if (typeof source === "string") return { name: path.basename(source), blob: await openAsBlob(source) };
-  if ("blob" in source) return source;
-  const stream = source.stream instanceof Readable ? source.stream : Readable.fromWeb(source.stream);
-  await pipeline(stream, createWriteStream(spoolPath));
-  return { name: source.name, blob: await openAsBlob(spoolPath) };
 }

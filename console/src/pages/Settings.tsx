@@ -9,8 +9,6 @@ type Session = Schemas["ConsoleSession"];
 /** One selectable image model of `GET /api/v1/generate/models`. */
 type ImageModel = Schemas["Models"]["image"][number];
 
-const UNLIMITED = 2_147_483_647;
-
 /**
  * The image-model skill reads `GET /api/v1/generate/models` and writes
  * `PATCH /api/v1/me/settings`; if the models cannot be read, the select says so.
@@ -121,7 +119,6 @@ export function SettingsPage() {
   }
 
   const rl = me?.rateLimit;
-  const unlimited = rl?.limit === UNLIMITED;
   return (
     <Layout title="Settings">
       <div className="grid-2">
@@ -146,7 +143,7 @@ export function SettingsPage() {
               <dd>{me.user.plan}</dd>
               <dt>Calls today</dt>
               <dd>
-                {unlimited ? (
+                {rl.limit === null || rl.remaining === null ? (
                   "Unlimited plan (not counted)"
                 ) : (
                   <>

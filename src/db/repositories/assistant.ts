@@ -205,7 +205,10 @@ export async function heartbeatRun(
   return { running: r !== undefined, cancelRequested: Boolean(r?.cancelRequestedAt) };
 }
 
-/** Records a cancel request on a user's run (kept when already set). Null when unknown. */
+/**
+ * Records a cancel request on a user's running run (kept when already set). An ended run is
+ * returned as it is, with nothing recorded. Null when unknown.
+ */
 export async function requestRunCancel(
   db: Db,
   userId: string,
@@ -217,9 +220,11 @@ export async function requestRunCancel(
     .set({
       cancelRequestedAt: sql`coalesce(${assistantRuns.cancelRequestedAt}, ${now.toISOString()}::timestamptz)`,
     })
-    .where(and(eq(assistantRuns.userId, userId), eq(assistantRuns.id, runId)))
+    .where(
+      and(eq(assistantRuns.userId, userId), eq(assistantRuns.id, runId), eq(assistantRuns.status, "running")),
+    )
     .returning();
-  return r ?? null;
+  return r ?? findRun(db, userId, runId);
 }
 
 /**

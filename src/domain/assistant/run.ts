@@ -26,7 +26,7 @@ import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";
 import type { GenerationService, ToolContext } from "./tool-context.ts";
-import { toolErrorOf } from "./tool-context.ts";
+import { toolErrorOf, withReadableToolErrors } from "./tool-context.ts";
 import { toAiTools } from "./tools/define.ts";
 import { ASSISTANT_TOOLS, FINAL_TOOL } from "./tools/index.ts";
 
@@ -201,7 +201,10 @@ export async function executeRun(
       toolCallConcurrency: 1,
       maxRetries: 1,
       abortSignal: abort.signal,
-      prepareStep: async ({ stepNumber }) => (stepNumber === 0 ? {} : { instructions: await instructions() }),
+      prepareStep: async ({ stepNumber, messages }) => ({
+        messages: withReadableToolErrors(messages),
+        ...(stepNumber === 0 ? {} : { instructions: await instructions() }),
+      }),
       // Failures reach the loop below as `error` parts and end the run with an `error` event.
       onError: ({ error }) => log.debug({ err: error, runId: run.id }, "assistant model error"),
       onStepEnd: (step) => {

@@ -88,7 +88,10 @@ export interface Assistant {
     afterSeq: number,
     signal: AbortSignal,
   ): AsyncGenerator<{ seq: number; type: string; data: Record<string, unknown> }>;
-  /** Records a cancel request (honoured by the owning process within a heartbeat). @throws 404 */
+  /**
+   * Records a cancel request on a running run (honoured by the owning process within a
+   * heartbeat); an ended run is returned unchanged. @throws 404
+   */
   cancel(userId: string, runId: string): Promise<RunRow>;
   /**
    * Ends this process's runs as interrupted, then the event streams it serves, the sweeper and

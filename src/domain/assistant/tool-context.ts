@@ -1,4 +1,4 @@
-import { InvalidToolInputError, NoSuchToolError, TypeValidationError } from "ai";
+import { InvalidToolInputError, type ModelMessage, NoSuchToolError, TypeValidationError } from "ai";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
@@ -75,11 +75,46 @@ export interface ToolContext {
  */
 export class ToolError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "ToolError";
     this.code = code;
   }
+
+  /** What the model reads (the AI SDK sends a failed tool's `toString()`): the message alone. */
+  override toString(): string {
+    return this.message;
+  }
+}
+
+/**
+ * The {@link ToolError} a tool's failure is shown to the model as: itself, or one with the
+ * code and message of {@link toolErrorOf}, so no class name reaches the model or its reply.
+ */
+export function asToolError(err: unknown): ToolError {
+  if (err instanceof ToolError) return err;
+  const { code, message } = toolErrorOf(err);
+  return new ToolError(code, message, { cause: err });
+}
+
+/**
+ * The model's messages with each failed tool result (`error-text`) readable: the AI SDK's own
+ * failures before a tool runs (invalid input, unknown tool) arrive as `AI_…Error: …` text; they
+ * become what {@link toolErrorOf} makes of them.
+ */
+export function withReadableToolErrors(messages: ModelMessage[]): ModelMessage[] {
+  return messages.map((m) =>
+    m.role !== "tool"
+      ? m
+      : {
+          ...m,
+          content: m.content.map((part) =>
+            part.type === "tool-result" && part.output.type === "error-text"
+              ? { ...part, output: { ...part.output, value: toolErrorOf(part.output.value).message } }
+              : part,
+          ),
+        },
+  );
 }
 
 /**
@@ -105,7 +140,7 @@ export function toolErrorOf(err: unknown): { code: string; message: string } {
     return { code: "invalid_input", message: readableValidation(text) };
   }
   if (NoSuchToolError.isInstance(err) || /AI_NoSuchToolError/.test(text))
-    return { code: "unknown_tool", message: text };
+    return { code: "unknown_tool", message: text.replace(/^AI_NoSuchToolError: /, "") };
   return { code: "tool_failed", message: text };
 }
 

@@ -8,10 +8,10 @@ import {
   toCompositionResource,
 } from "../composition/edit-composition.ts";
 import type { Canvas } from "../composition/schema.ts";
-import { type AssetLinks, resolveExportMedia, resolveImportMedia } from "./media.ts";
+import { type AssetLinks, resolveExportMedia, resolveImportMedia, type UnmatchedMedia } from "./media.ts";
 import { compositionToMlt } from "./mlt.ts";
 import { compositionToOtio } from "./otio-export.ts";
-import { listOtioMedia, otioToComposition, parseOtio } from "./otio-import.ts";
+import { listOtioMedia, otioToComposition, parseOtio, withoutClips } from "./otio-import.ts";
 
 /** Interchange formats of the export route. */
 export type ExportFormat = "otio" | "mlt";
@@ -67,8 +67,10 @@ export async function exportComposition(
 /** Body of `POST /api/compositions/import`. */
 export interface ImportRequest {
   otio: unknown;
-  /** OTIO media name or `target_url` → one of the caller's upload ids. */
+  /** Clip item path, OTIO media name or `target_url` → one of the caller's upload ids. */
   media?: Record<string, string> | undefined;
+  /** Clips whose media match no upload: refuse (`error`, default), leave out (`drop`) or leave empty time (`gap`). */
+  unmatched?: UnmatchedMedia | undefined;
   projectId?: string | null | undefined;
   name?: string | undefined;
   canvas?: Partial<Canvas> | undefined;
@@ -79,15 +81,28 @@ export interface ImportRequest {
  * matches its media to the caller's uploads, converts it and stores it through the same
  * validation as `POST /api/compositions`. Nothing is stored when any step fails.
  *
- * @throws 400 `invalid_request` for a malformed document (JSON Pointer under `/otio`),
- *   unmatched media (listed) or a timeline that is not a valid composition (details point
+ * @param otioPath - where the document is in the request body, for error paths: `/otio`, or ""
+ *   when the body is the bare document.
+ * @throws 400 `invalid_request` for a malformed document (JSON Pointer under `otioPath`),
+ *   unmatched media (listed, unless `unmatched` is `drop` or `gap`) or a timeline that is not a valid composition (details point
  *   at the OTIO item); 404 for a foreign project.
  */
-export async function importComposition(ctx: EditContext, input: ImportRequest): Promise<CompositionRow> {
-  const parsed = parseOtio(input.otio);
-  const resolved = await resolveImportMedia(ctx.db, ctx.userId, listOtioMedia(parsed), input.media ?? {});
+export async function importComposition(
+  ctx: EditContext,
+  input: ImportRequest,
+  otioPath = "/otio",
+): Promise<CompositionRow> {
+  const parsed = parseOtio(input.otio, otioPath);
+  const mode = input.unmatched ?? "error";
+  const { resolved, unmatched } = await resolveImportMedia(
+    ctx.db,
+    ctx.userId,
+    listOtioMedia(parsed),
+    input.media ?? {},
+    mode,
+  );
   const conversion = otioToComposition(
-    parsed,
+    mode === "error" ? parsed : withoutClips(parsed, unmatched, mode),
     (path) => {
       const use = resolved.get(path);
       if (!use) throw new Error(`no media resolution for ${path}`);

@@ -73,22 +73,30 @@ export async function resolveExportMedia(
   };
 }
 
+/** What to do with clips whose media match none of the caller's uploads. */
+export type UnmatchedMedia = "error" | "drop" | "gap";
+
 /**
  * Matches the media an imported timeline uses to the caller's uploads, in this order: the
- * request's `mapping` (reference name or `target_url` → upload id), the upload id a Cutroom
- * export recorded, then an upload whose file name equals the reference name or the last
- * segment of its `target_url` (the newest when several do). An `https://` reference that
- * matches nothing stays a remote `src`.
+ * request's `mapping` (the clip item's JSON Pointer, e.g. `/otio/tracks/children/0/children/2`,
+ * which also names media without a name; else the reference name or `target_url` → upload id),
+ * the upload id a Cutroom export recorded, then an upload whose file name equals the reference
+ * name or the last segment of its `target_url` (the newest when several do). An `https://`
+ * reference that matches nothing stays a remote `src`.
  *
- * @returns resolution per clip item path.
- * @throws 400 `invalid_request` listing every unmatched reference (path of its clip item).
+ * @param unmatched - `error` (default): refuse the import; `drop` / `gap`: return the clips that
+ *   match nothing in `unmatched`, for the caller to leave out.
+ * @returns resolution per clip item path, and the paths of the clips that matched nothing.
+ * @throws 400 `invalid_request` listing every unmatched reference (path of its clip item), with
+ *   `unmatched: "error"`, and for a mapping to an id that is not one of the caller's uploads.
  */
 export async function resolveImportMedia(
   db: Db,
   userId: string,
   uses: OtioMediaUse[],
   mapping: Record<string, string>,
-): Promise<Map<string, ResolvedUse>> {
+  unmatched: UnmatchedMedia = "error",
+): Promise<{ resolved: Map<string, ResolvedUse>; unmatched: Set<string> }> {
   const ids = new Set<string>(Object.values(mapping));
   const names = new Set<string>();
   for (const use of uses) {
@@ -105,17 +113,18 @@ export async function resolveImportMedia(
   for (const u of byNameRows) if (!byName.has(u.name)) byName.set(u.name, u);
 
   const out = new Map<string, ResolvedUse>();
-  const unmatched: { path: string; message: string }[] = [];
+  const refused: { path: string; message: string }[] = [];
+  const skipped = new Set<string>();
   const labels = new Set<string>();
   for (const use of uses) {
-    const label = use.name || use.targetUrl || "(unnamed media)";
-    const mapped = mapping[use.name] ?? mapping[use.targetUrl];
+    const label = use.name || use.targetUrl || `(unnamed media at ${use.path})`;
+    const mapped = mapping[use.path] ?? (use.name ? mapping[use.name] : undefined) ?? mapping[use.targetUrl];
     let row: UploadRow | undefined;
     if (mapped !== undefined) {
       row = byId.get(mapped);
       if (!row) {
         labels.add(label);
-        unmatched.push({
+        refused.push({
           path: use.path,
           message: `media "${label}" is mapped to ${mapped}, which is not one of your uploads`,
         });
@@ -130,19 +139,20 @@ export async function resolveImportMedia(
     if (row) out.set(use.path, { uploadId: row.id, uploadType: row.type });
     else if (use.targetUrl.startsWith("https://") && !use.uploadIdHint)
       out.set(use.path, { src: use.targetUrl });
+    else if (unmatched !== "error") skipped.add(use.path);
     else {
       labels.add(label);
-      unmatched.push({
+      refused.push({
         path: use.path,
-        message: `media "${label}" matches none of your uploads; map it in "media"`,
+        message: `media "${label}" matches none of your uploads; map it in "media" (by name, or by this clip path)`,
       });
     }
   }
-  if (unmatched.length) {
+  if (refused.length) {
     throw invalidRequest(
-      `${unmatched.length} media reference(s) match none of your uploads: ${[...labels].join(", ")}. Upload them, or map each name to an upload id in "media"`,
-      unmatched,
+      `${refused.length} media reference(s) match none of your uploads: ${[...labels].join(", ")}. Upload them, map each name (or clip path) to an upload id in "media", or send "unmatched": "drop" or "gap" to leave those clips out`,
+      refused,
     );
   }
-  return out;
+  return { resolved: out, unmatched: skipped };
 }

@@ -51,6 +51,8 @@ interface ClipItem {
 
 /** A validated OTIO timeline, flattened to what the importer reads. */
 export interface ParsedOtio {
+  /** JSON Pointer of the document in the request body ("/otio", or "" for a bare document). */
+  root: string;
   name: string;
   metadata: Record<string, unknown>;
   stackMarkers: { path: string; marker: OtioMarkerIn }[];
@@ -157,10 +159,38 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
     return { path: trackPath, track, items };
   });
   return {
+    root: path,
     name: timeline.name ?? "",
     metadata: timeline.metadata ?? {},
     stackMarkers: (stack.markers ?? []).map((marker, i) => ({ path: `${path}/tracks/markers/${i}`, marker })),
     tracks,
+  };
+}
+
+/**
+ * The document without the clips at `paths`: `gap` leaves their time empty (later items keep
+ * their time, as lifting them out in an editor would); `drop` removes them and the transitions
+ * touching them, so later items on the track move up (a ripple delete).
+ */
+export function withoutClips(doc: ParsedOtio, paths: Set<string>, mode: "drop" | "gap"): ParsedOtio {
+  if (paths.size === 0) return doc;
+  return {
+    ...doc,
+    tracks: doc.tracks.map((t) => {
+      const items: ParsedOtio["tracks"][number]["items"] = [];
+      t.items.forEach((item, i) => {
+        if (item.kind === "clip" && paths.has(item.path)) {
+          if (mode === "gap") items.push({ kind: "gap", path: item.path, duration: item.duration });
+          else if (items.at(-1)?.kind === "transition") items.pop();
+          return;
+        }
+        const before = t.items[i - 1];
+        const droppedBefore = before?.kind === "clip" && paths.has(before.path);
+        if (mode === "drop" && item.kind === "transition" && droppedBefore) return;
+        items.push(item);
+      });
+      return { ...t, items };
+    }),
   };
 }
 
@@ -402,7 +432,7 @@ export function otioToComposition(
       // The canvas is at the same path in the import body (`canvas` overrides the file's).
       (detail.path.startsWith("/canvas")
         ? detail
-        : { path: "/otio", message: `${detail.path}: ${detail.message}` })
+        : { path: doc.root, message: `${detail.path}: ${detail.message}` })
     );
   };
   return { body, toOtioDetail };

@@ -3,9 +3,6 @@ export const PLANS = ["standard", "upgraded", "admin"] as const;
 /** An account plan; decides the daily quota. */
 export type Plan = (typeof PLANS)[number];
 
-/** Reported as limit and remaining for unlimited (admin) accounts. */
-export const UNLIMITED = 2_147_483_647;
-
 /**
  * The daily limit of `plan` (standard 1,000 and upgraded 10,000 by default,
  * configurable; admin unlimited) given the configured limits; null = unlimited.
@@ -23,10 +20,10 @@ export function planDailyLimit(plan: Plan, limits: { standard: number; upgraded:
 
 /** The quota state sent as `X-RateLimit-*` headers and in `GET /api/v1/me`. */
 export interface QuotaState {
-  /** Calls allowed per day (2147483647 when unlimited). */
-  limit: number;
-  /** Calls left today after this one (never negative). */
-  remaining: number;
+  /** Calls allowed per day; null when unlimited (admin). */
+  limit: number | null;
+  /** Calls left today after this one (never negative); null when unlimited. */
+  remaining: number | null;
   /** Start of the next UTC day, when the counter resets. */
   resetAt: Date;
 }
@@ -66,7 +63,7 @@ export function resetAtIso(resetAt: Date): string {
  */
 export function quotaState(limit: number | null, used: number | null, now: Date): QuotaState {
   const resetAt = nextQuotaReset(now);
-  if (limit === null) return { limit: UNLIMITED, remaining: UNLIMITED, resetAt };
+  if (limit === null) return { limit: null, remaining: null, resetAt };
   return { limit, remaining: used === null ? 0 : Math.max(0, limit - used), resetAt };
 }
 

@@ -11,8 +11,17 @@ export function webhookUrlPolicy(allowPrivate: boolean): UrlCheckOptions {
   return allowPrivate ? { allowHttp: true, refusal: () => null } : {};
 }
 
+/** Whether `WEBHOOK_ALLOW_PRIVATE=true` would let `url` through: an http(s) URL without credentials. */
+function relaxable(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { protocol, username, password } = new URL(url);
+  return (protocol === "http:" || protocol === "https:") && !username && !password;
+}
+
 /**
  * Checks a webhook or callback URL when it is given (at delivery time each try checks again).
+ * A refusal that `WEBHOOK_ALLOW_PRIVATE=true` would lift (an http URL, a private address)
+ * says so, for people running receivers on their own network.
  * @param path - JSON Pointer of the field, e.g. `/url` or `/callbackUrl`.
  * @throws AppError 400 `invalid_request` naming `path` when the URL is refused or its host
  *   does not resolve.
@@ -22,6 +31,10 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean, pat
     await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate));
   } catch (err) {
     if (!(err instanceof RemoteAssetError)) throw err;
-    throw invalidRequest(`The webhook URL is not allowed: ${err.message}`, [{ path, message: err.message }]);
+    const message =
+      !allowPrivate && err.reason === "refused" && relaxable(url)
+        ? `${err.message}. A self-hosted server allows http URLs and private addresses with WEBHOOK_ALLOW_PRIVATE=true`
+        : err.message;
+    throw invalidRequest(`The webhook URL is not allowed: ${message}`, [{ path, message }]);
   }
 }

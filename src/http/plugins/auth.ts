@@ -46,7 +46,9 @@ function userIdentity(user: UserRow) {
 }
 const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
+/** The `X-RateLimit-*` headers of a counted call; none for an unlimited account (no quota applies). */
 function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
+  if (q.limit === null || q.remaining === null) return;
   reply.headers({
     "X-RateLimit-Limit": String(q.limit),
     "X-RateLimit-Remaining": String(q.remaining),

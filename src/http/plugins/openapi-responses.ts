@@ -1,3 +1,4 @@
+import { createParser } from "eventsource-parser";
 import { RETRY_AFTER, SUCCESS_DESCRIPTIONS } from "../schemas/common.ts";
 
 /**
@@ -68,10 +69,14 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
   replaceComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   patchComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   startRender: {
-    202: { description: "Queued: a new render job; poll `Location`", headers: ["Location"] },
+    202: {
+      description: "Queued: a new render job; poll `Location` at the `Retry-After` interval",
+      headers: ["Location", "Retry-After"],
+    },
     200: {
-      description: "Replayed: the render an earlier request with the same Idempotency-Key and body started",
-      headers: ["Location", "Idempotent-Replayed"],
+      description:
+        "Replayed: the render an earlier request with the same Idempotency-Key and body started; `Retry-After` while it is not terminal",
+      headers: ["Location", "Idempotent-Replayed", "Retry-After"],
     },
   },
   getRender: {
@@ -106,6 +111,10 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
       headers: ["Retry-After"],
     },
   },
+  cancelAssistantRun: {
+    202: { description: "Cancel requested: the run stops at its next step" },
+    200: { description: "The run had already ended; nothing changed" },
+  },
   cancelGeneration: { 200: { description: "The generation, cancelled (or already terminal)" } },
   runAssistant: {
     200: {
@@ -122,6 +131,22 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
 };
 
 type Json = Record<string, unknown>;
+
+/**
+ * Named examples of an event stream's events: the `data` of the first event of each type in
+ * the recorded `stream` (server-sent events text), keyed by the type.
+ */
+function eventExamples(stream: string): Record<string, { summary: string; value: unknown }> {
+  const out: Record<string, { summary: string; value: unknown }> = {};
+  const parser = createParser({
+    onEvent: ({ event, data }) => {
+      const type = event ?? "message";
+      out[type] ??= { summary: `A \`${type}\` event's data`, value: JSON.parse(data) };
+    },
+  });
+  parser.feed(stream.endsWith("\n\n") ? stream : `${stream}\n\n`);
+  return out;
+}
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
 /** Every operation object of an OpenAPI document with its method and path. */
@@ -166,7 +191,12 @@ export function completeResponses(doc: Json, examples: Record<string, Record<str
       const schema = media?.schema as Json | undefined;
       if (schema && schema.description === SUCCESS_DESCRIPTIONS[Number(status)]) delete schema.description;
       if (media && example !== undefined && media.example === undefined && media.examples === undefined) {
-        media.example = example;
+        if (typeof example === "string" && "text/event-stream" in (response.content as Json)) {
+          // The schema is one event's data: the examples are the recorded events' data, by type,
+          // and the recorded stream itself is shown in the description.
+          media.examples = eventExamples(example);
+          response.description = `${response.description}\n\nA recorded stream:\n\n\`\`\`text\n${example.trim()}\n\`\`\``;
+        } else media.example = example;
       }
     }
   }

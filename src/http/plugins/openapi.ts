@@ -101,6 +101,10 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
       telemetry: false,
       agent: { disabled: true },
       mcp: { disabled: true },
+      // Nothing that leaves the machine: no "Open API Client" button (client.scalar.com) and no
+      // developer toolbar (its share and deploy links go to scalar.com; shown on localhost).
+      hideClientButton: true,
+      showDeveloperTools: "never",
     },
   });
 }

@@ -39,8 +39,12 @@ export const ApiKey = Type.Object(
 /** Quota state of the caller's account. */
 export const RateLimit = Type.Object(
   {
-    limit: Type.Integer({ description: "Calls per UTC day (2147483647 = unlimited)" }),
-    remaining: Type.Integer(),
+    limit: Type.Union([Type.Integer(), Type.Null()], {
+      description: "Calls per UTC day; null for an unlimited (admin) account",
+    }),
+    remaining: Type.Union([Type.Integer(), Type.Null()], {
+      description: "Calls left today; null for an unlimited (admin) account",
+    }),
     resetAt: Timestamp("Next midnight UTC"),
   },
   { title: "RateLimit" },

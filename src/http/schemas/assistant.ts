@@ -72,7 +72,11 @@ export const SessionCreate = Type.Object(
       }),
     ),
   },
-  { title: "AssistantSessionCreate", additionalProperties: false },
+  {
+    title: "AssistantSessionCreate",
+    additionalProperties: false,
+    examples: [{ projectId: "prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C" }],
+  },
 );
 
 /** `:id` of the session routes. */
@@ -90,7 +94,16 @@ export const OrchestratorRequest = Type.Object(
       examples: ["add a title 'Hello' at 2s for 3 seconds, then render a draft"],
     }),
   },
-  { title: "OrchestratorRequest", additionalProperties: false },
+  {
+    title: "OrchestratorRequest",
+    additionalProperties: false,
+    examples: [
+      {
+        sessionId: "ses_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+        message: "add a title 'Hello' at 2s for 3 seconds, then render a draft",
+      },
+    ],
+  },
 );
 
 /** Headers of the stream routes. */

@@ -77,9 +77,19 @@ export const ErrorResponse = Type.Object(
 /** Response headers every response carries (request id and daily quota; docs/conventions.md), documented on every operation. */
 export const STANDARD_HEADERS = {
   "X-Request-Id": { type: "string", description: "Request id (a well-formed incoming one is echoed)" },
-  "X-RateLimit-Limit": { type: "integer", description: "Calls allowed per UTC day (2147483647 = unlimited)" },
-  "X-RateLimit-Remaining": { type: "integer", description: "Calls left today" },
-  "X-RateLimit-Reset": { type: "string", format: "date-time", description: "Next reset, ISO 8601 UTC" },
+  "X-RateLimit-Limit": {
+    type: "integer",
+    description: "Calls allowed per UTC day (absent for an unlimited account)",
+  },
+  "X-RateLimit-Remaining": {
+    type: "integer",
+    description: "Calls left today (absent for an unlimited account)",
+  },
+  "X-RateLimit-Reset": {
+    type: "string",
+    format: "date-time",
+    description: "Next reset, ISO 8601 UTC (absent for an unlimited account)",
+  },
 } as const;
 
 /** `Retry-After` (RFC 9110 §10.2.3) as this API sends it: whole seconds. */

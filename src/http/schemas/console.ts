@@ -20,25 +20,43 @@ const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
 /** `POST /api/v1/auth/login` body. */
 export const LoginBody = Type.Object(
   { email: Email, password: Password },
-  { title: "LoginBody", additionalProperties: false },
+  {
+    title: "LoginBody",
+    additionalProperties: false,
+    examples: [{ email: "owner@localhost", password: "correct horse battery staple" }],
+  },
 );
 
 /** `POST /api/v1/auth/setup` body: the token from the setup link and the new password. */
 export const SetupBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 100 }), password: Password },
-  { title: "SetupBody", additionalProperties: false },
+  {
+    title: "SetupBody",
+    additionalProperties: false,
+    examples: [{ token: "crp_Hk3v9QmZrX2bW7yT1pLdQ8sN4fVc6eJa", password: "correct horse battery staple" }],
+  },
 );
 
 /** `POST /api/v1/auth/signup` body (only with SIGNUP=open). */
 export const SignupBody = Type.Object(
   { email: Email, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), password: Password },
-  { title: "SignupBody", additionalProperties: false },
+  {
+    title: "SignupBody",
+    additionalProperties: false,
+    examples: [{ email: "editor@example.com", name: "Ada Editor", password: "correct horse battery staple" }],
+  },
 );
 
 /** `POST /api/v1/auth/password` body. */
 export const PasswordChangeBody = Type.Object(
   { currentPassword: Password, newPassword: Password },
-  { title: "PasswordChangeBody", additionalProperties: false },
+  {
+    title: "PasswordChangeBody",
+    additionalProperties: false,
+    examples: [
+      { currentPassword: "correct horse battery staple", newPassword: "a longer passphrase of mine" },
+    ],
+  },
 );
 
 /** One console sign-in session. */
@@ -82,7 +100,11 @@ export const KeyCreate = Type.Object(
       description: '`["read"]` (read only) or `["read", "write"]` (read and write; `write` implies `read`)',
     }),
   },
-  { title: "KeyCreate", additionalProperties: false },
+  {
+    title: "KeyCreate",
+    additionalProperties: false,
+    examples: [{ name: "laptop", scopes: ["read", "write"] }],
+  },
 );
 
 /** `POST /api/v1/keys` response: the key and its secret, shown this once. */

@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { CanvasSchema } from "../../domain/composition/schema.ts";
 
 /** An OTIO `RationalTime.1` at 25 fps, for the examples. */
@@ -57,21 +57,30 @@ export const ExportQuery = Type.Object({
   ),
 });
 
-/** Body of `POST /api/compositions/import`. */
+/** An OpenTimelineIO `Timeline.1` document (the .otio file's JSON); checked field by field on import. */
+const OtioDocument = Type.Object(
+  { OTIO_SCHEMA: Type.String({ description: "Timeline.1" }) },
+  {
+    additionalProperties: true,
+    description: "An OpenTimelineIO Timeline.1 document (the .otio file's JSON)",
+  },
+);
+
+/** The import options around the document: `{ otio, media?, unmatched?, … }`. */
 export const ImportBody = Type.Object(
   {
-    otio: Type.Object(
-      { OTIO_SCHEMA: Type.String({ description: "Timeline.1" }) },
-      {
-        additionalProperties: true,
-        description: "An OpenTimelineIO Timeline.1 document (the .otio file's JSON)",
-      },
-    ),
+    otio: OtioDocument,
     media: Type.Optional(
       Type.Record(Type.String({ maxLength: 4096 }), Type.String({ minLength: 1, maxLength: 64 }), {
         description:
-          "OTIO media reference name or target_url → one of your upload ids (`upl_…`); media not mapped are matched to your uploads by file name",
+          "Which upload (`upl_…`) each medium is: keyed by the clip's path in the body (`/otio/tracks/children/0/children/2`, for media without a name), the media reference's name, or its target_url. Media not mapped are matched to your uploads by file name",
         maxProperties: 2000,
+      }),
+    ),
+    unmatched: Type.Optional(
+      Type.Union([Type.Literal("error"), Type.Literal("drop"), Type.Literal("gap")], {
+        description:
+          "Clips whose media match none of your uploads: `error` (default) refuses the import listing them; `drop` leaves them out and moves later items on their track up (with the transitions touching them); `gap` leaves their time empty",
       }),
     ),
     // Null first: Ajv type coercion would otherwise turn a null projectId into "".
@@ -90,5 +99,33 @@ export const ImportBody = Type.Object(
     additionalProperties: false,
     title: "CompositionImport",
     examples: [{ otio: OTIO_EXAMPLE, media: { "opening.mp4": "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C" } }],
+  },
+);
+
+/** Whether an import body is the bare `.otio` document (it has `OTIO_SCHEMA` at its top). */
+export function isBareOtio(
+  body: Static<typeof ImportBody> | Static<typeof OtioDocument>,
+): body is Static<typeof OtioDocument> {
+  return "OTIO_SCHEMA" in body;
+}
+
+/**
+ * Body of `POST /api/compositions/import`: the options object, or a bare `.otio` document
+ * (sent as the file is; its media are matched by file name). A body with `OTIO_SCHEMA` at its
+ * top is the bare document; anything else is checked as the options object, so its errors name
+ * its own fields.
+ */
+export const ImportRequest = Type.Dependent(
+  Type.Object({ OTIO_SCHEMA: Type.String() }),
+  OtioDocument,
+  ImportBody,
+  {
+    title: "CompositionImportRequest",
+    description:
+      "`{ otio, media?, unmatched?, projectId?, name?, canvas? }`, or the bare OpenTimelineIO document (`curl --data-binary @edit.otio`)",
+    examples: [
+      { otio: OTIO_EXAMPLE, media: { "opening.mp4": "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C" }, unmatched: "gap" },
+      OTIO_EXAMPLE,
+    ],
   },
 );

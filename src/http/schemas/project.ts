@@ -19,5 +19,9 @@ export const ProjectCreate = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200, examples: ["Launch video"] }),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
   },
-  { title: "ProjectCreate", additionalProperties: false },
+  {
+    title: "ProjectCreate",
+    additionalProperties: false,
+    examples: [{ name: "Launch video", description: "Teaser and cut-downs for the spring launch" }],
+  },
 );

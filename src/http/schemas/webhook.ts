@@ -39,6 +39,12 @@ export const CallbackUrl = Type.Optional(
   }),
 );
 
+/** Whether an endpoint receives events: the resource's `status`, and what `PATCH` sets. */
+const EndpointStatus = Type.Union([Type.Literal("enabled"), Type.Literal("disabled")], {
+  description:
+    '`disabled` after repeated failed deliveries or by the owner (see `disabledReason`); `PATCH` with `status: "enabled"`, or a successful test send or redelivery, enables it again',
+});
+
 const EventType = Type.Union(
   WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
   { description: "An event type" },
@@ -58,10 +64,7 @@ export const WebhookEndpoint = Type.Object(
     url: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(EventType),
-    status: Type.Union([Type.Literal("enabled"), Type.Literal("disabled")], {
-      description:
-        "`disabled` after repeated failed deliveries or by the owner (see `disabledReason`); `PATCH` with `enabled: true`, or a successful test send or redelivery, enables it again",
-    }),
+    status: EndpointStatus,
     disabledReason: Type.Union([Type.String(), Type.Null()]),
     disabledAt: Type.Union([Timestamp(), Type.Null()]),
     consecutiveFailures: Type.Integer({
@@ -121,10 +124,10 @@ export const WebhookEndpointUpdate = Type.Object(
     description: Type.Optional(
       Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: "null removes it" }),
     ),
-    enabled: Type.Optional(
-      Type.Boolean({
+    status: Type.Optional(
+      Type.Union([Type.Literal("enabled"), Type.Literal("disabled")], {
         description:
-          "`true` enables the endpoint again (no `disabledReason`, failure count 0); `false` disables it by hand, ending its pending deliveries as failed. Deliveries that ended while it was disabled are not resent: redeliver them.",
+          "`enabled` enables the endpoint again (no `disabledReason`, failure count 0); `disabled` disables it by hand, ending its pending deliveries as failed. Deliveries that ended while it was disabled are not resent: redeliver them.",
       }),
     ),
   },
@@ -132,7 +135,7 @@ export const WebhookEndpointUpdate = Type.Object(
     title: "WebhookEndpointUpdate",
     additionalProperties: false,
     minProperties: 1,
-    examples: [{ events: ["render.succeeded", "render.failed", "render.cancelled"], enabled: true }],
+    examples: [{ events: ["render.succeeded", "render.failed", "render.cancelled"], status: "enabled" }],
   },
 );
 
@@ -283,6 +286,8 @@ export function webhookMessagesDoc(resources: { render: TSchema; generation: TSc
       type,
       {
         post: {
+          // "render.succeeded" → "renderSucceededEvent".
+          operationId: `${type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase())}Event`,
           summary: `${type} event`,
           tags: ["Webhooks"],
           parameters: [...SIGNATURE_HEADERS],

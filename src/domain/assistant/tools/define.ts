@@ -1,6 +1,6 @@
 import { type Tool, tool } from "ai";
 import type { z } from "zod";
-import type { ToolContext } from "../tool-context.ts";
+import { asToolError, type ToolContext } from "../tool-context.ts";
 
 /** What a tool's `run` receives besides its validated input. */
 export interface ToolCall {
@@ -37,9 +37,15 @@ export function toAiTools(
     out[spec.name] = tool({
       description: spec.description,
       inputSchema: spec.input,
-      execute: async (input: unknown, options: { toolCallId: string }) => {
+      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         await announce(options.toolCallId, spec.name, input);
-        return spec.run(input, { ctx, toolCallId: options.toolCallId });
+        try {
+          return await spec.run(input, { ctx, toolCallId: options.toolCallId });
+        } catch (err) {
+          // A cancelled run ends as it does; any other failure reaches the model as its message.
+          if (options.abortSignal?.aborted) throw err;
+          throw asToolError(err);
+        }
       },
     });
   }

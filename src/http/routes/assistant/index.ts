@@ -218,16 +218,16 @@ export function registerAssistantRoutes(
         operationId: "cancelAssistantRun",
         summary: "Cancel a run",
         description:
-          "Stops the run at its next step (a tool in progress finishes its current write); its stream ends with `done` and reason `cancelled`. Edits already applied stay. Cancelling an ended run changes nothing.",
+          "A running run: **202** with `cancelRequested: true`; it stops at its next step (a tool in progress finishes its current write) and its stream ends with `done` and reason `cancelled`. Edits already applied stay. A run that has ended: **200** with its final `status` (`done` or `error`), and nothing changes (`cancelRequested` says whether it had been asked to stop before it ended).",
         tags: ["Assistant"],
         params: RunParams,
-        response: responses({ 202: RunCancelled }, [...AUTH_ERRORS, 403, 404]),
+        response: responses({ 202: RunCancelled, 200: RunCancelled }, [...AUTH_ERRORS, 403, 404]),
       },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
       const run = await assistant.cancel(auth.userId, request.params.runId);
-      return reply.code(202).send({
+      return reply.code(run.status === "running" ? 202 : 200).send({
         id: run.id,
         sessionId: run.sessionId,
         status: run.status,

@@ -6,7 +6,7 @@ import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
-import { ExportQuery, ImportBody, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
+import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
@@ -96,9 +96,9 @@ export function registerInterchangeRoutes(
         operationId: "importComposition",
         summary: "Create a composition from an OpenTimelineIO timeline",
         description:
-          "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. Each external media reference is matched to one of your uploads: through `media` (reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. The result is validated like `POST /api/compositions`; nothing is stored on error.",
+          "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. The body is `{ otio, … }` with options, or the bare `.otio` document. Each external media reference is matched to one of your uploads: through `media` (clip path, reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. Clips whose media match nothing refuse the import, unless `unmatched` is `drop` (left out, later items move up) or `gap` (their time left empty). The result is validated like `POST /api/compositions`; nothing is stored on error.",
         tags: ["Compositions"],
-        body: ImportBody,
+        body: ImportRequest,
         response: responses({ 201: CompositionResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
           400: "Invalid OpenTimelineIO document (each `details[].path` is a JSON Pointer into the body, e.g. `/otio/tracks/children/0/children/2/source_range`), media matching none of your uploads (every one listed, with the path of its clip), or a timeline that breaks a composition rule (the detail points at the OTIO item)",
           404: "`projectId` is not one of your projects",
@@ -108,9 +108,13 @@ export function registerInterchangeRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      // A bare .otio document is the timeline with every option left at its default; error
+      // paths then point into the body itself.
+      const body = request.body;
       const row = await importComposition(
         { db: deps.db, userId: auth.userId, now: deps.clock.now(), limits: deps.renderLimits },
-        request.body,
+        isBareOtio(body) ? { otio: body } : body,
+        isBareOtio(body) ? "" : "/otio",
       );
       return reply.code(201).header("ETag", `"${row.version}"`).send(toCompositionResource(row));
     },

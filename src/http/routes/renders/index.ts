@@ -17,6 +17,8 @@ import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+/** The poll interval a render not yet terminal asks for, as `Retry-After` (seconds). */
+const POLL_SECONDS = "1";
 
 /** What the render routes need. */
 export interface RenderRouteDeps {
@@ -78,6 +80,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
       );
       reply.header("Location", `/api/render/${render.id}`);
+      if (!TERMINAL.has(render.status)) reply.header("Retry-After", POLL_SECONDS);
       if (!created) reply.header("Idempotent-Replayed", "true");
       return reply.code(created ? 202 : 200).send(await presentRender(deps, render));
     },
@@ -128,7 +131,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
       const auth = requireAuth(request);
       const r = await findRender(deps.db, auth.userId, request.params.jobId);
       if (!r) throw notFound(`Render ${request.params.jobId}`);
-      if (!TERMINAL.has(r.status)) reply.header("Retry-After", "1");
+      if (!TERMINAL.has(r.status)) reply.header("Retry-After", POLL_SECONDS);
       return presentRender(deps, r);
     },
   );
@@ -169,6 +172,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
       schema: {
         operationId: "renderEventsGone",
         summary: "Retired: the per-job event stream",
+        deprecated: true,
         description: "Always 410 Gone. Poll `GET /api/render/{jobId}` instead.",
         tags: ["Renders"],
         params: RenderParams,

@@ -48,10 +48,16 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
           "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept. A phone capture token (`crc_…`) may call this operation only, and only for its own project, which is also the default `projectId`.",
         tags: ["Uploads"],
         consumes: ["multipart/form-data"],
-        body: Type.Object({
-          projectId: Type.Optional(Type.String({ description: "A project of the caller" })),
-          file: Type.Array(Type.String({ format: "binary" }), { description: "One or more file parts" }),
-        }),
+        body: Type.Object(
+          {
+            projectId: Type.Optional(Type.String({ description: "A project of the caller" })),
+            file: Type.Array(Type.String({ format: "binary" }), { description: "One or more file parts" }),
+          },
+          {
+            // curl -F projectId=prj_… -F file=@intro.mp4 -F file=@still.png
+            examples: [{ projectId: "prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", file: ["<intro.mp4>", "<still.png>"] }],
+          },
+        ),
         response: responses({ 201: Type.Object({ data: Type.Array(Upload) }, { title: "UploadList" }) }, [
           ...AUTH_ERRORS,
           403,

@@ -234,7 +234,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
         operationId: "updateWebhookEndpoint",
         summary: "Change a webhook endpoint",
         description:
-          'Changes the fields given: `url` (checked like on creation: 400 naming `/url`), `events` (events from now on), `description` (`null` removes it) and `enabled`. `enabled: true` enables a disabled endpoint again and starts its failure count at 0; `enabled: false` disables it with `disabledReason` "Disabled by the owner" and ends its pending deliveries as failed (an endpoint already disabled keeps its reason). Deliveries that ended while it was disabled are not resent on re-enabling: redeliver the ones you want. Pending retries go to the new `url`. **200** with the endpoint (never its secret).',
+          'Changes the fields given: `url` (checked like on creation: 400 naming `/url`), `events` (events from now on), `description` (`null` removes it) and `status`, the same field the endpoint shows. `status: "enabled"` enables a disabled endpoint again and starts its failure count at 0; `status: "disabled"` disables it with `disabledReason` "Disabled by the owner" and ends its pending deliveries as failed (an endpoint already disabled keeps its reason). Deliveries that ended while it was disabled are not resent on re-enabling: redeliver the ones you want. Pending retries go to the new `url`. **200** with the endpoint (never its secret).',
         tags: TAGS,
         params: WebhookParams,
         body: WebhookEndpointUpdate,
@@ -244,13 +244,13 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     async (request) => {
       const auth = requireAuth(request);
       const { id } = request.params;
-      const { enabled, ...fields } = request.body;
+      const { status, ...fields } = request.body;
       if (fields.url !== undefined) await checkWebhookTarget(fields.url, deps.allowPrivate, "/url");
       const now = deps.clock.now();
       const row = await db.transaction(async (tx) => {
         const updated = await updateWebhookEndpoint(tx, { userId: auth.userId, id, set: fields, now });
-        if (!updated || enabled === undefined) return updated;
-        if (enabled) await markWebhookEndpointHealthy(tx, id, now);
+        if (!updated || status === undefined) return updated;
+        if (status === "enabled") await markWebhookEndpointHealthy(tx, id, now);
         else await disableWebhookEndpoint(tx, { id, reason: "Disabled by the owner", now });
         return findWebhookEndpoint(tx, auth.userId, id);
       });

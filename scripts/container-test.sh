@@ -86,7 +86,7 @@ base_sec=$((SECONDS - step))
 # ---- image
 say "building the image (log: tmp/container-test/build.log)"
 step=$SECONDS
-opts=(--format docker --pull=never --layers "${RUN_OPTS[@]}" -f Containerfile)
+opts=(--format docker --pull=never --layers --jobs 2 "${RUN_OPTS[@]}" -f Containerfile)
 # A TLS-inspecting proxy's CA (this machine's bundle) for the steps that download from npm.
 [ -s /etc/ssl/certs/ca-certificates.crt ] &&
   opts+=(--secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt)

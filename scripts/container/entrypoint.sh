@@ -15,8 +15,5 @@ case "$role" in
   *) exec "$@" ;;
 esac
 [ "$#" -gt 0 ] && shift
-# The health check reads the container's role (an API answers on PORT; a worker has no HTTP
-# port); a `cli` or `migrate` run inside a running container leaves it as it is.
-case "$role" in api | worker) echo "$role" > /tmp/cutroom-role 2>/dev/null || true ;; esac
 command="$(node -p 'require("./package.json").scripts[process.argv[1]]' "$script")"
 exec sh -c "exec $command \"\$@\"" "$script" "$@"

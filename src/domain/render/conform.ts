@@ -11,11 +11,17 @@ export function regularPts(rate: FrameRate): string {
 /**
  * Conforms a branch to the canvas: the last filters of every visual stream before any
  * transition (`xfade`), `overlay` or `concat` sees it — video, image, colour, blank and
- * generated clips alike. After them a stream has exactly the canvas frame rate (`fps`, which
- * also sets the link's frame rate: `xfade` refuses two inputs whose rates differ, and an image
- * demuxer's stream keeps its own 25 fps whatever its timestamps say), the AV time base with
- * regular timestamps `N / fps` from 0, square pixels (SAR 1:1), the given pixel format and
- * `width`x`height` pixels (a pass-through when the stream already has that size and format).
+ * generated clips alike. After them a stream has `width`x`height` pixels (a pass-through when
+ * it already has that size and format), the given pixel format, square pixels (SAR 1:1), and
+ * the canvas's timing: regular timestamps `N / fps` from 0 in the time base `1 / fps`, and the
+ * canvas frame rate on the link (`xfade` refuses two inputs whose rates or time bases differ,
+ * and an image demuxer's stream keeps its own 25 fps whatever its timestamps say).
+ *
+ * The branch arrives with exactly the frames it should show (the builders trim it), so the
+ * timestamps are rebuilt from the frame count first and `fps` then only sets the rate and
+ * time base: it never drops or repeats a frame. (In the other order `fps` would fill any gap an
+ * upstream filter left in the timestamps with repeated frames: `zoompan` output, for one,
+ * made it repeat frames without end.)
  *
  * @param rate - The render's frame rate.
  * @param size - The branch's size in render pixels (the canvas, or a placed clip's box).
@@ -30,7 +36,7 @@ export function conformToCanvas(
     `scale=${size.width}:${size.height}`,
     `format=${pixelFormat}`,
     "setsar=1",
-    `fps=${rateString(rate)}`,
     regularPts(rate),
+    `fps=${rateString(rate)}`,
   ];
 }

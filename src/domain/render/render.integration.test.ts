@@ -481,6 +481,37 @@ describe("regression: a still in a crossfade at a canvas rate other than 25 fps"
   }
 });
 
+describe("regression: a still with motion on an upper track", () => {
+  // zoompan's output timestamps are not the canvas's: conforming with `fps` before rebuilding
+  // them made `fps` repeat frames without end (a 12 s 1080p render grew past 20 GB).
+  it("overlays a zooming image with fades for exactly its frames", async () => {
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 30),
+      tracks: [
+        track("video", [clip({ start: 0, duration: 2, asset: colorAsset("#0000ff") })]),
+        track("video", [
+          clip({
+            start: 0.5,
+            duration: 1,
+            asset: imageAsset("upl_still"),
+            transform: { x: 0.8, y: 0.2, width: 0.3 },
+            motion: { type: "zoomIn", amount: 0.2 },
+            fadeIn: 0.2,
+            fadeOut: 0.2,
+          }),
+        ]),
+      ],
+    };
+    const { file } = await render(composition);
+    const info = await probe(file, true);
+    expect(info.video?.frames).toBe(60);
+    expect(isBlue((await frameAt(file, 0.2, 160, 90)).pixel(128, 18))).toBe(true);
+    const [r, g, b] = (await frameAt(file, 1, 160, 90)).pixel(118, 18);
+    expect(g).toBeGreaterThan(90);
+    expect(r + b).toBeLessThan(140);
+  });
+});
+
 describe("render: odd inputs", () => {
   it("normalises VFR, 29.97 fps, rotated, silent, still and mono 44.1 kHz inputs onto a 30 fps canvas", async () => {
     const composition: Timeline = {

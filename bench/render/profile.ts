@@ -1,0 +1,195 @@
+/**
+ * Where the reference render's time goes, measured with ffmpeg alone (no API, no queue):
+ *
+ *   node bench/render/profile.ts [--seconds 60] [--rounds 3]
+ *
+ * Generates the reference inputs (`reference-composition.ts`), plans the composition exactly as a
+ * worker does (`buildRenderPlan`, `standard` mp4, the worker's decoder threads) and runs, each
+ * round in the same order, ffmpeg under `/usr/bin/time`:
+ * - `floor`: the encode-only floor of `reference-render.ts` (60 s of 1080p30 testsrc2 + a sine,
+ *   the `standard` encoder arguments), and `floor source`: the same source into `-f null` (what
+ *   generating testsrc2 costs inside the floor);
+ * - `render`: the plan as is;
+ * - `graph`: the plan with its encoders replaced by `-f null` (decode + filters + audio);
+ * - ablations of the graph into `-f null`: without the text track (libass), without the logo
+ *   track (overlay + zoompan), without audio (`-an`), and each source decoded alone (`decode`).
+ * Prints wall seconds, CPU seconds (user + system) and peak RSS of each, the median over the
+ * rounds, and a breakdown in CPU seconds: decode, video filters, text, overlay, audio, encode
+ * (render − graph). CPU seconds are what the breakdown adds up; on a shared machine they move
+ * less than wall time, which is quoted for the ratio to the floor.
+ */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { Timeline } from "../../src/domain/composition/schema.ts";
+import { encoderArgs } from "../../src/domain/render/outputs.ts";
+import { buildRenderPlan, type RenderPlan } from "../../src/domain/render/plan.ts";
+import type { ResolvedAsset } from "../../src/domain/render/types.ts";
+import { writePlanFiles } from "../../src/domain/render/write-plan-files.ts";
+import { probeMedia } from "../../src/media/probe.ts";
+import { tempDir } from "../../test/fixtures/render/media.ts";
+import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
+
+const run = promisify(execFile);
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : fallback;
+};
+const SECONDS = option("--seconds", 60);
+const ROUNDS = option("--rounds", 3);
+/** The worker's decoder threads per video input (half the cores, as `render-pipeline.ts` sets). */
+const DECODER_THREADS = Math.max(1, Math.floor((await import("node:os")).availableParallelism() / 2));
+const log = (msg: string) => process.stderr.write(`[profile] ${msg}\n`);
+
+/** One measured process: wall and CPU seconds, peak RSS in MiB. */
+interface Sample {
+  wall: number;
+  cpu: number;
+  rssMiB: number;
+}
+
+/** Runs ffmpeg with `args` in `cwd` under GNU time; throws with stderr when ffmpeg fails. */
+async function measure(args: string[], cwd: string): Promise<Sample> {
+  const { stderr } = await run(
+    "/usr/bin/time",
+    ["-f", "TIME %e %U %S %M", "ffmpeg", "-hide_banner", "-nostdin", "-y", "-loglevel", "error", ...args],
+    { cwd, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+  if (!m) throw new Error(`no timing in: ${stderr.slice(-500)}`);
+  return { wall: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), rssMiB: Number(m[4]) / 1024 };
+}
+
+/** The plan's ffmpeg arguments without its own logging and progress flags and its output. */
+function graphArgs(plan: RenderPlan): string[] {
+  const args = [...plan.args];
+  const out = args.indexOf("-progress");
+  if (out >= 0) args.splice(out, 2);
+  return args.filter((a) => !["-hide_banner", "-nostdin", "-y", "-nostats"].includes(a));
+}
+
+/** The plan's arguments with its encoders and output replaced by a null sink. */
+function toNull(plan: RenderPlan, extra: string[] = []): string[] {
+  const args = graphArgs(plan);
+  const enc = encoderArgs("mp4", "standard");
+  const at = args.findIndex((a, i) => enc.every((e, k) => args[i + k] === e));
+  if (at < 0) throw new Error("encoder arguments not found in the plan");
+  return [...args.slice(0, at), ...extra, "-f", "null", "-"];
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function main(): Promise<void> {
+  const { dir, cleanup } = await tempDir("cutroom-profile-");
+  try {
+    log(`generating inputs (${SECONDS} s composition)…`);
+    const files = await makeReferenceInputs(dir, SECONDS);
+    const assets = new Map<string, ResolvedAsset>();
+    for (const [key, file] of Object.entries(files)) {
+      const media = await probeMedia(file);
+      const type = media.hasVideo ? (media.duration === null ? "image" : "video") : "audio";
+      assets.set(key, { path: file, type, media });
+    }
+    const ids = Object.fromEntries(Object.keys(files).map((k) => [k, k]));
+    const full = referenceComposition(ids, SECONDS) as unknown as Timeline;
+    const without = (trackId: string): Timeline => ({
+      ...full,
+      tracks: full.tracks.filter((t) => t.id !== trackId),
+    });
+    let n = 0;
+    const planned = async (composition: Timeline) => {
+      n += 1;
+      const cwd = path.join(dir, `p${n}`);
+      const plan = buildRenderPlan({
+        composition,
+        assets,
+        output: { format: "mp4", quality: "standard" },
+        outputPath: "out.mp4",
+        decoderThreads: DECODER_THREADS,
+      });
+      await writePlanFiles(plan, cwd);
+      return { plan, cwd };
+    };
+    const main = await planned(full);
+    const noText = await planned(without("text"));
+    const noOverlay = await planned(without("overlay"));
+    const floorArgs = [
+      ...["-f", "lavfi", "-i", `testsrc2=s=1920x1080:r=30:d=${SECONDS}`],
+      ...["-f", "lavfi", "-i", `sine=f=440:r=48000:d=${SECONDS}`],
+    ];
+    const runs: Record<string, () => Promise<Sample>> = {
+      floor: () => measure([...floorArgs, ...encoderArgs("mp4", "standard"), "-r", "30", "floor.mp4"], dir),
+      "floor source": () => measure([...floorArgs, "-f", "null", "-"], dir),
+      render: () => measure(graphArgs(main.plan), main.cwd),
+      graph: () => measure(toNull(main.plan), main.cwd),
+      "graph, no text": () => measure(toNull(noText.plan), noText.cwd),
+      "graph, no overlay": () => measure(toNull(noOverlay.plan), noOverlay.cwd),
+      "graph, no audio": () => measure(toNull(main.plan, ["-an"]), main.cwd),
+      decode: async () => {
+        const total: Sample = { wall: 0, cpu: 0, rssMiB: 0 };
+        for (const input of main.plan.inputs) {
+          const s = await measure([...input.args, "-map", "0:v?", "-f", "null", "-"], main.cwd);
+          total.wall += s.wall;
+          total.cpu += s.cpu;
+          total.rssMiB = Math.max(total.rssMiB, s.rssMiB);
+        }
+        return total;
+      },
+    };
+    const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [name, fn] of Object.entries(runs)) {
+        const s = await fn();
+        samples[name]?.push(s);
+        log(
+          `round ${round} ${name}: wall ${s.wall.toFixed(1)} s, cpu ${s.cpu.toFixed(1)} s, rss ${s.rssMiB.toFixed(0)} MiB`,
+        );
+      }
+    }
+    const med = (name: string, key: keyof Sample) => median((samples[name] ?? []).map((s) => s[key]));
+    const spread = (name: string, key: keyof Sample) => {
+      const xs = (samples[name] ?? []).map((s) => s[key]);
+      return [Math.min(...xs), Math.max(...xs)];
+    };
+    const cpu = (name: string) => med(name, "cpu");
+    const breakdownCpu = {
+      decode: cpu("decode"),
+      text: cpu("graph") - cpu("graph, no text"),
+      overlay: cpu("graph") - cpu("graph, no overlay"),
+      audio: cpu("graph") - cpu("graph, no audio"),
+      encode: cpu("render") - cpu("graph"),
+    };
+    const rest =
+      cpu("graph") - breakdownCpu.decode - breakdownCpu.text - breakdownCpu.overlay - breakdownCpu.audio;
+    const summary = {
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      decoderThreads: DECODER_THREADS,
+      median: Object.fromEntries(
+        Object.keys(runs).map((k) => [
+          k,
+          {
+            wall: med(k, "wall"),
+            cpu: med(k, "cpu"),
+            rssMiB: med(k, "rssMiB"),
+            wallRange: spread(k, "wall"),
+          },
+        ]),
+      ),
+      ratioToFloorWall: med("render", "wall") / med("floor", "wall"),
+      ratioToFloorCpu: cpu("render") / cpu("floor"),
+      breakdownCpuSec: {
+        ...breakdownCpu,
+        "video filters (scale, crop, xfade, fps, overlay of tracks)": rest,
+        "floor: encode": cpu("floor") - cpu("floor source"),
+        "floor: source": cpu("floor source"),
+      },
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } finally {
+    await cleanup();
+  }
+}
+
+await main();

@@ -243,7 +243,7 @@ describe("buildRenderPlan: video graph", () => {
       ],
     };
     const g = graphOf(plan(composition).args);
-    expect(g).toMatch(/color=c=black@0:s=160x90:r=25,trim=end_frame=30,scale=160:90,format=yuva420p/);
+    expect(g).toMatch(/color=c=black@0:s=160x90:r=25,format=yuva420p,trim=end_frame=30,/);
     expect(g).toMatch(/xfade=transition=wipeup:duration=0\.4:offset=-0\.02/);
   });
 });

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  beepOnset,
+  flashOnset,
+  type MatrixOutcome,
+  meanLuma,
+  renderAndCheck,
+} from "../../../test/fixtures/render/matrix-check.ts";
+import { type MatrixMedia, matrixMedia } from "../../../test/fixtures/render/matrix-media.ts";
+import { tempDir } from "../../../test/fixtures/render/media.ts";
+import type { Timeline } from "../composition/schema.ts";
+
+/**
+ * Failures the render matrix (src/domain/render/matrix) found, each with the composition its
+ * shrinker reduced them to, rendered and checked against the matrix invariants.
+ */
+
+let media: MatrixMedia;
+let dir = "";
+let cleanup: () => Promise<void> = async () => {};
+beforeAll(async () => {
+  media = await matrixMedia();
+  ({ dir, cleanup } = await tempDir("cutroom-regressions-"));
+});
+afterAll(() => cleanup());
+
+const check = (composition: Timeline): Promise<MatrixOutcome> =>
+  renderAndCheck(composition, media.assets, dir, { sources: media.sources });
+
+/** Mean RGB of a decoded frame. */
+function meanRgb(frame: Buffer): [number, number, number] {
+  const sum = [0, 0, 0];
+  for (let i = 0; i < frame.length; i += 3)
+    for (let c = 0; c < 3; c += 1) sum[c] = (sum[c] as number) + (frame[i + c] as number);
+  const n = frame.length / 3;
+  return [(sum[0] as number) / n, (sum[1] as number) / n, (sum[2] as number) / n];
+}
+
+describe("regression: a gap on a track with transitions is transparent", () => {
+  // A transition on an upper track makes it one canvas-size stream in which gaps are
+  // transparent blanks. With `scale` between the `color=black@0` source and `format=yuva420p`,
+  // ffmpeg negotiated the source without alpha: the blanks were opaque black and hid the
+  // background and every track below for the whole render.
+  it("shows the background and the lower track's colour clip around the upper track's clip", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 23.976, background: "#7a5a30" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [{ id: "c12", start: 5.58, duration: 0.35, asset: { type: "color", color: "#e03020" } }],
+        },
+        {
+          id: "over1",
+          kind: "video",
+          clips: [
+            {
+              id: "c15",
+              start: 0.97,
+              duration: 1.19,
+              asset: { type: "color", color: "#20c040" },
+              transition: { type: "pixeldissolve", duration: 0.3 },
+            },
+          ],
+        },
+      ],
+    };
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    const frames = outcome.decoded?.frames ?? [];
+    // Before the upper clip: the background (#7a5a30), not black.
+    const [r, g, b] = meanRgb(frames[10] as Buffer);
+    expect(Math.abs(r - 0x7a)).toBeLessThan(12);
+    expect(Math.abs(g - 0x5a)).toBeLessThan(12);
+    expect(Math.abs(b - 0x30)).toBeLessThan(12);
+    // The lower track's red clip near the end.
+    expect(meanRgb(frames[138] as Buffer)[0]).toBeGreaterThan(180);
+  });
+});
+
+describe("regression: ducked music lasts the whole render", () => {
+  // The base track's sound was split into the mix and the ducking key (padded without end);
+  // ffmpeg 5.1 then stopped the graph at the ducked track's last sample: the audio of this
+  // 6.3 s render ended at 3.14 s.
+  it("has audio as long as the video when a track ducks under a shorter one", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 29.97, background: "#7a5a30" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c5", start: 2.42, duration: 0.36, asset: { type: "video", uploadId: "v30" } },
+            {
+              id: "c12",
+              start: 5.83,
+              duration: 0.46,
+              asset: { type: "text", text: "Hello", style: { family: "sans", size: 10, color: "#ffe040" } },
+            },
+          ],
+        },
+        {
+          id: "audio2",
+          kind: "audio",
+          ducking: { under: ["base"], amountDb: 3 },
+          clips: [{ id: "c16", start: 0.63, duration: 2.5, asset: { type: "audio", uploadId: "audio22k" } }],
+        },
+      ],
+    };
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    // Within one AAC frame (1024 samples) of the 6.3063 s video.
+    expect(Math.abs((outcome.decoded?.audio?.length ?? 0) / 48_000 - 6.3063)).toBeLessThanOrEqual(
+      1024 / 48_000,
+    );
+  });
+});
+
+describe("regression: a video cut in between two source frames stays in sync with its sound", () => {
+  // `-ss 0.87` on a 30 fps source: the first decoded frame is the one at 0.9 s. Subtracting
+  // its timestamp (PTS-STARTPTS) moved every frame 30 ms earlier than its sound; at 60 fps
+  // the flash came two frames before the beep.
+  for (const [source, fps, trim] of [
+    ["v30", 60, 0.87],
+    ["rot90", 60, 0.87],
+    ["v2997", 50, 0.63],
+    ["vfr", 23.976, 0.41],
+  ] as const) {
+    it(`${source} trimmed at ${trim} s on a ${fps} fps canvas: the flash and the beep within a frame`, async () => {
+      const composition: Timeline = {
+        canvas: { width: 96, height: 54, fps, background: "#406080" },
+        tracks: [
+          {
+            id: "base",
+            kind: "video",
+            clips: [{ id: "c1", start: 0, duration: 1, trim, asset: { type: "video", uploadId: source } }],
+          },
+        ],
+      };
+      const outcome = await check(composition);
+      expect(outcome.problems).toEqual([]);
+      const at = (media.sources.find((s) => s.id === source)?.flashAt ?? 0) - trim;
+      const frames = outcome.decoded?.frames ?? [];
+      const flash = flashOnset(frames.map(meanLuma), Math.round(at * fps) - 3, Math.round(at * fps) + 3);
+      const beep = beepOnset(outcome.decoded?.audio ?? new Float32Array(), at - 0.15, at + 0.15);
+      expect(flash).toBeDefined();
+      expect(beep).toBeDefined();
+      // The flash shows on the frame nearest its time, and the beep sounds within that frame.
+      expect(Math.abs((flash as number) - at * fps)).toBeLessThanOrEqual(0.5 + 0.3);
+      expect(Math.abs((flash as number) / fps - (beep as number))).toBeLessThanOrEqual(1 / fps);
+    });
+  }
+});

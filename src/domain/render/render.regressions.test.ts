@@ -151,3 +151,49 @@ describe("regression: a video cut in between two source frames stays in sync wit
     });
   }
 });
+
+describe("regression: a JPEG with an EXIF orientation is placed by its displayed shape", () => {
+  // ffmpeg shows a phone JPEG upright (EXIF orientation applied) but the upload's size was the
+  // stored one: a clip giving only its width got a landscape box for a portrait picture.
+  it("gives a portrait box to a landscape-stored JPEG tagged to turn 90°", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 25, background: "#000000" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c1",
+              start: 0,
+              duration: 0.4,
+              fit: "fill",
+              transform: { width: 0.3 },
+              asset: { type: "image", uploadId: "exifJpeg" },
+            },
+          ],
+        },
+      ],
+    };
+    expect(media.assets.get("exifJpeg")?.media).toMatchObject({ width: 54, height: 96 });
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    const frame = outcome.decoded?.frames[5] as Buffer;
+    let [x0, y0, x1, y1] = [96, 54, -1, -1];
+    for (let y = 0; y < 54; y += 1)
+      for (let x = 0; x < 96; x += 1) {
+        const i = (y * 96 + x) * 3;
+        if (Math.max(frame[i] as number, frame[i + 1] as number, frame[i + 2] as number) > 60) {
+          [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+        }
+      }
+    // 0.3 of 96 px wide, and 96/54 times as tall: 28x50 (not 28x16).
+    expect(x1 - x0 + 1).toBeLessThanOrEqual(30);
+    expect(y1 - y0 + 1).toBeGreaterThanOrEqual(46);
+    // Upright: the white band is at the top of the box.
+    const top = ((y0 + 2) * 96 + Math.round((x0 + x1) / 2)) * 3;
+    expect(
+      Math.min(frame[top] as number, frame[top + 1] as number, frame[top + 2] as number),
+    ).toBeGreaterThan(200);
+  });
+});

@@ -4,7 +4,7 @@ import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { conformToCanvas } from "./conform.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
-import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
+import { encoderArgs, FORMAT_TRAITS, finalAudioFilters, finalVideoFilters } from "./outputs.ts";
 import {
   clipSegmentsToWindow,
   type FrameRate,
@@ -308,6 +308,8 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         "aout",
       );
     }
+    const last = finalAudioFilters(output.format);
+    if (last.length > 0) audio = graph.chain([audio], last, "aout");
     maps.push("-map", `[${audio}]`);
   }
 

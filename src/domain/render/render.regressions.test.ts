@@ -197,3 +197,27 @@ describe("regression: a JPEG with an EXIF orientation is placed by its displayed
     ).toBeGreaterThan(200);
   });
 });
+
+describe("regression: a composition without sound renders to WebM", () => {
+  // With no audio input the graph's silence (`anullsrc`, 1024-sample frames) reached libopus
+  // uncut, and ffmpeg failed: "more samples than frame size".
+  it("renders picture and a silent Opus track of the right length", async () => {
+    const composition: Timeline = {
+      canvas: { width: 64, height: 64, fps: 25, background: "#705080" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [{ id: "c1", start: 0, duration: 1.08, asset: { type: "color", color: "#30d0d0" } }],
+        },
+      ],
+    };
+    const outcome = await renderAndCheck(composition, media.assets, dir, {
+      sources: media.sources,
+      output: { format: "webm" },
+    });
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.decoded?.frames).toHaveLength(27);
+    expect(outcome.decoded?.audio?.length).toBeGreaterThan(0);
+  });
+});

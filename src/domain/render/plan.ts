@@ -272,7 +272,11 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         const draw = `subtitles=filename=${names.assFile}:fontsdir=${names.fontsDir}`;
         video = graph.chain(
           [video ?? background()],
-          shift > 0 ? [`setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
+          // The shift in the AV time base (microseconds), where whole seconds are whole ticks: in
+          // the `fps` filter's 1001/24000 time base 12 s is 287.7 ticks, and the rounded shift
+          // there and back put two frames on one timestamp (ffmpeg then dropped one and repeated
+          // the last: the picture ran a frame early at 23.976, 29.97 and 59.94 fps).
+          shift > 0 ? ["settb=AVTB", `setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
           "txt",
         );
       }
@@ -334,7 +338,10 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...graphArgs,
     ...maps,
     ...encoderArgs(output.format, quality),
-    ...(traits.video && !traits.still ? ["-r", rateString(rate)] : []),
+    // The graph already yields exactly the frames of the output at regular timestamps: encode
+    // every one as it is (`passthrough`). Left to its default for WebM (vfr), ffmpeg dropped the
+    // last frame of some renders.
+    ...(traits.video && !traits.still ? ["-r", rateString(rate), "-fps_mode", "passthrough"] : []),
     input.outputPath,
   ];
   return {

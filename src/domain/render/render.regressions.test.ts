@@ -221,3 +221,74 @@ describe("regression: a composition without sound renders to WebM", () => {
     expect(outcome.decoded?.audio?.length).toBeGreaterThan(0);
   });
 });
+
+describe("regression: three text tracks at an NTSC rate keep every frame on its time", () => {
+  // Text of the second and third text tracks is drawn with timestamps shifted by 12 s and 24 s and back. In the
+  // fps filter's 1001/24000 time base that shift is not a whole number of ticks: two frames
+  // landed on one timestamp and a WebM render (ffmpeg's vfr default) lost a frame.
+  it("renders every frame at its own timestamp, in WebM and MP4", async () => {
+    const composition: Timeline = {
+      canvas: { width: 80, height: 46, fps: 23.976, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c2",
+              start: 0.38,
+              duration: 0.58,
+              asset: {
+                type: "text",
+                text: "Γειά σου",
+                style: { family: "sans", size: 18, color: "#ffe040", weight: 700 },
+              },
+            },
+            { id: "c3", start: 0.96, duration: 0.55, asset: { type: "image", uploadId: "bigJpeg" } },
+          ],
+        },
+        {
+          id: "over1",
+          kind: "video",
+          clips: [
+            {
+              id: "c5",
+              start: 0.07,
+              duration: 1,
+              asset: {
+                type: "text",
+                text: "مرحبا",
+                style: { family: "DejaVu Serif", size: 20, color: "#ffffff", weight: 700 },
+              },
+            },
+          ],
+        },
+        {
+          id: "over2",
+          kind: "video",
+          clips: [
+            {
+              id: "c6",
+              start: 0.49,
+              duration: 0.63,
+              asset: {
+                type: "caption",
+                mode: "static",
+                style: { family: "sans", size: 9, color: "#ffffff", highlightColor: "#ffd000" },
+                source: { uploadId: "captions" },
+              },
+            },
+          ],
+        },
+      ],
+    };
+    for (const format of ["webm", "mp4"] as const) {
+      const outcome = await renderAndCheck(composition, media.assets, dir, {
+        sources: media.sources,
+        output: { format },
+      });
+      expect(outcome.problems, format).toEqual([]);
+      expect(outcome.decoded?.frames, format).toHaveLength(36);
+    }
+  });
+});

@@ -387,7 +387,7 @@ describe("buildRenderPlan: outputs", () => {
     expect(g.includes("[0:a]")).toBe(
       format === "mp4" || format === "webm" || format === "mp3" || format === "wav",
     );
-    if (format === "gif") expect(g).toContain("palettegen=stats_mode=diff");
+    if (format === "gif") expect(g).toContain("palettegen=stats_mode=full");
   });
 
   it("maps quality presets to encoder settings", () => {

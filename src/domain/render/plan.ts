@@ -292,8 +292,11 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     }
     tail.push(...finalVideoFilters(output.format));
     if (output.format === "gif") {
+      // One palette from every pixel of every frame (`full`): with `diff` (only what changed
+      // since the previous frame) a cut to a solid colour after moving video lost that colour
+      // from the palette (#20c040 came out #005800).
       tail.push(
-        "split[gifa][gifb];[gifa]palettegen=stats_mode=diff[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
+        "split[gifa][gifb];[gifa]palettegen=stats_mode=full[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
       );
     }
     if (tail.length > 0) video = graph.chain([video], tail, "vout");

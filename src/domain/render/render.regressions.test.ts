@@ -292,3 +292,31 @@ describe("regression: three text tracks at an NTSC rate keep every frame on its 
     }
   });
 });
+
+describe("regression: a GIF keeps the colour of a solid clip after moving video", () => {
+  // The palette was built from what changed between frames (`stats_mode=diff`): after a moving
+  // video and a magenta card, the green card came out grey-green (82,128,90) instead of #20c040.
+  it("shows the green card green", async () => {
+    const composition: Timeline = {
+      canvas: { width: 80, height: 46, fps: 24, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c1", start: 0, duration: 0.55, asset: { type: "video", uploadId: "v50" } },
+            { id: "c2", start: 0.55, duration: 0.56, asset: { type: "color", color: "#e060c0" } },
+            { id: "c3", start: 1.11, duration: 0.39, asset: { type: "color", color: "#20c040" } },
+          ],
+        },
+      ],
+    };
+    const outcome = await renderAndCheck(composition, media.assets, dir, {
+      sources: media.sources,
+      output: { format: "gif" },
+    });
+    expect(outcome.problems).toEqual([]);
+    const [r, g, b] = meanRgb(outcome.decoded?.frames[20] as Buffer);
+    expect(Math.abs(r - 0x20) + Math.abs(g - 0xc0) + Math.abs(b - 0x40)).toBeLessThan(40);
+  });
+});

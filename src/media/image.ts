@@ -17,7 +17,10 @@ const MAX_PIXELS = 268_402_689;
 
 /** What {@link readImage} found. */
 export interface ImageFacts {
-  /** Size of the (first frame of the) image as stored, pixels; EXIF orientation is not applied. */
+  /**
+   * Size of the (first frame of the) image as displayed, pixels: EXIF orientation applied (a
+   * 4032x3024 phone photo tagged "rotate 90°" is 3024x4032), as ffmpeg decodes it for renders.
+   */
   width: number;
   height: number;
   /** JPEG poster fitting in `maxSize`×`maxSize` (never enlarged), alpha flattened onto black. */
@@ -28,6 +31,8 @@ export interface ImageFacts {
  * Reads an image's size and renders its JPEG poster in this process with libvips (sharp), for
  * the formats of {@link IN_PROCESS_IMAGE_TYPES}: no ffprobe and ffmpeg processes, a few
  * milliseconds for a typical still. Decodes the whole first frame, so a damaged file fails here.
+ * The size and the poster are as displayed: EXIF orientation applied, as ffmpeg applies it when
+ * a render decodes the image.
  *
  * @param input - a local file path or the image's bytes.
  * @param opts.maxSize - longest side of the poster, pixels (default 640).
@@ -42,10 +47,14 @@ export async function readImage(
   try {
     const image = sharp(input, { limitInputPixels: MAX_PIXELS, failOn: "error" });
     const meta = await image.metadata();
-    const width = meta.width;
-    const height = meta.pageHeight ?? meta.height;
-    if (!width || !height) throw new MediaProbeError("no picture found");
+    // EXIF orientations 5–8 turn the picture a quarter: width and height swap on display.
+    const quarterTurn = (meta.orientation ?? 1) >= 5;
+    const storedWidth = meta.width;
+    const storedHeight = meta.pageHeight ?? meta.height;
+    if (!storedWidth || !storedHeight) throw new MediaProbeError("no picture found");
+    const [width, height] = quarterTurn ? [storedHeight, storedWidth] : [storedWidth, storedHeight];
     const poster = await image
+      .rotate()
       .resize(max, max, { fit: "inside", withoutEnlargement: true })
       .flatten({ background: "#000000" })
       .jpeg({ quality: 80 })

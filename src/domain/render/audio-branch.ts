@@ -97,7 +97,8 @@ export function duckingRatio(amountDb: number): number {
  * (the default would quieten every input), track volume, ducking (`sidechaincompress` of the
  * track keyed by the mix of the tracks it ducks under; threshold −34 dBFS, ratio from
  * `amountDb` assuming ~16 dB of overshoot for speech, so the depth is approximate), the mix of
- * all tracks, `alimiter` (auto-level off), then padded/trimmed to the window. Silence
+ * all tracks, `alimiter` (auto-level off); every track stream and the mix are padded/trimmed to
+ * the window (so a ducking key never ends before the track it ducks). Silence
  * (`anullsrc`) when nothing sounds. Returns the label of a 48 kHz stereo stream.
  */
 export function buildAudioMix(
@@ -119,8 +120,11 @@ export function buildAudioMix(
     if (clips.length > 1)
       filters.push(`amix=inputs=${clips.length}:normalize=0:duration=longest:dropout_transition=0`);
     if ((track.volume ?? 1) !== 1) filters.push(`volume=${track.volume}`);
-    const label = filters.length > 0 ? g.chain(clips, filters, "at") : (clips[0] as string);
-    trackStreams.set(track.id, label);
+    // Every track lasts the whole window: ffmpeg 5.1 stops pulling a graph in which one
+    // `asplit` copy of a track (a ducking key) ended before the others, and the mix then ends at
+    // the last sample of the ducked track, short of the video.
+    filters.push(`apad=whole_dur=${sec(windowSec)}`, `atrim=end=${sec(windowSec)}`);
+    trackStreams.set(track.id, g.chain(clips, filters, "at"));
   }
   if (trackStreams.size === 0) {
     return g.chain([], [`anullsrc=r=${SAMPLE_RATE}:cl=stereo`, `atrim=end=${sec(windowSec)}`], "silence");
@@ -151,13 +155,11 @@ export function buildAudioMix(
     if (under.length === 0) continue;
     const main = take(track.id);
     const keys = under.map(take);
-    // sidechaincompress stops at the end of either input: pad the key with silence so the
-    // ducked track plays to its end.
-    const key = g.chain(
-      keys,
-      keys.length === 1 ? ["apad"] : [`amix=inputs=${keys.length}:normalize=0:duration=longest`, "apad"],
-      "key",
-    );
+    // sidechaincompress stops at the end of either input: both last the whole window.
+    const key =
+      keys.length === 1
+        ? (keys[0] as string)
+        : g.chain(keys, [`amix=inputs=${keys.length}:normalize=0:duration=longest`], "key");
     const ratio = duckingRatio(track.ducking?.amountDb ?? 12);
     duckedOut.set(
       track.id,

@@ -124,3 +124,16 @@ export function finalVideoFilters(format: OutputFormat): string[] {
       return ["format=yuv420p"];
   }
 }
+
+/** Samples per Opus frame at 48 kHz (20 ms, libopus's default frame duration). */
+const OPUS_FRAME_SAMPLES = 960;
+
+/**
+ * Last filters of the audio chain for a format. WebM: frames of exactly one Opus frame
+ * (`asetnsamples`): libopus refuses a larger frame, and when the graph has no audio input (a
+ * composition without sound: `anullsrc`) ffmpeg configures it before opening the encoder, so
+ * nothing else cuts its 1024-sample frames to size and the render failed.
+ */
+export function finalAudioFilters(format: OutputFormat): string[] {
+  return format === "webm" ? [`asetnsamples=n=${OPUS_FRAME_SAMPLES}:p=0`] : [];
+}

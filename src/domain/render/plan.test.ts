@@ -265,7 +265,7 @@ describe("buildRenderPlan: video graph", () => {
       ],
     };
     const g = graphOf(plan(composition).args);
-    expect(g).toMatch(/color=c=black@0:s=160x90:r=25,trim=end_frame=30,scale=160:90,format=yuva420p/);
+    expect(g).toMatch(/color=c=black@0:s=160x90:r=25,format=yuva420p,trim=end_frame=30,/);
     expect(g).toMatch(/xfade=transition=wipeup:duration=0\.4:offset=-0\.02/);
   });
 });
@@ -412,7 +412,7 @@ describe("buildRenderPlan: outputs", () => {
     expect(g.includes("[0:a]")).toBe(
       format === "mp4" || format === "webm" || format === "mp3" || format === "wav",
     );
-    if (format === "gif") expect(g).toContain("palettegen=stats_mode=diff");
+    if (format === "gif") expect(g).toContain("palettegen=stats_mode=full");
   });
 
   it("maps quality presets to encoder settings", () => {

@@ -4,7 +4,7 @@ import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { conformToCanvas } from "./conform.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
-import { encoderArgs, FORMAT_TRAITS, finalVideoFilters } from "./outputs.ts";
+import { encoderArgs, FORMAT_TRAITS, finalAudioFilters, finalVideoFilters } from "./outputs.ts";
 import {
   clipSegmentsToWindow,
   type FrameRate,
@@ -278,7 +278,11 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         const draw = `subtitles=filename=${names.assFile}:fontsdir=${names.fontsDir}`;
         video = graph.chain(
           [video ?? background()],
-          shift > 0 ? [`setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
+          // The shift in the AV time base (microseconds), where whole seconds are whole ticks: in
+          // the `fps` filter's 1001/24000 time base 12 s is 287.7 ticks, and the rounded shift
+          // there and back put two frames on one timestamp (ffmpeg then dropped one and repeated
+          // the last: the picture ran a frame early at 23.976, 29.97 and 59.94 fps).
+          shift > 0 ? ["settb=AVTB", `setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
           "txt",
         );
       }
@@ -294,8 +298,11 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     }
     tail.push(...finalVideoFilters(output.format));
     if (output.format === "gif") {
+      // One palette from every pixel of every frame (`full`): with `diff` (only what changed
+      // since the previous frame) a cut to a solid colour after moving video lost that colour
+      // from the palette (#20c040 came out #005800).
       tail.push(
-        "split[gifa][gifb];[gifa]palettegen=stats_mode=diff[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
+        "split[gifa][gifb];[gifa]palettegen=stats_mode=full[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
       );
     }
     if (tail.length > 0) video = graph.chain([video], tail, "vout");
@@ -314,6 +321,8 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         "aout",
       );
     }
+    const last = finalAudioFilters(output.format);
+    if (last.length > 0) audio = graph.chain([audio], last, "aout");
     maps.push("-map", `[${audio}]`);
   }
 
@@ -338,7 +347,10 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...graphArgs,
     ...maps,
     ...encoderArgs(output.format, quality),
-    ...(traits.video && !traits.still ? ["-r", rateString(rate)] : []),
+    // The graph already yields exactly the frames of the output at regular timestamps: encode
+    // every one as it is (`passthrough`). Left to its default for WebM (vfr), ffmpeg dropped the
+    // last frame of some renders.
+    ...(traits.video && !traits.still ? ["-r", rateString(rate), "-fps_mode", "passthrough"] : []),
     input.outputPath,
   ];
   return {

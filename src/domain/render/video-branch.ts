@@ -131,12 +131,18 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
   return input;
 }
 
-/** A transparent canvas-size stream of `frames` frames (gaps, text clips). */
+/**
+ * A transparent canvas-size stream of `frames` frames (gaps, text clips). The pixel format with
+ * alpha is set right at the `color` source: with only filters such as `scale` between it and a
+ * later `format=yuva420p`, ffmpeg may negotiate the source into a format without alpha, and
+ * the "transparent" blank becomes opaque black that hides every track below.
+ */
 export function buildBlank(ctx: BranchContext, frames: number): string {
   return ctx.graph.chain(
     [],
     [
       `color=c=black@0:s=${ctx.width}x${ctx.height}:r=${rateString(ctx.rate)}`,
+      "format=yuva420p",
       `trim=end_frame=${frames}`,
       ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, "yuva420p"),
     ],
@@ -247,8 +253,10 @@ function clipPicture(
   let asset: ResolvedAsset | undefined;
   if (clip.asset.type === "color") {
     const box = clipBoxSize(ctx, clip);
+    // The pixel format at the source, as for blanks: a `#rrggbbaa` colour keeps its alpha.
     filters.push(
       `color=c=${ffColor(clip.asset.color)}:s=${box.w}x${box.h}:r=${rate}`,
+      `format=${pixelFormat}`,
       `trim=end_frame=${frames}`,
     );
   } else {
@@ -260,7 +268,11 @@ function clipPicture(
       filters.push("trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
-      filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
+      // The input's `-ss` already puts the in-point at time 0. The first decoded frame lies up
+      // to one source frame after it: keeping its timestamp (not `PTS-STARTPTS`, which would
+      // pull every frame earlier by that remainder, ahead of the sound) and letting `fps`
+      // start at 0 (`start_time`, holding that frame over the remainder) keeps picture and sound in sync.
+      filters.push(speed === 1 ? "setpts=PTS" : `setpts=PTS/${speed}`, `fps=${rate}:start_time=0`);
       if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
       // Square pixels first, so that crop, fit and placement work in display proportions.
       filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, SQUARE_PIXELS);

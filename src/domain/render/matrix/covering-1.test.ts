@@ -1,0 +1,3 @@
+import { describeCoveringShare } from "./covering.ts";
+
+describeCoveringShare(0, 2);

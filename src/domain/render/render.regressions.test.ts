@@ -1,0 +1,322 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  beepOnset,
+  flashOnset,
+  type MatrixOutcome,
+  meanLuma,
+  renderAndCheck,
+} from "../../../test/fixtures/render/matrix-check.ts";
+import { type MatrixMedia, matrixMedia } from "../../../test/fixtures/render/matrix-media.ts";
+import { tempDir } from "../../../test/fixtures/render/media.ts";
+import type { Timeline } from "../composition/schema.ts";
+
+/**
+ * Failures the render matrix (src/domain/render/matrix) found, each with the composition its
+ * shrinker reduced them to, rendered and checked against the matrix invariants.
+ */
+
+let media: MatrixMedia;
+let dir = "";
+let cleanup: () => Promise<void> = async () => {};
+beforeAll(async () => {
+  media = await matrixMedia();
+  ({ dir, cleanup } = await tempDir("cutroom-regressions-"));
+});
+afterAll(() => cleanup());
+
+const check = (composition: Timeline): Promise<MatrixOutcome> =>
+  renderAndCheck(composition, media.assets, dir, { sources: media.sources });
+
+/** Mean RGB of a decoded frame. */
+function meanRgb(frame: Buffer): [number, number, number] {
+  const sum = [0, 0, 0];
+  for (let i = 0; i < frame.length; i += 3)
+    for (let c = 0; c < 3; c += 1) sum[c] = (sum[c] as number) + (frame[i + c] as number);
+  const n = frame.length / 3;
+  return [(sum[0] as number) / n, (sum[1] as number) / n, (sum[2] as number) / n];
+}
+
+describe("regression: a gap on a track with transitions is transparent", () => {
+  // A transition on an upper track makes it one canvas-size stream in which gaps are
+  // transparent blanks. With `scale` between the `color=black@0` source and `format=yuva420p`,
+  // ffmpeg negotiated the source without alpha: the blanks were opaque black and hid the
+  // background and every track below for the whole render.
+  it("shows the background and the lower track's colour clip around the upper track's clip", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 23.976, background: "#7a5a30" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [{ id: "c12", start: 5.58, duration: 0.35, asset: { type: "color", color: "#e03020" } }],
+        },
+        {
+          id: "over1",
+          kind: "video",
+          clips: [
+            {
+              id: "c15",
+              start: 0.97,
+              duration: 1.19,
+              asset: { type: "color", color: "#20c040" },
+              transition: { type: "pixeldissolve", duration: 0.3 },
+            },
+          ],
+        },
+      ],
+    };
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    const frames = outcome.decoded?.frames ?? [];
+    // Before the upper clip: the background (#7a5a30), not black.
+    const [r, g, b] = meanRgb(frames[10] as Buffer);
+    expect(Math.abs(r - 0x7a)).toBeLessThan(12);
+    expect(Math.abs(g - 0x5a)).toBeLessThan(12);
+    expect(Math.abs(b - 0x30)).toBeLessThan(12);
+    // The lower track's red clip near the end.
+    expect(meanRgb(frames[138] as Buffer)[0]).toBeGreaterThan(180);
+  });
+});
+
+describe("regression: ducked music lasts the whole render", () => {
+  // The base track's sound was split into the mix and the ducking key (padded without end);
+  // ffmpeg 5.1 then stopped the graph at the ducked track's last sample: the audio of this
+  // 6.3 s render ended at 3.14 s.
+  it("has audio as long as the video when a track ducks under a shorter one", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 29.97, background: "#7a5a30" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c5", start: 2.42, duration: 0.36, asset: { type: "video", uploadId: "v30" } },
+            {
+              id: "c12",
+              start: 5.83,
+              duration: 0.46,
+              asset: { type: "text", text: "Hello", style: { family: "sans", size: 10, color: "#ffe040" } },
+            },
+          ],
+        },
+        {
+          id: "audio2",
+          kind: "audio",
+          ducking: { under: ["base"], amountDb: 3 },
+          clips: [{ id: "c16", start: 0.63, duration: 2.5, asset: { type: "audio", uploadId: "audio22k" } }],
+        },
+      ],
+    };
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    // Within one AAC frame (1024 samples) of the 6.3063 s video.
+    expect(Math.abs((outcome.decoded?.audio?.length ?? 0) / 48_000 - 6.3063)).toBeLessThanOrEqual(
+      1024 / 48_000,
+    );
+  });
+});
+
+describe("regression: a video cut in between two source frames stays in sync with its sound", () => {
+  // `-ss 0.87` on a 30 fps source: the first decoded frame is the one at 0.9 s. Subtracting
+  // its timestamp (PTS-STARTPTS) moved every frame 30 ms earlier than its sound; at 60 fps
+  // the flash came two frames before the beep.
+  for (const [source, fps, trim] of [
+    ["v30", 60, 0.87],
+    ["rot90", 60, 0.87],
+    ["v2997", 50, 0.63],
+    ["vfr", 23.976, 0.41],
+  ] as const) {
+    it(`${source} trimmed at ${trim} s on a ${fps} fps canvas: the flash and the beep within a frame`, async () => {
+      const composition: Timeline = {
+        canvas: { width: 96, height: 54, fps, background: "#406080" },
+        tracks: [
+          {
+            id: "base",
+            kind: "video",
+            clips: [{ id: "c1", start: 0, duration: 1, trim, asset: { type: "video", uploadId: source } }],
+          },
+        ],
+      };
+      const outcome = await check(composition);
+      expect(outcome.problems).toEqual([]);
+      const at = (media.sources.find((s) => s.id === source)?.flashAt ?? 0) - trim;
+      const frames = outcome.decoded?.frames ?? [];
+      const flash = flashOnset(frames.map(meanLuma), Math.round(at * fps) - 3, Math.round(at * fps) + 3);
+      const beep = beepOnset(outcome.decoded?.audio ?? new Float32Array(), at - 0.15, at + 0.15);
+      expect(flash).toBeDefined();
+      expect(beep).toBeDefined();
+      // The flash shows on the frame nearest its time, and the beep sounds within that frame.
+      expect(Math.abs((flash as number) - at * fps)).toBeLessThanOrEqual(0.5 + 0.3);
+      expect(Math.abs((flash as number) / fps - (beep as number))).toBeLessThanOrEqual(1 / fps);
+    });
+  }
+});
+
+describe("regression: a JPEG with an EXIF orientation is placed by its displayed shape", () => {
+  // ffmpeg shows a phone JPEG upright (EXIF orientation applied) but the upload's size was the
+  // stored one: a clip giving only its width got a landscape box for a portrait picture.
+  it("gives a portrait box to a landscape-stored JPEG tagged to turn 90°", async () => {
+    const composition: Timeline = {
+      canvas: { width: 96, height: 54, fps: 25, background: "#000000" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c1",
+              start: 0,
+              duration: 0.4,
+              fit: "fill",
+              transform: { width: 0.3 },
+              asset: { type: "image", uploadId: "exifJpeg" },
+            },
+          ],
+        },
+      ],
+    };
+    expect(media.assets.get("exifJpeg")?.media).toMatchObject({ width: 54, height: 96 });
+    const outcome = await check(composition);
+    expect(outcome.problems).toEqual([]);
+    const frame = outcome.decoded?.frames[5] as Buffer;
+    let [x0, y0, x1, y1] = [96, 54, -1, -1];
+    for (let y = 0; y < 54; y += 1)
+      for (let x = 0; x < 96; x += 1) {
+        const i = (y * 96 + x) * 3;
+        if (Math.max(frame[i] as number, frame[i + 1] as number, frame[i + 2] as number) > 60) {
+          [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+        }
+      }
+    // 0.3 of 96 px wide, and 96/54 times as tall: 28x50 (not 28x16).
+    expect(x1 - x0 + 1).toBeLessThanOrEqual(30);
+    expect(y1 - y0 + 1).toBeGreaterThanOrEqual(46);
+    // Upright: the white band is at the top of the box.
+    const top = ((y0 + 2) * 96 + Math.round((x0 + x1) / 2)) * 3;
+    expect(
+      Math.min(frame[top] as number, frame[top + 1] as number, frame[top + 2] as number),
+    ).toBeGreaterThan(200);
+  });
+});
+
+describe("regression: a composition without sound renders to WebM", () => {
+  // With no audio input the graph's silence (`anullsrc`, 1024-sample frames) reached libopus
+  // uncut, and ffmpeg failed: "more samples than frame size".
+  it("renders picture and a silent Opus track of the right length", async () => {
+    const composition: Timeline = {
+      canvas: { width: 64, height: 64, fps: 25, background: "#705080" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [{ id: "c1", start: 0, duration: 1.08, asset: { type: "color", color: "#30d0d0" } }],
+        },
+      ],
+    };
+    const outcome = await renderAndCheck(composition, media.assets, dir, {
+      sources: media.sources,
+      output: { format: "webm" },
+    });
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.decoded?.frames).toHaveLength(27);
+    expect(outcome.decoded?.audio?.length).toBeGreaterThan(0);
+  });
+});
+
+describe("regression: three text tracks at an NTSC rate keep every frame on its time", () => {
+  // Text of the second and third text tracks is drawn with timestamps shifted by 12 s and 24 s and back. In the
+  // fps filter's 1001/24000 time base that shift is not a whole number of ticks: two frames
+  // landed on one timestamp and a WebM render (ffmpeg's vfr default) lost a frame.
+  it("renders every frame at its own timestamp, in WebM and MP4", async () => {
+    const composition: Timeline = {
+      canvas: { width: 80, height: 46, fps: 23.976, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c2",
+              start: 0.38,
+              duration: 0.58,
+              asset: {
+                type: "text",
+                text: "Γειά σου",
+                style: { family: "sans", size: 18, color: "#ffe040", weight: 700 },
+              },
+            },
+            { id: "c3", start: 0.96, duration: 0.55, asset: { type: "image", uploadId: "bigJpeg" } },
+          ],
+        },
+        {
+          id: "over1",
+          kind: "video",
+          clips: [
+            {
+              id: "c5",
+              start: 0.07,
+              duration: 1,
+              asset: {
+                type: "text",
+                text: "مرحبا",
+                style: { family: "DejaVu Serif", size: 20, color: "#ffffff", weight: 700 },
+              },
+            },
+          ],
+        },
+        {
+          id: "over2",
+          kind: "video",
+          clips: [
+            {
+              id: "c6",
+              start: 0.49,
+              duration: 0.63,
+              asset: {
+                type: "caption",
+                mode: "static",
+                style: { family: "sans", size: 9, color: "#ffffff", highlightColor: "#ffd000" },
+                source: { uploadId: "captions" },
+              },
+            },
+          ],
+        },
+      ],
+    };
+    for (const format of ["webm", "mp4"] as const) {
+      const outcome = await renderAndCheck(composition, media.assets, dir, {
+        sources: media.sources,
+        output: { format },
+      });
+      expect(outcome.problems, format).toEqual([]);
+      expect(outcome.decoded?.frames, format).toHaveLength(36);
+    }
+  });
+});
+
+describe("regression: a GIF keeps the colour of a solid clip after moving video", () => {
+  // The palette was built from what changed between frames (`stats_mode=diff`): after a moving
+  // video and a magenta card, the green card came out grey-green (82,128,90) instead of #20c040.
+  it("shows the green card green", async () => {
+    const composition: Timeline = {
+      canvas: { width: 80, height: 46, fps: 24, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c1", start: 0, duration: 0.55, asset: { type: "video", uploadId: "v50" } },
+            { id: "c2", start: 0.55, duration: 0.56, asset: { type: "color", color: "#e060c0" } },
+            { id: "c3", start: 1.11, duration: 0.39, asset: { type: "color", color: "#20c040" } },
+          ],
+        },
+      ],
+    };
+    const outcome = await renderAndCheck(composition, media.assets, dir, {
+      sources: media.sources,
+      output: { format: "gif" },
+    });
+    expect(outcome.problems).toEqual([]);
+    const [r, g, b] = meanRgb(outcome.decoded?.frames[20] as Buffer);
+    expect(Math.abs(r - 0x20) + Math.abs(g - 0xc0) + Math.abs(b - 0x40)).toBeLessThan(40);
+  });
+});

@@ -137,7 +137,7 @@ describe("buildRenderPlan: video graph", () => {
     expect(g).toContain("trim=start_frame=0:end_frame=10");
     expect(g).toContain("trim=start_frame=10:end_frame=55");
     expect(g).toMatch(
-      /xfade=transition=dissolve:duration=0\.4:offset=-0\.02\[xf\d+\];\n\[cut\d+\]\[xf\d+\]\[cut\d+\]concat=n=3/,
+      /xfade=transition=dissolve:duration=0\.4:offset=-0\.02,format=yuva420p\[xf\d+\];\n\[cut\d+\]\[xf\d+\]\[cut\d+\]concat=n=3/,
     );
     // Each branch has an exact frame count: A = 50 + 5 tail, B = 5 lead + 50.
     expect(g).toContain("trim=end_frame=55");

@@ -241,7 +241,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
           segment,
           label: buildVisualClip(ctx, segment, { opaque: true }),
         }));
-        video = joinSegments(graph, built, rate);
+        video = joinSegments(graph, built, rate, "yuv420p");
       } else if (laid.segments.some((s) => s.kind === "clip")) {
         if (!laid.segments.some((s) => s.transition)) {
           // No transitions: overlay each clip's own picture where and while it shows.
@@ -264,7 +264,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
                 ? buildVisualClip(ctx, segment)
                 : buildBlank(ctx, segment.endFrame + segment.tail - (segment.startFrame - segment.lead)),
           }));
-          const track = joinSegments(graph, built, rate);
+          const track = joinSegments(graph, built, rate, "yuva420p");
           video = graph.chain(
             [video ?? background(), track],
             ["overlay=x=0:y=0:eof_action=pass:format=yuv420:repeatlast=0"],

@@ -283,7 +283,13 @@ function clipPicture(
   if (clip.asset.type === "image") {
     filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
   }
-  if (clip.motion) filters.push(motionFilter(clip, box, frames, rate));
+  if (clip.motion) {
+    // Progress over the whole stream, also when a window (range render, segment) cut it.
+    const uncut = seg.uncut ?? { start: streamStart(seg), end: streamEnd(seg) };
+    filters.push(
+      motionFilter(clip, box, { first: streamStart(seg) - uncut.start, of: uncut.end - uncut.start }, rate),
+    );
+  }
   filters.push(`format=${pixelFormat}`);
   const opacity = clip.transform?.opacity ?? 1;
   if (opacity < 1) filters.push(`lut=a=${quote(`val*${opacity}`)}`);
@@ -390,12 +396,22 @@ function fitFilters(clip: Clip, box: { w: number; h: number }, scale: number): s
   }
 }
 
-/** Ken Burns motion with zoompan (one output frame per input frame, progress over the stream). */
-function motionFilter(clip: Clip, box: { w: number; h: number }, frames: number, rate: string): string {
+/**
+ * Ken Burns motion with zoompan (one output frame per input frame). Progress runs from 0 at the
+ * first frame of the clip's whole stream to 1 at its last (`span.of` frames); this stream starts
+ * at frame `span.first` of it.
+ */
+function motionFilter(
+  clip: Clip,
+  box: { w: number; h: number },
+  span: { first: number; of: number },
+  rate: string,
+): string {
   const motion = clip.motion;
   if (!motion) return "null";
   const a = motion.amount ?? DEFAULT_MOTION;
-  const p = `(on/${Math.max(1, frames - 1)})`;
+  const p =
+    span.first > 0 ? `((on+${span.first})/${Math.max(1, span.of - 1)})` : `(on/${Math.max(1, span.of - 1)})`;
   const centreX = "iw/2-(iw/zoom/2)";
   const centreY = "ih/2-(ih/zoom/2)";
   let z = `${1 + a}`;

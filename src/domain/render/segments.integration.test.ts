@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -207,9 +207,9 @@ async function ffprobeJson<T>(args: string[]): Promise<T> {
 /** Video packets (pts, dts in the stream time base) and that time base. */
 async function videoPackets(file: string) {
   const json = await ffprobeJson<{
-    packets: { pts: number; dts: number; duration: number }[];
+    packets: { pts: number; dts: number; flags: string }[];
     streams: { time_base: string }[];
-  }>(["-select_streams", "v:0", "-show_entries", "packet=pts,dts,duration:stream=time_base", file]);
+  }>(["-select_streams", "v:0", "-show_entries", "packet=pts,dts,flags:stream=time_base", file]);
   const [num, den] = (json.streams[0]?.time_base ?? "1/1").split("/").map(Number);
   return { packets: json.packets, timeBase: (num ?? 1) / (den ?? 1) };
 }
@@ -286,6 +286,8 @@ async function counterValues(file: string, width: number): Promise<number[]> {
 async function expectCleanSeams(file: string) {
   const { packets, timeBase } = await videoPackets(file);
   expect(packets).toHaveLength(FRAMES);
+  // Every segment (25 frames) starts with a keyframe.
+  for (const first of [0, 25, 50, 75]) expect(packets[first]?.flags, `packet ${first}`).toMatch(/^K/);
   const step = 1 / FPS / timeBase;
   for (let i = 1; i < packets.length; i++) {
     expect((packets[i]?.dts ?? 0) > (packets[i - 1]?.dts ?? 0), `dts of packet ${i}`).toBe(true);
@@ -321,5 +323,21 @@ describe("split render: seams you cannot find", () => {
     const worst = Math.min(...psnr);
     expect(worst).toBeGreaterThanOrEqual(40);
     expect(await counterValues(split, 320)).toEqual(Array.from({ length: FRAMES }, (_, i) => i));
+  });
+
+  it("stops every part and joins nothing when a part fails", async () => {
+    const composition = seamComposition("upl_video", 160);
+    const plan = buildSplitRenderPlan({
+      composition,
+      assets: new Map([...assets, ["upl_red", resolvedVideo(join(dir, "missing.mp4"))]]),
+      output: { format: "mp4", quality: "draft" },
+      outputPath: "out.mp4",
+      segmentSec: 1,
+    });
+    const work = join(dir, "split-failing");
+    await expect(renderSplit(plan, { workDir: work, concurrency: 2 })).rejects.toMatchObject({
+      code: "FFMPEG_FAILED",
+    });
+    await expect(stat(join(work, "out.mp4"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

@@ -26,6 +26,7 @@ import type { Timeline } from "../composition/schema.ts";
 import { buildRenderPlan } from "./plan.ts";
 import { renderSplit } from "./render-split.ts";
 import { buildSplitRenderPlan } from "./segments.ts";
+import { frameToSeconds, toFrameRate } from "./timeline.ts";
 import type { RenderQuality, ResolvedAsset } from "./types.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
@@ -33,6 +34,7 @@ const run = promisify(execFile);
 
 const FPS = 25;
 const FRAMES = 100; // 4 s; segments of 1 s cut at frames 25, 50 and 75
+const SEGMENT_STARTS = [0, 25, 50, 75];
 /** One AAC frame at 48 kHz, seconds. */
 const AAC_FRAME = 1024 / 48_000;
 
@@ -47,9 +49,9 @@ let assets: Map<string, ResolvedAsset>;
  * counter (a strip of 8 binary digits, each 1/8 of the width, at the bottom) spanning every boundary;
  * music and the clips' own sound.
  */
-function seamComposition(moving: string, width: number): Timeline {
+function seamComposition(moving: string, width: number, fps = FPS): Timeline {
   return {
-    canvas: canvas(width, (width * 9) / 16, FPS),
+    canvas: canvas(width, (width * 9) / 16, fps),
     tracks: [
       track("video", [
         clip({ start: 0, duration: 1, trim: 0.5, asset: videoAsset(moving) }),
@@ -156,12 +158,17 @@ async function renderWhole(name: string, composition: Timeline, quality: RenderQ
   return join(work, "out.mp4");
 }
 
-/** Renders the composition split into 1 s segments, two parts at a time; returns the output file. */
+/**
+ * Renders the composition split into `segmentSec` segments, two parts at a time; returns the
+ * output file. `starts`: the first frame of each segment, as expected.
+ */
 async function renderSplitted(
   name: string,
   composition: Timeline,
   quality: RenderQuality,
   lossless: boolean,
+  starts = SEGMENT_STARTS,
+  segmentSec = 1,
 ) {
   const work = join(dir, name);
   const plan = buildSplitRenderPlan({
@@ -169,15 +176,10 @@ async function renderSplitted(
     assets,
     output: { format: "mp4", quality },
     outputPath: "out.mp4",
-    segmentSec: 1,
+    segmentSec,
     lossless,
   });
-  expect(plan.segments.map((s) => [s.startFrame, s.endFrame])).toEqual([
-    [0, 25],
-    [25, 50],
-    [50, 75],
-    [75, 100],
-  ]);
+  expect(plan.segments.map((s) => s.startFrame)).toEqual(starts);
   const ratios: number[] = [];
   await renderSplit(plan, {
     workDir: work,
@@ -282,22 +284,30 @@ async function counterValues(file: string, width: number): Promise<number[]> {
   });
 }
 
-/** Seam checks of a split output: exact frames, monotonic constant-step timestamps, audio length. */
-async function expectCleanSeams(file: string) {
+/**
+ * Seam checks of a split output: exact frames, a keyframe at each segment start, strictly
+ * increasing DTS, constant frame duration (exactly one frame of `rate` in ticks), audio length.
+ */
+async function expectCleanSeams(
+  file: string,
+  rate = toFrameRate(FPS),
+  frames = FRAMES,
+  starts = SEGMENT_STARTS,
+) {
   const { packets, timeBase } = await videoPackets(file);
-  expect(packets).toHaveLength(FRAMES);
-  // Every segment (25 frames) starts with a keyframe.
-  for (const first of [0, 25, 50, 75]) expect(packets[first]?.flags, `packet ${first}`).toMatch(/^K/);
-  const step = 1 / FPS / timeBase;
+  expect(packets).toHaveLength(frames);
+  for (const first of starts) expect(packets[first]?.flags, `packet ${first}`).toMatch(/^K/);
+  const step = rate.den / rate.num / timeBase;
+  expect(Number.isInteger(Math.round(step * 1e6) / 1e6)).toBe(true);
   for (let i = 1; i < packets.length; i++) {
     expect((packets[i]?.dts ?? 0) > (packets[i - 1]?.dts ?? 0), `dts of packet ${i}`).toBe(true);
   }
   const pts = await framePts(file);
-  expect(pts).toHaveLength(FRAMES);
+  expect(pts).toHaveLength(frames);
   expect(pts[0]).toBe(0);
   const steps = pts.slice(1).map((p, i) => p - (pts[i] ?? 0));
-  expect(new Set(steps)).toEqual(new Set([step]));
-  expect(Math.abs((await audioSeconds(file)) - FRAMES / FPS)).toBeLessThanOrEqual(AAC_FRAME);
+  expect(new Set(steps)).toEqual(new Set([Math.round(step)]));
+  expect(Math.abs((await audioSeconds(file)) - frameToSeconds(frames, rate))).toBeLessThanOrEqual(AAC_FRAME);
 }
 
 describe("split render: seams you cannot find", () => {
@@ -323,6 +333,15 @@ describe("split render: seams you cannot find", () => {
     const worst = Math.min(...psnr);
     expect(worst).toBeGreaterThanOrEqual(40);
     expect(await counterValues(split, 320)).toEqual(Array.from({ length: FRAMES }, (_, i) => i));
+  });
+
+  it("23.976 fps: every frame lasts exactly 1001/24000 s across the joins", async () => {
+    // 96 frames in 4 s; segments of 30 frames (1.25125 s: no whole number of milliseconds, so
+    // the container's own durations would misplace the joins).
+    const starts = [0, 30, 60, 90];
+    const composition = seamComposition("upl_video", 160, 23.976);
+    const split = await renderSplitted("split-ntsc", composition, "draft", false, starts, 1.25);
+    await expectCleanSeams(split, toFrameRate(23.976), 96, starts);
   });
 
   it("stops every part and joins nothing when a part fails", async () => {

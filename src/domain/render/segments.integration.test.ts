@@ -344,6 +344,19 @@ describe("split render: seams you cannot find", () => {
     await expectCleanSeams(split, { rate: toFrameRate(23.976), frames: 96, starts });
   });
 
+  it("23.976 fps from 25 fps sources: split and unsplit decode to identical frames (lossless)", async () => {
+    const starts = [0, 30, 60, 90];
+    const composition = seamComposition("upl_video", 160, 23.976);
+    const [whole, split] = await Promise.all([
+      renderWhole("whole-ntsc-lossless", composition, "standard", true),
+      renderSplitted("split-ntsc-lossless", composition, "standard", true, starts, 1.25),
+    ]);
+    await expectCleanSeams(split, { rate: toFrameRate(23.976), frames: 96, starts, bFrames: false });
+    const [a, b] = await Promise.all([frameMd5(split), frameMd5(whole)]);
+    expect(a).toHaveLength(96);
+    expect(a).toEqual(b);
+  });
+
   it("stops every part and joins nothing when a part fails", async () => {
     const composition = seamComposition("upl_video", 160);
     const plan = buildSplitRenderPlan({

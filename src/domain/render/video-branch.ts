@@ -37,7 +37,21 @@ export interface SourceInput {
   firstFrame: number;
   /** Frames of the stream before the source's first frame (missing head handle: the edge frame is held). */
   holdHead: number;
+  /**
+   * Seconds of source the input decodes before the stream's first source time (0 for stills
+   * and held heads): its timestamps count from there, see {@link SEEK_PREROLL_SEC}.
+   */
+  preroll: number;
 }
+
+/**
+ * Source seconds decoded before a clip's first needed source time. Frames are then picked by
+ * their own source times (`fps` on timestamps anchored at that source time) rather than from
+ * whichever frame decodes first, so a window that cuts a clip (range render, split segment)
+ * shows the same source frames at the same output frames as the whole render, also when the
+ * source's frame rate is not the output's.
+ */
+export const SEEK_PREROLL_SEC = 1;
 
 const DEFAULT_MOTION = 0.2;
 
@@ -107,6 +121,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           },
     );
   }
+  const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - SEEK_PREROLL_SEC);
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
     ? ["-i", asset.path]
@@ -115,9 +130,9 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           ? ["-threads", String(ctx.decoderThreads)]
           : []),
         "-ss",
-        sec(start),
+        sec(seekAt),
         "-t",
-        sec(b - start + 2 * oneFrame * speed),
+        sec(b - seekAt + 2 * oneFrame * speed),
         "-i",
         asset.path,
       ];
@@ -126,6 +141,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
     asset,
     firstFrame: from + holdHead,
     holdHead,
+    preroll: start - seekAt,
   };
   ctx.inputs.set(clip.id, input);
   return input;
@@ -260,8 +276,18 @@ function clipPicture(
       filters.push("trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
-      filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
-      if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
+      if (input.holdHead > 0) {
+        filters.push(speed === 1 ? "setpts=PTS-STARTPTS" : `setpts=(PTS-STARTPTS)/${speed}`, `fps=${rate}`);
+        filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
+      } else {
+        // Time 0 = the stream's first source time; the preroll's frames fall before it, and
+        // `fps` from 0 keeps, for each output frame, the source frame its own time rounds to.
+        const shift = input.preroll > 0 ? `PTS-${sec(input.preroll)}/TB` : "PTS";
+        filters.push(
+          speed === 1 ? `setpts=${shift}` : `setpts=(${shift})/${speed}`,
+          `fps=fps=${rate}:start_time=0`,
+        );
+      }
       // Square pixels first, so that crop, fit and placement work in display proportions.
       filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, SQUARE_PIXELS);
     }

@@ -89,9 +89,10 @@ export const AUDIO_PART = "audio.m4a";
  * (over the window widened so that no transition is cut) and the segment's frames are kept on
  * the output side, so that transitions, text and motion crossing a boundary look as in one
  * render. Every segment is encoded with identical settings, starts with an IDR frame (its own
- * encoder) and closes its GOPs (`-flags +cgop`), in mp4: its track time base is the frame rate's
- * (`1001/30000`… stay exact, which 90 kHz MPEG-TS cannot for 23.976 and 59.94 fps) and its B-frame
- * delay is an edit list that the concat demuxer honours. The audio is rendered once for the
+ * encoder) and closes its GOPs (`-flags +cgop`), in mp4: its track time base follows the frame
+ * rate (1/24000 at 23.976 fps, so every frame lasts the same number of ticks, which 90 kHz
+ * MPEG-TS cannot give at 23.976 and 59.94 fps) and its B-frame delay is an edit list that the
+ * concat demuxer honours. The audio is rendered once for the
  * whole timeline and encoded once (AAC segments joined would each add their encoder priming).
  * The join reads the segments with the concat demuxer, each with its exact `duration` (so the
  * timestamps of segment k start at exactly its first frame's time) and copies both streams into

@@ -44,10 +44,11 @@ let fx: MediaFixtures;
 let assets: Map<string, ResolvedAsset>;
 
 /**
- * 4 s at 25 fps on a `width`x(9/16 `width`) canvas: a video track of four clips (`moving` and red, alternately), each
- * joined by a transition centred on a segment boundary; a still zooming in, a text and a frame
- * counter (a strip of 8 binary digits, each 1/8 of the width, at the bottom) spanning every boundary;
- * music and the clips' own sound.
+ * 4 s at `fps` on a `width`x(9/16 `width`) canvas: a video track of four clips (`moving` and
+ * red, alternately), each joined by a transition centred on a segment boundary; a
+ * picture-in-picture clip at 1.5x speed fading in and out across two boundaries; a still
+ * zooming in, a text and a frame counter (a strip of 8 binary digits, each 1/8 of the width,
+ * at the bottom) spanning every boundary; music and the clips' own sound.
  */
 function seamComposition(moving: string, width: number, fps = FPS): Timeline {
   return {
@@ -75,6 +76,18 @@ function seamComposition(moving: string, width: number, fps = FPS): Timeline {
           trim: 0.5,
           asset: videoAsset("upl_red"),
           transition: { type: "dissolve", duration: 0.4 },
+        }),
+      ]),
+      track("video", [
+        clip({
+          start: 0.7,
+          duration: 1.6,
+          trim: 0.3,
+          speed: 1.5,
+          fadeIn: 0.5,
+          fadeOut: 0.5,
+          asset: videoAsset(moving),
+          transform: { x: 0.8, y: 0.3, width: 0.3, height: 0.3 },
         }),
       ]),
       track("video", [

@@ -489,21 +489,24 @@ function placeFilters(ctx: BranchContext, clip: Clip, w: number, h: number): str
 }
 
 /**
- * Picture fades on the segment stream (time 0 = stream start, handles included). A window cut
- * (range renders) may start inside a fade: the fade then starts at a negative time, which the
- * `fade` filter cannot take, so timestamps are shifted around it.
+ * Picture fades on the segment stream. Timestamps are first counted in frames from the clip's
+ * start (exact integers, negative on a transition's lead), so `fade` (`st`, `d` from the clip's
+ * start) gives every frame the same alpha in any window as in the whole render, also where a
+ * window (range render, split segment) starts inside a fade; then they count from the stream
+ * start again.
  */
 function fadeFilters(clip: Clip, seg: Segment, rate: FrameRate): string[] {
-  const out: string[] = [];
-  const origin = streamStart(seg);
   const fadeIn = clip.fadeIn ?? 0;
   const fadeOut = clip.fadeOut ?? 0;
-  const clipStart = frameToSeconds(seg.origin - origin, rate);
-  const clipEnd = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - origin, rate);
-  const shift = Math.max(0, -clipStart);
-  if (fadeIn > 0 && clipStart + fadeIn > 0)
-    out.push(`fade=t=in:st=${sec(clipStart + shift)}:d=${sec(fadeIn)}:alpha=1`);
-  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipEnd - fadeOut + shift)}:d=${sec(fadeOut)}:alpha=1`);
-  if (out.length === 0) return out;
-  return shift > 0 ? [`setpts=PTS+${sec(shift)}/TB`, ...out, `setpts=PTS-${sec(shift)}/TB`] : out;
+  if (fadeIn <= 0 && fadeOut <= 0) return [];
+  const clipLength = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - seg.origin, rate);
+  const lead = streamStart(seg) - seg.origin;
+  const out = [
+    `settb=${rate.den}/${rate.num}`,
+    lead === 0 ? "setpts=N" : `setpts=N${lead > 0 ? "+" : ""}${lead}`,
+  ];
+  if (fadeIn > 0) out.push(`fade=t=in:st=0:d=${sec(fadeIn)}:alpha=1`);
+  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipLength - fadeOut)}:d=${sec(fadeOut)}:alpha=1`);
+  out.push(regularPts(rate));
+  return out;
 }

@@ -55,6 +55,8 @@ function buildClipAudio(ctx: BranchContext, seg: Segment & { clip: Clip }, windo
   const length = frameToSeconds(streamEnd(seg) - first, rate);
   const rel = (frame: number) => frameToSeconds(frame - first, rate);
   const filters = [
+    // Drop the input's preroll (see SEEK_PREROLL_SEC) at the sample, then count from 0.
+    ...(input.preroll > 0 ? [`asetpts=PTS-${sec(input.preroll)}/TB`, "atrim=start=0"] : []),
     "asetpts=PTS-STARTPTS",
     `aresample=${SAMPLE_RATE}`,
     `aformat=sample_fmts=fltp:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo`,

@@ -11,7 +11,7 @@ export {
   readFontFamilyNames,
   resolveFont,
 } from "./fonts.ts";
-export { encoderArgs, FORMAT_MIME, FORMAT_TRAITS } from "./outputs.ts";
+export { type EncoderVariant, encoderArgs, FORMAT_MIME, FORMAT_TRAITS } from "./outputs.ts";
 export {
   type BuildRenderPlanInput,
   buildRenderPlan,
@@ -21,6 +21,17 @@ export {
   type PlanInput,
   type RenderPlan,
 } from "./plan.ts";
+export { type RenderSplitOptions, renderSplit } from "./render-split.ts";
+export {
+  AUDIO_PART,
+  type BuildSplitRenderPlanInput,
+  buildSplitRenderPlan,
+  CONCAT_LIST,
+  type FrameRange,
+  planSegments,
+  type SegmentPlan,
+  type SplitRenderPlan,
+} from "./segments.ts";
 export { parseSubtitles } from "./subtitle-parse.ts";
 export * from "./timeline.ts";
 export { XFADE_NAMES } from "./transitions.ts";

@@ -41,35 +41,44 @@ const MP3 = { draft: "128k", standard: "192k", high: "320k" } as const;
 const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
 
 /**
+ * Which streams an output carries and how its video is encoded (split rendering, segments.ts):
+ * `streams` keeps only the video (`-an`) or only the audio (`-vn`) of the format; a video-only
+ * mp4 also closes every GOP (`-flags +cgop`) so that segments join by stream copy. `lossless`
+ * encodes H.264 losslessly (x264 `-qp 0`, same preset): internal, for exactness tests only.
+ */
+export interface EncoderVariant {
+  streams?: "video" | "audio";
+  lossless?: boolean;
+}
+
+/**
  * Encoder and muxer arguments for a format and quality preset (placed after the `-map`s):
  * mp4 = H.264 (x264 preset/CRF ultrafast/28, veryfast/23, slow/18) + AAC, `+faststart`;
  * webm = VP9 (CRF 40/33/28, realtime/good) + Opus; gif = palette from the graph, looping;
  * mp3 = LAME CBR 128/192/320k; wav = PCM 16-bit (24-bit for high); jpg/png = one frame.
+ * `variant` (mp4 only) narrows the streams of one part of a split render; see {@link EncoderVariant}.
  */
-export function encoderArgs(format: OutputFormat, quality: RenderQuality): string[] {
+export function encoderArgs(
+  format: OutputFormat,
+  quality: RenderQuality,
+  variant: EncoderVariant = {},
+): string[] {
   switch (format) {
     case "mp4": {
       const [preset, crf] = X264[quality];
-      return [
+      const video = [
         "-c:v",
         "libx264",
         "-preset",
         preset,
-        "-crf",
-        crf,
+        ...(variant.lossless ? ["-qp", "0"] : ["-crf", crf]),
         "-pix_fmt",
         "yuv420p",
-        "-c:a",
-        "aac",
-        "-b:a",
-        AAC[quality],
-        "-ar",
-        "48000",
-        "-movflags",
-        "+faststart",
-        "-f",
-        "mp4",
       ];
+      const audio = ["-c:a", "aac", "-b:a", AAC[quality], "-ar", "48000"];
+      if (variant.streams === "video") return [...video, "-flags", "+cgop", "-an", "-f", "mp4"];
+      if (variant.streams === "audio") return ["-vn", ...audio, "-f", "mp4"];
+      return [...video, ...audio, "-movflags", "+faststart", "-f", "mp4"];
     }
     case "webm": {
       const [deadline, cpu, crf] = VP9[quality];

@@ -120,11 +120,13 @@ describe("buildRenderPlan: video graph", () => {
 
   it("bounds each input with -ss/-t including transition handles (d/2 each side of the cut)", () => {
     const p = plan(twoClipsWithFade());
-    // Clip A plays source 1..3 and needs 0.2 s after its out-point; clip B plays 3..5 and needs 0.2 s before.
+    // Clip A plays source 1..3 and needs 0.2 s after its out-point; clip B plays 3..5 and needs
+    // 0.2 s before. Each input starts 1 s earlier (the preroll), which its timestamps discount.
     expect(inputWindows(p.args)).toEqual([
-      { ss: "1", t: "2.28", file: "/media/a.mp4" },
-      { ss: "2.8", t: "2.28", file: "/media/b.mp4" },
+      { ss: "0", t: "3.28", file: "/media/a.mp4" },
+      { ss: "1.8", t: "3.28", file: "/media/b.mp4" },
     ]);
+    expect(graphOf(p.args).match(/\[\d:v\]setpts=PTS-1\/TB,fps=fps=25:start_time=0/g)).toHaveLength(2);
     expect(p.warnings).toEqual([]);
   });
 
@@ -137,7 +139,7 @@ describe("buildRenderPlan: video graph", () => {
     expect(g).toContain("trim=start_frame=0:end_frame=10");
     expect(g).toContain("trim=start_frame=10:end_frame=55");
     expect(g).toMatch(
-      /xfade=transition=dissolve:duration=0\.4:offset=-0\.02\[xf\d+\];\n\[cut\d+\]\[xf\d+\]\[cut\d+\]concat=n=3/,
+      /xfade=transition=dissolve:duration=0\.4:offset=-0\.02,format=yuva420p\[xf\d+\];\n\[cut\d+\]\[xf\d+\]\[cut\d+\]concat=n=3/,
     );
     // Each branch has an exact frame count: A = 50 + 5 tail, B = 5 lead + 50.
     expect(g).toContain("trim=end_frame=55");
@@ -156,7 +158,7 @@ describe("buildRenderPlan: video graph", () => {
     const g = p.args[p.args.indexOf("-filter_complex") + 1] ?? "";
     expect(p.clipTags).toEqual({ "~1": "intro shot, take 2", m5: "m5" });
     expect(g).toMatch(/\[cut\d+\]\[cut\d+\]xfade@m5=transition=dissolve/);
-    expect(g).toMatch(/\[0:v\]setpts@~1=PTS-STARTPTS,fps@~1=25/);
+    expect(g).toMatch(/\[0:v\]setpts@~1=PTS-1\/TB,fps@~1=fps=25:start_time=0/);
     expect(g).toMatch(/\[1:v\]setpts@m5=/);
     // The background and the joins belong to no clip.
     expect(g).toMatch(/^color=c=0x000000[^@]*\[bg\d+\]/m);
@@ -423,14 +425,15 @@ describe("buildRenderPlan: outputs", () => {
   it("renders a range natively: inputs start at the range and the output is trimmed exactly", () => {
     const p = plan(simple(), { range: { start: 1, duration: 2 } });
     expect(p.durationSec).toBe(2);
-    expect(inputWindows(p.args)[0]?.ss).toBe("1");
+    expect(inputWindows(p.args)[0]?.ss).toBe("0");
+    expect(graphOf(p.args)).toContain("[0:v]setpts=PTS-1/TB,fps=fps=30:start_time=0");
     expect(graphOf(p.args)).toContain("trim=end_frame=60");
   });
 
   it("renders a still at frameAt", () => {
     const p = plan(simple(), { format: "png", frameAt: 2 });
     expect(p.durationSec).toBeCloseTo(1 / 30, 6);
-    expect(inputWindows(p.args)[0]?.ss).toBe("2");
+    expect(inputWindows(p.args)[0]?.ss).toBe("1");
     expect(p.output).toEqual({ format: "png", width: 320, height: 180, audio: false });
   });
 

@@ -4,7 +4,13 @@ import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { conformToCanvas } from "./conform.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
-import { encoderArgs, FORMAT_TRAITS, finalAudioFilters, finalVideoFilters } from "./outputs.ts";
+import {
+  type EncoderVariant,
+  encoderArgs,
+  FORMAT_TRAITS,
+  finalAudioFilters,
+  finalVideoFilters,
+} from "./outputs.ts";
 import {
   clipSegmentsToWindow,
   type FrameRate,
@@ -52,6 +58,11 @@ export interface BuildRenderPlanInput {
    * small machines a low number bounds memory (each frame-threaded decoder holds frames per thread).
    */
   decoderThreads?: number;
+  /**
+   * One part of a split render (segments.ts): only the video or only the audio of the format,
+   * closed GOPs, or lossless H.264 for exactness tests. Default: the whole format as is.
+   */
+  variant?: EncoderVariant;
 }
 
 /** A file the worker writes into the cwd before running the plan. */
@@ -116,6 +127,18 @@ export interface RenderPlan {
   };
 }
 
+/** How every render's ffmpeg runs: quiet, overwriting, never reading stdin, progress on stdout (`runFfmpeg`). */
+export const RUN_ARGS = [
+  "-hide_banner",
+  "-nostdin",
+  "-y",
+  "-loglevel",
+  "error",
+  "-progress",
+  "pipe:1",
+  "-nostats",
+];
+
 /** Longest filtergraph passed inline; longer graphs go through `-filter_complex_script` (argv strings are limited to 128 KiB). */
 const MAX_INLINE_GRAPH = 100_000;
 /** ASS times stop at 9:59:59.99; bands must fit below that. */
@@ -143,7 +166,13 @@ const MAX_ASS_SECONDS = 35_000;
 export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   const { composition, output } = input;
   const canvas = composition.canvas;
-  const traits = FORMAT_TRAITS[output.format];
+  const streams = input.variant?.streams;
+  const formatTraits = FORMAT_TRAITS[output.format];
+  const traits = {
+    ...formatTraits,
+    video: formatTraits.video && streams !== "audio",
+    audio: formatTraits.audio && streams !== "video",
+  };
   const quality = output.quality ?? "standard";
   const names = {
     assFile: input.names?.assFile ?? "render.ass",
@@ -241,7 +270,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
           segment,
           label: buildVisualClip(ctx, segment, { opaque: true }),
         }));
-        video = joinSegments(graph, built, rate);
+        video = joinSegments(graph, built, rate, "yuv420p");
       } else if (laid.segments.some((s) => s.kind === "clip")) {
         if (!laid.segments.some((s) => s.transition)) {
           // No transitions: overlay each clip's own picture where and while it shows.
@@ -264,7 +293,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
                 ? buildVisualClip(ctx, segment)
                 : buildBlank(ctx, segment.endFrame + segment.tail - (segment.startFrame - segment.lead)),
           }));
-          const track = joinSegments(graph, built, rate);
+          const track = joinSegments(graph, built, rate, "yuva420p");
           video = graph.chain(
             [video ?? background(), track],
             ["overlay=x=0:y=0:eof_action=pass:format=yuv420:repeatlast=0"],
@@ -335,18 +364,11 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   }
   const durationSec = frameToSeconds(request.end - request.start, rate);
   const args = [
-    "-hide_banner",
-    "-nostdin",
-    "-y",
-    "-loglevel",
-    "error",
-    "-progress",
-    "pipe:1",
-    "-nostats",
+    ...RUN_ARGS,
     ...graph.inputs.flat(),
     ...graphArgs,
     ...maps,
-    ...encoderArgs(output.format, quality),
+    ...encoderArgs(output.format, quality, input.variant),
     // The graph already yields exactly the frames of the output at regular timestamps: encode
     // every one as it is (`passthrough`). Left to its default for WebM (vfr), ffmpeg dropped the
     // last frame of some renders.
@@ -394,8 +416,13 @@ function gifDefaultSize(width: number, height: number): [number | undefined, num
   return width >= height ? [GIF_MAX_SIDE, undefined] : [undefined, GIF_MAX_SIDE];
 }
 
-/** The requested window in frames: `frameAt` (stills, default 0), `range`, else everything. */
-function requestedWindow(output: RenderOutputOptions, totalFrames: number, rate: FrameRate) {
+/**
+ * The requested window in output frames `[start, end)`: `frameAt` (stills, default 0), `range`,
+ * else everything (`totalFrames` at `rate`).
+ *
+ * @throws RenderError `INVALID_COMPOSITION` when `range` starts after the end.
+ */
+export function requestedWindow(output: RenderOutputOptions, totalFrames: number, rate: FrameRate) {
   if (FORMAT_TRAITS[output.format].still) {
     const at = Math.min(secondsToFrame(output.frameAt ?? output.range?.start ?? 0, rate), totalFrames - 1);
     return { start: Math.max(0, at), end: Math.max(0, at) + 1 };
@@ -514,7 +541,8 @@ function basename(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
-function dedupeWarnings(warnings: RenderWarning[]): RenderWarning[] {
+/** Warnings with the same code, clip and message once each, in order. */
+export function dedupeWarnings(warnings: readonly RenderWarning[]): RenderWarning[] {
   const seen = new Set<string>();
   return warnings.filter((w) => {
     const key = `${w.code}|${w.clipId ?? ""}|${w.message}`;

@@ -63,6 +63,11 @@ export interface Segment {
   transition?: PlannedTransition;
   /** The transition of the next segment (into it), whose first half this segment's tail covers. */
   outTransition?: PlannedTransition;
+  /**
+   * The stream's frames `[start, end)` before a window cut it (`clipSegmentsToWindow`), so that
+   * what progresses over the clip (motion) looks the same in a window as in the whole render.
+   */
+  uncut?: { start: number; end: number };
 }
 
 /** Frames `[streamStart, streamEnd)` a segment's stream covers, handles included. */
@@ -212,6 +217,9 @@ export function clipSegmentsToWindow(segments: Segment[], start: number, end: nu
   for (const original of segments) {
     if (streamEnd(original) <= start || streamStart(original) >= end) continue;
     const seg: Segment = { ...original };
+    if (streamStart(seg) < start || streamEnd(seg) > end) {
+      seg.uncut = original.uncut ?? { start: streamStart(original), end: streamEnd(original) };
+    }
     if (streamStart(seg) < start) {
       // widenWindow guarantees the window does not start inside a transition, so either the
       // whole incoming transition is before `start` (drop it) or the stream starts at or after it.

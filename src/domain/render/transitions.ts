@@ -1,5 +1,5 @@
 import type { TransitionType } from "../composition/schema.ts";
-import { regularPts } from "./conform.ts";
+import { type BranchPixelFormat, regularPts } from "./conform.ts";
 import type { FilterGraph } from "./graph.ts";
 import { sec } from "./graph.ts";
 import { type FrameRate, frameToSeconds, type Segment, streamEnd, streamStart } from "./timeline.ts";
@@ -46,9 +46,19 @@ export interface BuiltSegment {
  * there.) Frame k of a transition samples progress (k + ½) / frames — symmetric about the cut —
  * and the timeline length is unchanged. Overlapping transitions (a clip shorter than its two
  * transitions' halves) fall back to chaining whole streams through `xfade`. Returns the label.
+ *
+ * `pixelFormat` is the streams' format: every `xfade` output is converted back to it. (`xfade`
+ * works in 4:4:4 when given 4:2:0 with alpha; left alone, `concat` would take the format of
+ * its first input, so a window starting inside a transition would upsample every later body
+ * frame and give other chroma than the whole render.)
  */
-export function joinSegments(graph: FilterGraph, built: readonly BuiltSegment[], rate: FrameRate): string {
-  return joinWindowed(graph, built, rate) ?? joinChained(graph, built, rate);
+export function joinSegments(
+  graph: FilterGraph,
+  built: readonly BuiltSegment[],
+  rate: FrameRate,
+  pixelFormat: BranchPixelFormat,
+): string {
+  return joinWindowed(graph, built, rate, pixelFormat) ?? joinChained(graph, built, rate, pixelFormat);
 }
 
 /**
@@ -60,6 +70,7 @@ function joinWindowed(
   graph: FilterGraph,
   built: readonly BuiltSegment[],
   rate: FrameRate,
+  pixelFormat: BranchPixelFormat,
 ): string | undefined {
   if (built.length < 2 || !built.some((b, i) => i > 0 && b.segment.transition)) return undefined;
   const n = built.length;
@@ -113,6 +124,7 @@ function joinWindowed(
           [from, part.head],
           [
             `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(frameToSeconds(-0.5, rate))}`,
+            `format=${pixelFormat}`,
           ],
           "xf",
           b.segment.clip?.id,
@@ -125,7 +137,12 @@ function joinWindowed(
 }
 
 /** Chains whole streams through `xfade` (the general case, also for overlapping transitions). */
-function joinChained(graph: FilterGraph, built: readonly BuiltSegment[], rate: FrameRate): string {
+function joinChained(
+  graph: FilterGraph,
+  built: readonly BuiltSegment[],
+  rate: FrameRate,
+  pixelFormat: BranchPixelFormat,
+): string {
   const first = built[0];
   if (!first) throw new Error("joinSegments needs at least one segment");
   const origin = streamStart(first.segment);
@@ -149,6 +166,7 @@ function joinChained(graph: FilterGraph, built: readonly BuiltSegment[], rate: F
       [acc as string, label],
       [
         `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(offset)}`,
+        `format=${pixelFormat}`,
       ],
       "xf",
       segment.clip?.id,

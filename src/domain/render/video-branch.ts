@@ -37,7 +37,21 @@ export interface SourceInput {
   firstFrame: number;
   /** Frames of the stream before the source's first frame (missing head handle: the edge frame is held). */
   holdHead: number;
+  /**
+   * Seconds of source the input decodes before the stream's first source time (0 for stills
+   * and held heads): its timestamps count from there, see {@link SEEK_PREROLL_SEC}.
+   */
+  preroll: number;
 }
+
+/**
+ * Source seconds decoded before a clip's first needed source time. Frames are then picked by
+ * their own source times (`fps` on timestamps anchored at that source time) rather than from
+ * whichever frame decodes first, so a window that cuts a clip (range render, split segment)
+ * shows the same source frames at the same output frames as the whole render, also when the
+ * source's frame rate is not the output's.
+ */
+export const SEEK_PREROLL_SEC = 1;
 
 const DEFAULT_MOTION = 0.2;
 
@@ -107,6 +121,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           },
     );
   }
+  const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - SEEK_PREROLL_SEC);
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
     ? ["-i", asset.path]
@@ -115,9 +130,9 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           ? ["-threads", String(ctx.decoderThreads)]
           : []),
         "-ss",
-        sec(start),
+        sec(seekAt),
         "-t",
-        sec(b - start + 2 * oneFrame * speed),
+        sec(b - seekAt + 2 * oneFrame * speed),
         "-i",
         asset.path,
       ];
@@ -126,6 +141,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
     asset,
     firstFrame: from + holdHead,
     holdHead,
+    preroll: start - seekAt,
   };
   ctx.inputs.set(clip.id, input);
   return input;
@@ -268,11 +284,16 @@ function clipPicture(
       filters.push("trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
-      // The input's `-ss` already puts the in-point at time 0. The first decoded frame lies up
-      // to one source frame after it: keeping its timestamp (not `PTS-STARTPTS`, which would
-      // pull every frame earlier by that remainder, ahead of the sound) and letting `fps`
-      // start at 0 (`start_time`, holding that frame over the remainder) keeps picture and sound in sync.
-      filters.push(speed === 1 ? "setpts=PTS" : `setpts=PTS/${speed}`, `fps=${rate}:start_time=0`);
+      // The input's `-ss` puts the stream's first source time (after the preroll, whose frames
+      // fall before it) at time 0. The first decoded frame lies up to one source frame after it:
+      // keeping its timestamp (not `PTS-STARTPTS`, which would pull every frame earlier by that
+      // remainder, ahead of the sound) and letting `fps` start at 0 (`start_time`) keeps, for each
+      // output frame, the source frame its own time rounds to, in sync with the sound.
+      const shift = input.preroll > 0 ? `PTS-${sec(input.preroll)}/TB` : "PTS";
+      filters.push(
+        speed === 1 ? `setpts=${shift}` : `setpts=(${shift})/${speed}`,
+        `fps=fps=${rate}:start_time=0`,
+      );
       if (input.holdHead > 0) filters.push(`tpad=start=${input.holdHead}:start_mode=clone`);
       // Square pixels first, so that crop, fit and placement work in display proportions.
       filters.push("tpad=stop=-1:stop_mode=clone", `trim=end_frame=${frames}`, SQUARE_PIXELS);
@@ -295,7 +316,13 @@ function clipPicture(
   if (clip.asset.type === "image") {
     filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
   }
-  if (clip.motion) filters.push(motionFilter(clip, box, frames, rate));
+  if (clip.motion) {
+    // Progress over the whole stream, also when a window (range render, segment) cut it.
+    const uncut = seg.uncut ?? { start: streamStart(seg), end: streamEnd(seg) };
+    filters.push(
+      motionFilter(clip, box, { first: streamStart(seg) - uncut.start, of: uncut.end - uncut.start }, rate),
+    );
+  }
   filters.push(`format=${pixelFormat}`);
   const opacity = clip.transform?.opacity ?? 1;
   if (opacity < 1) filters.push(`lut=a=${quote(`val*${opacity}`)}`);
@@ -402,12 +429,22 @@ function fitFilters(clip: Clip, box: { w: number; h: number }, scale: number): s
   }
 }
 
-/** Ken Burns motion with zoompan (one output frame per input frame, progress over the stream). */
-function motionFilter(clip: Clip, box: { w: number; h: number }, frames: number, rate: string): string {
+/**
+ * Ken Burns motion with zoompan (one output frame per input frame). Progress runs from 0 at the
+ * first frame of the clip's whole stream to 1 at its last (`span.of` frames); this stream starts
+ * at frame `span.first` of it.
+ */
+function motionFilter(
+  clip: Clip,
+  box: { w: number; h: number },
+  span: { first: number; of: number },
+  rate: string,
+): string {
   const motion = clip.motion;
   if (!motion) return "null";
   const a = motion.amount ?? DEFAULT_MOTION;
-  const p = `(on/${Math.max(1, frames - 1)})`;
+  const p =
+    span.first > 0 ? `((on+${span.first})/${Math.max(1, span.of - 1)})` : `(on/${Math.max(1, span.of - 1)})`;
   const centreX = "iw/2-(iw/zoom/2)";
   const centreY = "ih/2-(ih/zoom/2)";
   let z = `${1 + a}`;
@@ -459,21 +496,24 @@ function placeFilters(ctx: BranchContext, clip: Clip, w: number, h: number): str
 }
 
 /**
- * Picture fades on the segment stream (time 0 = stream start, handles included). A window cut
- * (range renders) may start inside a fade: the fade then starts at a negative time, which the
- * `fade` filter cannot take, so timestamps are shifted around it.
+ * Picture fades on the segment stream. Timestamps are first counted in frames from the clip's
+ * start (exact integers, negative on a transition's lead), so `fade` (`st`, `d` from the clip's
+ * start) gives every frame the same alpha in any window as in the whole render, also where a
+ * window (range render, split segment) starts inside a fade; then they count from the stream
+ * start again.
  */
 function fadeFilters(clip: Clip, seg: Segment, rate: FrameRate): string[] {
-  const out: string[] = [];
-  const origin = streamStart(seg);
   const fadeIn = clip.fadeIn ?? 0;
   const fadeOut = clip.fadeOut ?? 0;
-  const clipStart = frameToSeconds(seg.origin - origin, rate);
-  const clipEnd = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - origin, rate);
-  const shift = Math.max(0, -clipStart);
-  if (fadeIn > 0 && clipStart + fadeIn > 0)
-    out.push(`fade=t=in:st=${sec(clipStart + shift)}:d=${sec(fadeIn)}:alpha=1`);
-  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipEnd - fadeOut + shift)}:d=${sec(fadeOut)}:alpha=1`);
-  if (out.length === 0) return out;
-  return shift > 0 ? [`setpts=PTS+${sec(shift)}/TB`, ...out, `setpts=PTS-${sec(shift)}/TB`] : out;
+  if (fadeIn <= 0 && fadeOut <= 0) return [];
+  const clipLength = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - seg.origin, rate);
+  const lead = streamStart(seg) - seg.origin;
+  const out = [
+    `settb=${rate.den}/${rate.num}`,
+    lead === 0 ? "setpts=N" : `setpts=N${lead > 0 ? "+" : ""}${lead}`,
+  ];
+  if (fadeIn > 0) out.push(`fade=t=in:st=0:d=${sec(fadeIn)}:alpha=1`);
+  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipLength - fadeOut)}:d=${sec(fadeOut)}:alpha=1`);
+  out.push(regularPts(rate));
+  return out;
 }

@@ -1,0 +1,188 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  canvas,
+  clip,
+  resolvedVideo,
+  track,
+  videoAsset,
+} from "../../../test/fixtures/render/compositions.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { buildSplitRenderPlan, CONCAT_LIST, planSegments } from "./segments.ts";
+import { toFrameRate } from "./timeline.ts";
+import { RenderError } from "./types.ts";
+
+const assets = new Map([
+  ["upl_a", resolvedVideo("/media/a.mp4", 60)],
+  ["upl_b", resolvedVideo("/media/b.mp4", 60)],
+]);
+
+/** Two 5 s clips joined by a 1 s fade at 5 s, at `fps`. */
+function twoClips(fps: number): Timeline {
+  return {
+    canvas: canvas(320, 180, fps),
+    tracks: [
+      track("video", [
+        clip({ start: 0, duration: 5, asset: videoAsset("upl_a") }),
+        clip({
+          start: 5,
+          duration: 5,
+          asset: videoAsset("upl_b"),
+          transition: { type: "fade", duration: 1 },
+        }),
+      ]),
+    ],
+  };
+}
+
+/** The arguments between the last `-map` pair and the output path: the encoder and muxer. */
+const encoderOf = (args: string[]) => args.slice(args.lastIndexOf("-map") + 2, -1);
+
+describe("planSegments", () => {
+  it("tiles [0, total) with whole-frame segments of the asked length, the last one shorter", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.constantFrom(23.976, 24, 25, 29.97, 30, 50, 59.94, 60),
+        fc.double({ min: 0.01, max: 120, noNaN: true }),
+        (total, fps, segmentSec) => {
+          const rate = toFrameRate(fps);
+          const ranges = planSegments(total, rate, segmentSec);
+          const length = Math.max(1, Math.round((segmentSec * rate.num) / rate.den));
+          const last = ranges.length - 1;
+          return (
+            ranges[0]?.startFrame === 0 &&
+            ranges[last]?.endFrame === total &&
+            ranges.every(
+              (r, i) =>
+                (i === 0 || r.startFrame === ranges[i - 1]?.endFrame) &&
+                (i === last
+                  ? r.endFrame > r.startFrame && r.endFrame - r.startFrame <= length
+                  : r.endFrame - r.startFrame === length),
+            )
+          );
+        },
+      ),
+      { seed: 20261125, numRuns: 100 },
+    );
+  });
+
+  it("rejects an empty render and a non-positive segment length", () => {
+    expect(() => planSegments(0, toFrameRate(25), 1)).toThrow(RangeError);
+    expect(() => planSegments(10, toFrameRate(25), 0)).toThrow(RangeError);
+    expect(() => planSegments(10, toFrameRate(25), Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe("buildSplitRenderPlan", () => {
+  it("plans video-only segments with identical closed-GOP encoder settings, one audio part and a stream-copy join", () => {
+    const split = buildSplitRenderPlan({
+      composition: twoClips(25),
+      assets,
+      output: { format: "mp4", quality: "standard" },
+      outputPath: "out.mp4",
+      segmentSec: 5.2,
+    });
+    expect(split.frames).toBe(250);
+    expect(split.durationSec).toBe(10);
+    expect(split.segments.map((s) => [s.startFrame, s.endFrame, s.file])).toEqual([
+      [0, 130, "seg-000.mp4"],
+      [130, 250, "seg-001.mp4"],
+    ]);
+    const encoders = split.segments.map((s) => encoderOf(s.plan.args).join(" "));
+    expect(new Set(encoders).size).toBe(1);
+    expect(encoders[0]).toBe(
+      "-c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p -flags +cgop -an -f mp4 -r 25",
+    );
+    for (const s of split.segments) {
+      expect(s.plan.output.audio).toBe(false);
+      expect(s.plan.durationSec).toBeCloseTo((s.endFrame - s.startFrame) / 25, 9);
+      expect(s.plan.args.at(-1)).toBe(s.file);
+    }
+    // Both segments render the whole transition across their boundary (frame 130, inside the
+    // fade's frames 113..137) and keep their own frames on the output side.
+    const graphs = split.segments.map((s) => s.plan.args[s.plan.args.indexOf("-filter_complex") + 1] ?? "");
+    const kept = graphs.map((g) => /trim=start_frame=(\d+):end_frame=(\d+),setpts=PTS-STARTPTS/.exec(g));
+    expect(graphs.every((g) => g.includes("xfade"))).toBe(true);
+    expect(kept.map((m) => Number(m?.[2]) - Number(m?.[1]))).toEqual([130, 120]);
+    expect(Number(kept[1]?.[1])).toBeGreaterThan(0);
+    expect(encoderOf(split.audio.plan.args).join(" ")).toBe("-vn -c:a aac -b:a 192k -ar 48000 -f mp4");
+    expect(split.audio.plan.args.join(" ")).not.toContain("-filter_complex_script");
+    expect(split.audio.plan.durationSec).toBe(10);
+    expect(split.join.args.slice(split.join.args.indexOf("-f"))).toEqual([
+      ...["-f", "concat", "-i", CONCAT_LIST, "-i", "audio.m4a"],
+      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", "out.mp4"],
+    ]);
+    expect(split.join.files).toEqual([
+      {
+        path: CONCAT_LIST,
+        content:
+          "ffconcat version 1.0\nfile 'seg-000.mp4'\nduration 5.200000\nfile 'seg-001.mp4'\nduration 4.800000\n",
+      },
+    ]);
+    expect(split.output).toEqual({ format: "mp4", width: 320, height: 180, fps: 25, audio: true });
+  });
+
+  it("writes NTSC durations whose running sum stays on the exact frame times (no drift over many segments)", () => {
+    const split = buildSplitRenderPlan({
+      composition: twoClips(29.97),
+      assets,
+      output: { format: "mp4" },
+      outputPath: "out.mp4",
+      segmentSec: 0.1, // 3 frames each: 100 segments
+    });
+    const durations = [...(split.join.files[0]?.content ?? "").matchAll(/duration (\d+)\.(\d{6})/g)].map(
+      (m) => Number(m[1]) * 1_000_000 + Number(m[2]),
+    );
+    expect(durations).toHaveLength(split.segments.length);
+    let sum = 0;
+    split.segments.forEach((s, i) => {
+      sum += durations[i] ?? 0;
+      // Exact end time of the segment in microseconds, within half a microsecond.
+      expect(Math.abs(sum - (s.endFrame * 1001 * 1_000_000) / 30_000)).toBeLessThanOrEqual(0.5);
+    });
+  });
+
+  it("splits only the requested range and renders the audio of that range", () => {
+    const split = buildSplitRenderPlan({
+      composition: twoClips(25),
+      assets,
+      output: { format: "mp4", range: { start: 3, duration: 5 } },
+      outputPath: "out.mp4",
+      segmentSec: 2,
+    });
+    expect(split.segments.map((s) => [s.startFrame, s.endFrame])).toEqual([
+      [75, 125],
+      [125, 175],
+      [175, 200],
+    ]);
+    expect(split.frames).toBe(125);
+    expect(split.audio.plan.durationSec).toBe(5);
+  });
+
+  it("uses lossless H.264 (x264 -qp 0) with the same preset when asked, for exactness tests", () => {
+    const split = buildSplitRenderPlan({
+      composition: twoClips(25),
+      assets,
+      output: { format: "mp4", quality: "draft" },
+      outputPath: "out.mp4",
+      segmentSec: 5,
+      lossless: true,
+    });
+    expect(encoderOf(split.segments[0]?.plan.args ?? []).join(" ")).toContain(
+      "-preset ultrafast -qp 0 -pix_fmt",
+    );
+  });
+
+  it("refuses formats other than mp4", () => {
+    expect(() =>
+      buildSplitRenderPlan({
+        composition: twoClips(25),
+        assets,
+        output: { format: "webm" },
+        outputPath: "out.webm",
+        segmentSec: 2,
+      }),
+    ).toThrow(RenderError);
+  });
+});

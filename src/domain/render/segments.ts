@@ -1,0 +1,188 @@
+import { compositionDuration } from "../composition/duration.ts";
+import {
+  type BuildRenderPlanInput,
+  buildRenderPlan,
+  dedupeWarnings,
+  type PlanFile,
+  type RenderPlan,
+  RUN_ARGS,
+  requestedWindow,
+} from "./plan.ts";
+import { type FrameRate, frameToSeconds, secondsToFrame, toFrameRate } from "./timeline.ts";
+import { RenderError, type RenderWarning } from "./types.ts";
+
+/** Output frames `[startFrame, endFrame)` of a render, rendered as one segment. */
+export interface FrameRange {
+  startFrame: number;
+  endFrame: number;
+}
+
+/**
+ * Cuts `totalFrames` output frames into consecutive segments of `segmentSec` seconds each,
+ * rounded to whole frames at `rate` (at least one frame); the last segment takes what is left
+ * and may be shorter. The ranges cover `[0, totalFrames)` exactly, without gaps or overlaps.
+ *
+ * @throws RangeError when `totalFrames` is not a positive integer or `segmentSec` is not positive.
+ */
+export function planSegments(totalFrames: number, rate: FrameRate, segmentSec: number): FrameRange[] {
+  if (!Number.isInteger(totalFrames) || totalFrames < 1)
+    throw new RangeError(`totalFrames must be a positive integer, got ${totalFrames}`);
+  if (!(segmentSec > 0) || !Number.isFinite(segmentSec))
+    throw new RangeError(`segmentSec must be positive, got ${segmentSec}`);
+  const length = Math.max(1, secondsToFrame(segmentSec, rate));
+  const ranges: FrameRange[] = [];
+  for (let start = 0; start < totalFrames; start += length) {
+    ranges.push({ startFrame: start, endFrame: Math.min(totalFrames, start + length) });
+  }
+  return ranges;
+}
+
+/** Inputs of {@link buildSplitRenderPlan}: those of `buildRenderPlan` (mp4 only) and the segment length. */
+export interface BuildSplitRenderPlanInput
+  extends Omit<BuildRenderPlanInput, "variant" | "names" | "outputPath"> {
+  /** Length of a video segment, seconds (rounded to whole frames). */
+  segmentSec: number;
+  /** Where the joined mp4 goes (relative to the cwd of the join, or absolute). */
+  outputPath: string;
+  /** Lossless H.264 in every video part (x264 `-qp 0`): internal, for exactness tests only. */
+  lossless?: boolean;
+}
+
+/** One video segment: its output frames (of the whole render), its plan and the file it writes. */
+export interface SegmentPlan extends FrameRange {
+  /** The segment's mp4 (video only), relative to the cwd. */
+  file: string;
+  plan: RenderPlan;
+}
+
+/**
+ * A render split into independent ffmpeg runs: every video segment and the audio may run at
+ * once (each in the same cwd, with its own file names), then `join` runs last.
+ */
+export interface SplitRenderPlan {
+  segments: SegmentPlan[];
+  /** The whole timeline's sound, encoded once (AAC in an audio-only mp4). */
+  audio: { file: string; plan: RenderPlan };
+  /** The concat list (`files`) and the ffmpeg arguments that join the segments and the audio by stream copy. */
+  join: { args: string[]; files: PlanFile[] };
+  /** Output frames in all, at `rate`. */
+  frames: number;
+  rate: FrameRate;
+  /** Length of the output, seconds. */
+  durationSec: number;
+  /** Warnings of every part's plan, each once. */
+  warnings: RenderWarning[];
+  /** What the joined output is (as `RenderPlan.output` of the unsplit render). */
+  output: RenderPlan["output"];
+}
+
+/** File name of the concat demuxer list (ffconcat) of a split render. */
+export const CONCAT_LIST = "segments.ffconcat";
+/** File name of the audio part of a split render. */
+export const AUDIO_PART = "audio.m4a";
+
+/**
+ * Plans a split render of an mp4 (docs/architecture.md, Split rendering): one video-only
+ * plan per segment of {@link planSegments}, one audio plan, one join.
+ *
+ * Each segment is `buildRenderPlan` with the segment as `output.range`: the whole graph is built
+ * (over the window widened so that no transition is cut) and the segment's frames are kept on
+ * the output side, so that transitions, text and motion crossing a boundary look as in one
+ * render. Every segment is encoded with identical settings, starts with an IDR frame (its own
+ * encoder) and closes its GOPs (`-flags +cgop`), in mp4: its track time base follows the frame
+ * rate (1/24000 at 23.976 fps, so every frame lasts the same number of ticks, which 90 kHz
+ * MPEG-TS cannot give at 23.976 and 59.94 fps) and its B-frame delay is an edit list that the
+ * concat demuxer honours. The audio is rendered once for the
+ * whole timeline and encoded once (AAC segments joined would each add their encoder priming).
+ * The join reads the segments with the concat demuxer, each with its exact `duration` (so the
+ * timestamps of segment k start at exactly its first frame's time) and copies both streams into
+ * the output with `+faststart`: no re-encoding.
+ *
+ * Pure: reads no files and spawns nothing.
+ *
+ * @throws RenderError `INVALID_COMPOSITION` for a format other than mp4, and whatever
+ *   `buildRenderPlan` throws for a part.
+ * @throws RangeError for a `segmentSec` that is not positive.
+ */
+export function buildSplitRenderPlan(input: BuildSplitRenderPlanInput): SplitRenderPlan {
+  const { segmentSec, outputPath, lossless, ...base } = input;
+  if (base.output.format !== "mp4") {
+    throw new RenderError("INVALID_COMPOSITION", `split rendering makes mp4 only, not ${base.output.format}`);
+  }
+  const rate = toFrameRate(base.output.fps ?? base.composition.canvas.fps);
+  const totalFrames = secondsToFrame(compositionDuration(base.composition), rate);
+  if (totalFrames <= 0) throw new RenderError("INVALID_COMPOSITION", "The composition is empty (duration 0)");
+  const window = requestedWindow(base.output, totalFrames, rate);
+  const variant = { streams: "video" as const, ...(lossless ? { lossless } : {}) };
+  const segments = planSegments(window.end - window.start, rate, segmentSec).map((range, i) => {
+    const startFrame = window.start + range.startFrame;
+    const endFrame = window.start + range.endFrame;
+    const tag = String(i).padStart(3, "0");
+    const file = `seg-${tag}.mp4`;
+    const plan = buildRenderPlan({
+      ...base,
+      output: {
+        ...base.output,
+        range: {
+          start: frameToSeconds(startFrame, rate),
+          duration: frameToSeconds(endFrame - startFrame, rate),
+        },
+      },
+      outputPath: file,
+      names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
+      variant,
+    });
+    return { startFrame, endFrame, file, plan };
+  });
+  const audio = {
+    file: AUDIO_PART,
+    plan: buildRenderPlan({
+      ...base,
+      outputPath: AUDIO_PART,
+      names: { graphFile: "graph-audio.txt" },
+      variant: { streams: "audio" },
+    }),
+  };
+  const first = segments[0]?.plan;
+  const durationSec = frameToSeconds(window.end - window.start, rate);
+  const join = {
+    files: [{ path: CONCAT_LIST, content: concatList(segments, rate) }],
+    args: [
+      ...RUN_ARGS,
+      ...["-f", "concat", "-i", CONCAT_LIST, "-i", AUDIO_PART],
+      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
+      outputPath,
+    ],
+  };
+  return {
+    segments,
+    audio,
+    join,
+    frames: window.end - window.start,
+    rate,
+    durationSec,
+    warnings: dedupeWarnings([...segments.flatMap((s) => s.plan.warnings), ...audio.plan.warnings]),
+    output: { ...(first?.output ?? audio.plan.output), format: "mp4", audio: true },
+  };
+}
+
+/**
+ * The ffconcat list of the segments. Each entry carries its exact `duration`: the demuxer
+ * offsets a file's timestamps by the sum of the durations before it (in microseconds), so
+ * every duration is written as the difference of the rounded boundary times. The sum then
+ * never drifts more than half a microsecond from the exact frame time, which rounds to the
+ * exact tick of the stream time base.
+ */
+function concatList(segments: readonly SegmentPlan[], rate: FrameRate): string {
+  const micros = (frame: number) => Math.round((frame * rate.den * 1_000_000) / rate.num);
+  const origin = segments[0]?.startFrame ?? 0;
+  const lines = ["ffconcat version 1.0"];
+  for (const s of segments) {
+    const us = micros(s.endFrame - origin) - micros(s.startFrame - origin);
+    lines.push(
+      `file '${s.file}'`,
+      `duration ${Math.floor(us / 1_000_000)}.${String(us % 1_000_000).padStart(6, "0")}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -140,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerKeyRoutes(app, { db, clock });
   registerCaptureTokenRoutes(app, { db, clock, publicUrl: config.publicUrl });
   await registerConsoleStatic(app, { dir: config.consoleDir });
-  registerProjectRoutes(app, { db });
+  registerProjectRoutes(app, { db, store, clock });
   registerAnalysisRoutes(app, {
     threads: config.analysisThreads,
     inlineMaxChars: config.analysisInlineMaxChars,

@@ -11,6 +11,7 @@ import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
@@ -22,6 +23,7 @@ import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
+import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
@@ -171,6 +173,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
+  registerFrameRoute(app, {
+    frames: createFramePreview({
+      db,
+      store,
+      workRoot: config.workDir,
+      log: app.log as Logger,
+      concurrency: 2,
+      maxWaiting: 8,
+      cacheBytes: 64 * 1024 * 1024,
+      stallTimeoutMs: 20_000,
+    }),
+  });
   registerInterchangeRoutes(app, {
     db,
     clock,

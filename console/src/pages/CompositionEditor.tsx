@@ -37,6 +37,14 @@ interface HistoryEntry {
 
 const ZOOMS = [5, 10, 20, 40, 80, 160, 320];
 
+/** The closest zoom (index into ZOOMS) that shows a timeline of `seconds` in the window's width. */
+function fittingZoom(seconds: number): number {
+  const room = Math.max(300, window.innerWidth - 180);
+  let best = 0;
+  for (const [i, pps] of ZOOMS.entries()) if ((seconds + 5) * pps <= room) best = i;
+  return best;
+}
+
 function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
   return (
@@ -123,6 +131,12 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       if (data) setUploads(data.data);
     });
   }, [load, projectId]);
+
+  const loaded = comp !== null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fit the zoom once, when the composition first loads
+  useEffect(() => {
+    if (comp) setZoom(fittingZoom(timelineEnd(comp)));
+  }, [loaded]);
 
   const uploadMap = useMemo(() => new Map(uploads.map((u) => [u.id, u])), [uploads]);
   const duration = comp ? timelineEnd(comp) : 0;
@@ -278,7 +292,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           playRequest={playRequest}
           onPlaying={() => {}}
         />
-        <section className="card" aria-labelledby="props-h">
+        <section className="card props-card" aria-labelledby="props-h">
           <h2 id="props-h">{sel ? "Clip" : "Composition"}</h2>
           {sel ? (
             <ClipProperties

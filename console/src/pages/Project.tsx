@@ -153,7 +153,7 @@ function MediaCard(props: {
             type="button"
             className="secondary"
             onClick={props.onUse}
-            aria-label={`Use ${u.name} in a composition`}
+            aria-label={`Use in a composition: ${u.name}`}
           >
             Use in a composition
           </button>

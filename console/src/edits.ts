@@ -1,4 +1,4 @@
-import { compare } from "fast-json-patch";
+import { applyPatch, compare, type Operation } from "fast-json-patch";
 import type { Clip, Composition, PatchOperation } from "./api/client";
 
 /** Where a clip is: its track and its index in that track (clips are kept sorted by start). */
@@ -121,4 +121,19 @@ export function clipLabel(clip: Clip, uploadName?: string): string {
   if (a.type === "color") return `Colour ${a.color}`;
   if (a.type === "caption") return "Captions";
   return uploadName ?? a.type;
+}
+
+/**
+ * The composition after a patch someone else made (an assistant run's `patch` event): `ops`
+ * applied to a copy of `c`, at `version`. Null when `c` is not at `baseVersion` (the caller
+ * fetches it again instead).
+ */
+export function applyRemotePatch(
+  c: Composition,
+  patch: { baseVersion: number; version: number; ops: ReadonlyArray<{ op: string; path: string }> },
+): Composition | null {
+  if (c.version !== patch.baseVersion) return null;
+  const next = structuredClone(c);
+  applyPatch(next, patch.ops as Operation[], false, true);
+  return { ...next, version: patch.version };
 }

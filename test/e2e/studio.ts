@@ -188,6 +188,24 @@ export function studioTests(h: StudioHarness): void {
       .toBeGreaterThan(0);
     await h.shot(page, "13-editor-rendered");
 
+    // The offline assistant adds a title: its text streams, the tool line and the patch show,
+    // and the new block appears on the timeline without a reload.
+    await page.getByLabel("Message to the assistant").fill("add a title 'Hello' at 1s for 2 seconds");
+    await page.getByRole("button", { name: "Send" }).click();
+    const chat = page.getByRole("list", { name: "Conversation" });
+    await chat
+      .locator("li.tool", { hasText: "add_text" })
+      .getByText(/→ (?!running)/)
+      .waitFor();
+    await chat.locator("li.patch", { hasText: "version 6" }).waitFor();
+    await chat.locator("li.bot", { hasText: 'Added text "Hello"' }).waitFor();
+    await chat.locator("li.end", { hasText: "Done" }).waitFor();
+    await page.getByRole("button", { name: /^Clip Hello/ }).waitFor();
+    await page.getByTestId("version").getByText("version 6").waitFor();
+    await page.getByText(/Model: offline\/.*offline/).waitFor();
+    expect((await call(page, "GET", `/api/compositions/${comp.id}`)).json).toMatchObject({ version: 6 });
+    await h.shot(page, "13b-editor-assistant");
+
     // A long render, cancelled from the renders page.
     const long = await call(page, "POST", "/api/compositions", {
       name: "Long",

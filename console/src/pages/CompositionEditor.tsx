@@ -8,6 +8,7 @@ import {
   type Upload,
 } from "../api/client";
 import { patchComposition } from "../api/compositions";
+import { AssistantPanel, type AssistantPatch } from "../components/AssistantPanel";
 import { ClipProperties } from "../components/ClipProperties";
 import { Layout, Status } from "../components/Layout";
 import { Preview } from "../components/Preview";
@@ -16,6 +17,7 @@ import { Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
 import { clipFor } from "../compose";
 import {
   addClipOps,
+  applyRemotePatch,
   clipEditOps,
   deleteOps,
   findClip,
@@ -192,6 +194,21 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     }
   }, [redoStack, comp, apply]);
 
+  /** An assistant edit: applied to the shown copy (or fetched again when versions differ). */
+  const onAssistantPatch = useCallback(
+    (p: AssistantPatch) => {
+      if (p.compositionId !== compositionId) return;
+      setUndo([]);
+      setRedo([]);
+      setComp((c) => {
+        const next = c ? applyRemotePatch(c, p) : null;
+        if (!next) void load();
+        return next ?? c;
+      });
+    },
+    [compositionId, load],
+  );
+
   const sel = comp && selected ? findClip(comp, selected) : null;
   const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
 
@@ -306,7 +323,10 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
             <p>Select a clip on the timeline to edit it.</p>
           )}
         </section>
-        <MediaBin uploads={uploads} onAdd={(u) => addUpload(u)} />
+        <div>
+          <AssistantPanel compositionId={comp.id} projectId={projectId} onPatch={onAssistantPatch} />
+          <MediaBin uploads={uploads} onAdd={(u) => addUpload(u)} />
+        </div>
       </div>
       <div className="toolbar hbox" role="toolbar" aria-label="Timeline tools">
         <button type="button" onClick={undo} disabled={undoStack.length === 0 || busy}>

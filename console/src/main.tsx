@@ -10,6 +10,7 @@ import { RendersPage } from "./pages/Renders";
 import { SettingsPage } from "./pages/Settings";
 import { SetupPage } from "./pages/Setup";
 import { SignInPage } from "./pages/SignIn";
+import { WebhooksPage } from "./pages/Webhooks";
 import { navigate, usePath } from "./router";
 import { SessionProvider, useSession } from "./session";
 import "./styles.css";
@@ -46,6 +47,7 @@ function App() {
       />
     );
   else if (path === "/console/renders") page = <RendersPage />;
+  else if (path === "/console/webhooks") page = <WebhooksPage />;
   else if (path === "/console/projects") page = <ProjectsPage />;
   else if (path === "/console/keys") page = <KeysPage />;
   else if (path === "/console/settings") page = <SettingsPage />;

@@ -53,6 +53,8 @@ async function startServer(port: number): Promise<string> {
       HOST: "127.0.0.1",
       // Renders and generations of the studio steps run in this process (PGlite is in-process).
       WORKER_IN_PROCESS: "true",
+      // The studio's webhook step delivers to a receiver on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE: "true",
       LOG_LEVEL: "info",
       DATABASE_URL: "",
     },

@@ -1,6 +1,8 @@
 // The studio half of the console browser test: composition editor, preview, renders,
 // generation and project settings, on the same server and browser as console.test.ts
 // (registered from there so that both share one server start).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { expect, it } from "vitest";
 
@@ -256,10 +258,45 @@ export function studioTests(h: StudioHarness): void {
     expect((await call(page, "GET", `/api/v1/projects/${projectId}`)).status).toBe(404);
     expect((await call(page, "GET", `/api/compositions/${comp.id}`)).status).toBe(404);
 
+    // Webhooks: an endpoint on a local receiver, a test send in the delivery log, redelivered.
+    let received = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        received++;
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+      await page.getByLabel("Endpoint URL").fill(hook);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      const endpoint = page.getByRole("listitem", { name: `Endpoint ${hook}` });
+      await endpoint.waitFor();
+      await endpoint.getByRole("button", { name: "Send test event" }).click();
+      await endpoint.getByRole("cell", { name: "webhook.test", exact: true }).waitFor();
+      await expect
+        .poll(() => endpoint.getByRole("cell", { name: "succeeded", exact: true }).count(), { timeout: 20_000 })
+        .toBe(1);
+      await endpoint.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
+      await expect.poll(() => received, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      await endpoint.getByRole("button", { name: "Disable" }).click();
+      await endpoint.getByText("disabled", { exact: true }).waitFor();
+      await endpoint.getByRole("button", { name: "Rotate secret" }).click();
+      expect(await endpoint.getByTestId("webhook-secret").textContent()).toMatch(/^whsec_/);
+      await h.axe(page, "webhooks");
+      await h.shot(page, "17-webhooks");
+    } finally {
+      receiver.close();
+    }
+
     // An unknown console address is a 404 page.
     await page.goto(`${h.base()}/console/no-such-page`);
     await page.getByRole("heading", { name: "Page not found" }).waitFor();
-    await h.shot(page, "17-not-found");
+    await h.shot(page, "18-not-found");
     await context.close();
   }, 300_000);
 }

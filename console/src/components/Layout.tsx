@@ -5,6 +5,7 @@ import { useSession } from "../session";
 const NAV = [
   { to: "/console/projects", label: "Projects" },
   { to: "/console/renders", label: "Renders" },
+  { to: "/console/webhooks", label: "Webhooks" },
   { to: "/console/keys", label: "API keys" },
   { to: "/console/settings", label: "Settings" },
 ];

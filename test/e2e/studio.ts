@@ -247,6 +247,22 @@ export function studioTests(h: StudioHarness): void {
     await h.axe(page, "project-studio");
     await h.shot(page, "16-project-generated");
 
+    // The studio pages on a 375 px phone screen, for review.
+    const phone = await h.browser().newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2 });
+    await phone.addCookies(await context.cookies());
+    const small = await phone.newPage();
+    for (const [url, name] of [
+      [`/console/projects/${projectId}/compositions/${comp.id}`, "19-phone-editor"],
+      [`/console/projects/${projectId}`, "20-phone-project"],
+      ["/console/renders", "21-phone-renders"],
+    ] as const) {
+      await small.goto(`${h.base()}${url}`);
+      await small.getByRole("main").waitFor();
+      await small.waitForLoadState("networkidle");
+      await h.shot(small, name);
+    }
+    await phone.close();
+
     // Rename, then delete with everything in it.
     await page.getByLabel("Name", { exact: true }).fill("Studio trip (final)");
     await page.getByRole("button", { name: "Save" }).click();

@@ -10,6 +10,7 @@ import { ffmpegLaunch } from "../../jobs/handlers/render-pipeline.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { compositionDuration } from "../composition/duration.ts";
+import type { Timeline } from "../composition/schema.ts";
 import { buildRenderPlan, writePlanFiles } from "../render/index.ts";
 import { RenderError } from "../render/types.ts";
 
@@ -36,6 +37,27 @@ export interface FramePreviewOptions {
   cacheBytes: number;
   /** ffmpeg without progress this long fails (milliseconds). */
   stallTimeoutMs: number;
+}
+
+/** Longest transition (seconds), plus a second: clips farther than this from a frame cannot show in it. */
+const REACH_SECONDS = 11;
+
+/**
+ * The part of a timeline that can show at time `t`: the clips within {@link REACH_SECONDS} of it
+ * (so a transition into or out of a neighbour is kept whole), no audio tracks and no ducking (a
+ * still has no sound), and the original length fixed as the canvas duration; the whole timeline
+ * when nothing visible is near. The frame is the same; the
+ * renderer opens only the sources near `t` instead of every source of the composition.
+ */
+export function frameWindow(doc: Timeline, t: number): Timeline {
+  const near = (c: { start: number; duration: number }) =>
+    c.start <= t + REACH_SECONDS && c.start + c.duration >= t - REACH_SECONDS;
+  const tracks = doc.tracks
+    .filter((track) => track.kind !== "audio")
+    .map(({ ducking: _ducking, ...track }) => ({ ...track, clips: track.clips.filter(near) }));
+  // Nothing near t (or nothing but sound): the renderer is given the whole timeline as it is.
+  if (tracks.every((track) => track.clips.length === 0)) return doc;
+  return { ...doc, canvas: { ...doc.canvas, duration: compositionDuration(doc) }, tracks };
 }
 
 /** Frame times are cached and rendered at millisecond precision. */
@@ -79,7 +101,7 @@ export function createFramePreview(opts: FramePreviewOptions) {
     const workDir = await mkdtemp(path.join(opts.workRoot, "frame-"));
     const signal = AbortSignal.timeout(opts.stallTimeoutMs * 2);
     try {
-      const doc = row.document;
+      const doc = frameWindow(row.document, t);
       const { assets, fonts, refsByPath } = await resolveRenderAssets({
         db: opts.db,
         store: opts.store,

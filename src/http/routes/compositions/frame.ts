@@ -36,10 +36,27 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
             headers: {
               ...STANDARD_HEADERS,
               "X-Composition-Version": { type: "integer", description: "The version the frame shows" },
+              ETag: {
+                type: "string",
+                description:
+                  'The version, time and width of the frame, e.g. `"3-12.3-640"`; send it back as `If-None-Match`',
+              },
             },
-            content: { "image/jpeg": { schema: Type.Unsafe<Buffer>({ type: "string", format: "binary" }) } },
+            content: {
+              "image/jpeg": {
+                schema: Type.Unsafe<Buffer>({
+                  type: "string",
+                  format: "binary",
+                  examples: ["(JPEG image bytes)"],
+                }),
+              },
+            },
           },
-          304: { description: "Not modified: the frame of this `ETag` is still current", type: "null" },
+          304: {
+            description: "Not modified: the frame of this `ETag` is still current",
+            headers: STANDARD_HEADERS,
+            type: "null",
+          },
         },
       },
     },

@@ -103,11 +103,7 @@ async function main(): Promise<void> {
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   try {
-    await waitUntil(
-      () => /console\/setup\?token=crp_\w+/.test(api.output.join("")),
-      60_000,
-      "the setup link",
-    );
+    await waitUntil(() => api.output.join("").includes("cutroom api ready"), 60_000, "the API");
     const setup = (
       /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(api.output.join("")) as RegExpExecArray
     )[1];

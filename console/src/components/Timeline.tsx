@@ -1,4 +1,4 @@
-import { memo, useRef, useState } from "react";
+import { memo, useCallback, useRef, useState } from "react";
 import type { Clip, Composition, Upload } from "../api/client";
 import { clipLabel, timelineEnd } from "../edits";
 
@@ -45,8 +45,8 @@ const ClipBlock = memo(function ClipBlock(props: {
   pxPerSecond: number;
   selected: boolean;
   drag: Drag | null;
-  onPointerDown: (e: React.PointerEvent, mode: Drag["mode"]) => void;
-  onSelect: () => void;
+  onPointerDown: (e: React.PointerEvent, clipId: string, mode: Drag["mode"]) => void;
+  onSelect: (clipId: string) => void;
 }) {
   const { clip, pxPerSecond: pps, drag } = props;
   let left = clip.start * pps;
@@ -70,11 +70,11 @@ const ClipBlock = memo(function ClipBlock(props: {
       aria-label={`Clip ${label}, ${clip.start.toFixed(2)} to ${(clip.start + clip.duration).toFixed(2)} s`}
       aria-pressed={props.selected}
       data-clip-id={clip.id}
-      onClick={props.onSelect}
+      onClick={() => props.onSelect(clip.id)}
       onPointerDown={(e) => {
         const rect = e.currentTarget.getBoundingClientRect();
         const x = e.clientX - rect.left;
-        props.onPointerDown(e, x < EDGE_PX ? "start" : x > rect.width - EDGE_PX ? "end" : "move");
+        props.onPointerDown(e, clip.id, x < EDGE_PX ? "start" : x > rect.width - EDGE_PX ? "end" : "move");
       }}
     >
       {clip.transition && (
@@ -119,11 +119,12 @@ export function Timeline(props: TimelineProps) {
     return Math.max(0, (clientX - rect.left + el.scrollLeft - HEADER_PX) / pps);
   };
 
-  function startDrag(e: React.PointerEvent, clipId: string, mode: Drag["mode"]) {
+  // Stable, so that a playhead move or a drag re-renders only the blocks whose props changed.
+  const startDrag = useCallback((e: React.PointerEvent, clipId: string, mode: Drag["mode"]) => {
     if (e.button !== 0) return;
     e.currentTarget.setPointerCapture(e.pointerId);
     setDrag({ clipId, mode, x0: e.clientX, dx: 0 });
-  }
+  }, []);
 
   return (
     <div
@@ -197,8 +198,8 @@ export function Timeline(props: TimelineProps) {
                   pxPerSecond={pps}
                   selected={props.selectedClipId === clip.id}
                   drag={drag?.clipId === clip.id ? drag : null}
-                  onPointerDown={(e, mode) => startDrag(e, clip.id, mode)}
-                  onSelect={() => props.onSelect(clip.id)}
+                  onPointerDown={startDrag}
+                  onSelect={props.onSelect}
                 />
               ))}
             </div>

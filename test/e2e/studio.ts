@@ -248,7 +248,9 @@ export function studioTests(h: StudioHarness): void {
     await h.shot(page, "16-project-generated");
 
     // The studio pages on a 375 px phone screen, for review.
-    const phone = await h.browser().newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2 });
+    const phone = await h
+      .browser()
+      .newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2 });
     await phone.addCookies(await context.cookies());
     const small = await phone.newPage();
     for (const [url, name] of [
@@ -295,7 +297,9 @@ export function studioTests(h: StudioHarness): void {
       await endpoint.getByRole("button", { name: "Send test event" }).click();
       await endpoint.getByRole("cell", { name: "webhook.test", exact: true }).waitFor();
       await expect
-        .poll(() => endpoint.getByRole("cell", { name: "succeeded", exact: true }).count(), { timeout: 20_000 })
+        .poll(() => endpoint.getByRole("cell", { name: "succeeded", exact: true }).count(), {
+          timeout: 20_000,
+        })
         .toBe(1);
       await endpoint.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
       await expect.poll(() => received, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);

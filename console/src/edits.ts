@@ -1,5 +1,11 @@
 import { applyPatch, compare, type Operation } from "fast-json-patch";
-import type { Clip, Composition, PatchOperation } from "./api/client";
+import type {
+  Composition,
+  JsonPatchOperation as PatchOperation,
+} from "../../clients/typescript/src/types.ts";
+
+/** One clip of a composition. */
+type Clip = Composition["tracks"][number]["clips"][number];
 
 /** Where a clip is: its track and its index in that track (clips are kept sorted by start). */
 export interface ClipRef {

@@ -71,3 +71,20 @@ export async function freshDatabase(prefix: string): Promise<ScratchDatabase> {
   const scratch = await createScratchDatabase(ADMIN_URL, prefix);
   return { ...scratch, drop: () => scratch.drop().catch(() => {}) };
 }
+
+/** A JSON (or multipart, for FormData bodies) client of the API with an API key. @throws on any status ≥ 400. */
+export function apiClient(base: string, key: string) {
+  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${key}` } };
+    if (body instanceof FormData) init.body = body;
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    const res = await fetch(`${base}${url}`, init);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return call;
+}

@@ -11,6 +11,7 @@ import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
@@ -23,6 +24,7 @@ import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
+import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
@@ -144,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerKeyRoutes(app, { db, clock });
   registerCaptureTokenRoutes(app, { db, clock, publicUrl: config.publicUrl });
   await registerConsoleStatic(app, { dir: config.consoleDir });
-  registerProjectRoutes(app, { db });
+  registerProjectRoutes(app, { db, store, clock });
   registerAnalysisRoutes(app, {
     threads: config.analysisThreads,
     inlineMaxChars: config.analysisInlineMaxChars,
@@ -175,6 +177,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
+  registerFrameRoute(app, {
+    frames: createFramePreview({
+      db,
+      store,
+      workRoot: config.workDir,
+      log: app.log as Logger,
+      concurrency: 2,
+      maxWaiting: 8,
+      cacheBytes: 64 * 1024 * 1024,
+      stallTimeoutMs: 20_000,
+    }),
+  });
   registerInterchangeRoutes(app, {
     db,
     clock,

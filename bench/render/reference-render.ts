@@ -31,7 +31,15 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { freshDatabase, type Proc, ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import {
+  apiClient,
+  freshDatabase,
+  type Proc,
+  ROOT,
+  startProcess,
+  stopProcess,
+  waitUntil,
+} from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
 const run = promisify(execFile);
@@ -105,22 +113,6 @@ function rssSampler(pids: () => number[]) {
 }
 
 // ---------------------------------------------------------------- API
-
-function apiClient(base: string, key: string) {
-  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${key}` } };
-    if (body instanceof FormData) init.body = body;
-    else if (body !== undefined) {
-      init.body = JSON.stringify(body);
-      (init.headers as Record<string, string>)["content-type"] = "application/json";
-    }
-    const res = await fetch(`${base}${url}`, init);
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
-    return JSON.parse(text) as T;
-  };
-  return call;
-}
 
 interface RenderBody {
   id: string;

@@ -1,7 +1,8 @@
 // The web console in a real browser: Debian's Chromium driven by playwright-core against the
 // real server process (`node src/main/api.ts` on a fresh data directory). Walks the newcomer's
 // path from the first-start setup link to keys, settings, uploads and the phone capture page,
-// saves a screenshot of every page under tmp/e2e/ and runs an axe accessibility scan on each.
+// then the studio (studio.ts: editor, preview, renders, generation, project settings), saves a
+// screenshot of every page under tmp/e2e/ and runs an axe accessibility scan on each.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +13,7 @@ import { promisify } from "node:util";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { studioTests } from "./studio.ts";
 
 const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
@@ -49,7 +51,10 @@ async function startServer(port: number): Promise<string> {
       DATA_DIR: path.join(dir, "data"),
       PORT: String(port),
       HOST: "127.0.0.1",
-      WORKER_IN_PROCESS: "false",
+      // Renders and generations of the studio steps run in this process (PGlite is in-process).
+      WORKER_IN_PROCESS: "true",
+      // The studio's webhook step delivers to a receiver on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE: "true",
       LOG_LEVEL: "info",
       DATABASE_URL: "",
     },
@@ -299,4 +304,15 @@ describe("web console", () => {
     await phone.close();
     await context.close();
   }, 240_000);
+
+  studioTests({
+    browser: () => browser,
+    base: () => base,
+    email: "owner@localhost",
+    password: PASSWORD,
+    video: () => video,
+    photo: () => photo,
+    shot,
+    axe,
+  });
 });

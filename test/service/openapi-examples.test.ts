@@ -91,7 +91,11 @@ async function call(operationId: string, opts: InjectOptions): Promise<LightMyRe
   }
   if (res.body.length > 0) {
     const type = String(res.headers["content-type"]);
-    const body = type.startsWith("text/event-stream") ? res.body : redact(res.json());
+    const body = type.startsWith("text/event-stream")
+      ? res.body
+      : type.startsWith("image/")
+        ? "(image bytes)"
+        : redact(res.json());
     const byStatus = answers.get(operationId) ?? new Map<string, unknown>();
     byStatus.set(String(res.statusCode), body);
     answers.set(operationId, byStatus);
@@ -169,6 +173,21 @@ describe("OpenAPI success examples", () => {
     ).json();
     await call("listProjects", withKey({ url: "/api/v1/projects" }));
     await call("getProject", withKey({ url: `/api/v1/projects/${project.id}` }));
+    await call(
+      "updateProject",
+      withKey({
+        method: "PATCH",
+        url: `/api/v1/projects/${project.id}`,
+        payload: { description: "Q4 launch" },
+      }),
+    );
+    const emptyProject = (
+      await call(
+        "createProject",
+        withKey({ method: "POST", url: "/api/v1/projects", payload: { name: "Spare" } }),
+      )
+    ).json();
+    await call("deleteProject", withKey({ method: "DELETE", url: `/api/v1/projects/${emptyProject.id}` }));
 
     // Analysis (the request examples of the document)
     const requestExample = (id: string) => {
@@ -270,6 +289,7 @@ describe("OpenAPI success examples", () => {
       await call("createComposition", withKey({ method: "POST", url: "/api/compositions", payload: body }))
     ).json();
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
+    await call("getCompositionFrame", withKey({ url: `/api/compositions/${comp.id}/frame?t=0.5&width=64` }));
     const otio = (
       await call("exportComposition", withKey({ url: `/api/compositions/${comp.id}/export?format=otio` }))
     ).json();

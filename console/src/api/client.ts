@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from "openapi-fetch";
-import type { ResponseBody } from "../../../clients/typescript/src/types.ts";
+import type { RequestBody, ResponseBody } from "../../../clients/typescript/src/types.ts";
 import type { paths } from "./schema";
 
 /**
@@ -15,8 +15,20 @@ export interface Schemas {
   SessionState: ResponseBody<"/api/v1/auth/session", "get", 200>;
   CaptureTokenCreated: ResponseBody<"/api/v1/projects/{projectId}/capture-tokens", "post", 201>;
   Models: ResponseBody<"/api/v1/generate/models", "get", 200>;
+  Composition: ResponseBody<"/api/compositions/{id}", "get", 200>;
+  Render: ResponseBody<"/api/render/{jobId}", "get", 200>;
+  Generation: ResponseBody<"/api/v1/generations/{id}", "get", 200>;
 }
 export type Upload = Schemas["Upload"];
+export type Composition = Schemas["Composition"];
+export type Track = Composition["tracks"][number];
+export type Clip = Track["clips"][number];
+export type Render = Schemas["Render"];
+export type Generation = Schemas["Generation"];
+/** The body of `POST /api/compositions`. */
+export type CompositionInput = RequestBody<"/api/compositions", "post">;
+/** One JSON Patch operation of `PATCH /api/compositions/{id}`. */
+export type { JsonPatchOperation as PatchOperation } from "../../../clients/typescript/src/types.ts";
 
 let csrfToken: string | null = null;
 

@@ -4,12 +4,14 @@ import { useSession } from "../session";
 
 const NAV = [
   { to: "/console/projects", label: "Projects" },
+  { to: "/console/renders", label: "Renders" },
+  { to: "/console/webhooks", label: "Webhooks" },
   { to: "/console/keys", label: "API keys" },
   { to: "/console/settings", label: "Settings" },
 ];
 
 /** The signed-in frame: header with navigation and sign-out, and the page's main landmark. */
-export function Layout(props: { title: string; children: React.ReactNode }) {
+export function Layout(props: { title: string; children: React.ReactNode; wide?: boolean }) {
   const path = usePath();
   const { state, signOut } = useSession();
   const heading = useRef<HTMLHeadingElement>(null);
@@ -43,7 +45,7 @@ export function Layout(props: { title: string; children: React.ReactNode }) {
           Sign out
         </button>
       </header>
-      <main id="main">
+      <main id="main" className={props.wide ? "wide" : undefined}>
         <h1 ref={heading} tabIndex={-1}>
           {props.title}
         </h1>

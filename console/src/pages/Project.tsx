@@ -1,10 +1,16 @@
 import QRCode from "qrcode";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage, type Schemas, type Upload } from "../api/client";
+import { api, errorMessage, type PatchOperation, type Schemas, type Upload } from "../api/client";
+import { patchComposition } from "../api/compositions";
+import { CompositionList, editorPath, useCompositions } from "../components/CompositionList";
+import { Generations } from "../components/Generations";
 import { Layout, Status } from "../components/Layout";
+import { ProjectSettings } from "../components/ProjectSettings";
+import { RenderList } from "../components/RenderList";
 import { UploadList, useUploadQueue } from "../components/UploadQueue";
+import { clipFor } from "../compose";
 import { formatBytes, formatDuration, formatTime } from "../format";
-import { Link } from "../router";
+import { Link, navigate } from "../router";
 
 /** How often the media grid refreshes, so phone uploads appear without reloading. */
 const POLL_MS = 3000;
@@ -68,15 +74,53 @@ function PhoneCapture(props: { projectId: string }) {
   );
 }
 
-function MediaCard(props: { upload: Upload; onPlay: () => void; onDelete: () => void }) {
+function SubtitlePreview(props: { url: string; name: string }) {
+  const [text, setText] = useState<string | null>(null);
+  useEffect(() => {
+    fetch(props.url)
+      .then((r) => (r.ok ? r.text() : ""))
+      .then((t) => setText(t.split("\n").slice(0, 8).join("\n")))
+      .catch(() => setText(""));
+  }, [props.url]);
+  return (
+    <pre className="subtitle-preview" title={`Start of ${props.name}`}>
+      {text ?? "…"}
+    </pre>
+  );
+}
+
+/** `h264 · 1920×1080 · 30 fps · 0:12 · 4.1 MB`: the media facts an upload has. */
+function mediaFacts(u: Upload): string {
+  const m = u.media;
+  const parts: string[] = [u.type];
+  if (m?.videoCodec) parts.push(m.videoCodec);
+  if (m?.audioCodec) parts.push(m.audioCodec);
+  if (m?.width && m.height) parts.push(`${m.width}×${m.height}`);
+  if (m?.fps) parts.push(`${Math.round(m.fps * 100) / 100} fps`);
+  if (m?.duration != null) parts.push(formatDuration(m.duration));
+  parts.push(formatBytes(u.size));
+  return parts.join(" · ");
+}
+
+function MediaCard(props: {
+  upload: Upload;
+  selected: boolean;
+  onSelect: (on: boolean) => void;
+  onPlay: () => void;
+  onDelete: () => void;
+  onUse: () => void;
+}) {
   const u = props.upload;
   const playable = u.type === "video" || u.type === "audio";
+  const usable = u.type !== "font";
   return (
-    <li className="media card">
+    <li className={`media card${props.selected ? " selected" : ""}`}>
       {u.posterUrl ? (
         <img src={u.posterUrl} alt={`Poster of ${u.name}`} loading="lazy" />
       ) : u.type === "image" ? (
         <img src={u.url} alt={u.name} loading="lazy" />
+      ) : u.type === "subtitle" ? (
+        <SubtitlePreview url={u.url} name={u.name} />
       ) : (
         <div className="no-poster" aria-hidden="true">
           {u.type}
@@ -84,17 +128,34 @@ function MediaCard(props: { upload: Upload; onPlay: () => void; onDelete: () => 
       )}
       <div className="meta">
         <strong className="break">{u.name}</strong>
-        <small>
-          {u.type}
-          {u.media?.duration != null && ` · ${formatDuration(u.media.duration)}`}
-          {" · "}
-          {formatBytes(u.size)}
-        </small>
+        <small>{mediaFacts(u)}</small>
+        {u.origin === "generated" && <small>Generated</small>}
       </div>
       <div className="actions">
+        {usable && (
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={props.selected}
+              onChange={(e) => props.onSelect(e.target.checked)}
+            />
+            <span className="visually-hidden">Select {u.name}</span>
+            <span aria-hidden="true">Select</span>
+          </label>
+        )}
         {playable && (
           <button type="button" onClick={props.onPlay} aria-label={`Play ${u.name}`}>
             Play
+          </button>
+        )}
+        {usable && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={props.onUse}
+            aria-label={`Use in a composition: ${u.name}`}
+          >
+            Use in a composition
           </button>
         )}
         <button type="button" className="danger" onClick={props.onDelete} aria-label={`Delete ${u.name}`}>
@@ -105,11 +166,76 @@ function MediaCard(props: { upload: Upload; onPlay: () => void; onDelete: () => 
   );
 }
 
-/** One project: upload (drag and drop or picker), media grid, player, delete, phone capture. */
+/** Adds an upload at the end of a composition of the project (a JSON Patch with If-Match). */
+function UseInComposition(props: { projectId: string; upload: Upload; onDone: (message: string) => void }) {
+  const { list } = useCompositions(props.projectId);
+  const [target, setTarget] = useState("");
+  const u = props.upload;
+
+  async function add() {
+    const c = list?.find((x) => x.id === target);
+    if (!c) return;
+    const clip = clipFor(u, 0);
+    if (!clip) return;
+    const kind = u.type === "audio" ? "audio" : "video";
+    const index = c.tracks.findIndex((t) => t.kind === kind);
+    const end = (clips: { start: number; duration: number }[]) =>
+      clips.reduce((m, x) => Math.max(m, x.start + x.duration), 0);
+    const ops: PatchOperation[] =
+      index >= 0
+        ? [
+            {
+              op: "add",
+              path: `/tracks/${index}/clips/-`,
+              value: { ...clip, start: end(c.tracks[index]?.clips ?? []) },
+            },
+          ]
+        : [{ op: "add", path: "/tracks/-", value: { kind, clips: [clip] } }];
+    const result = await patchComposition(c.id, c.version, ops);
+    if (result.ok) navigate(editorPath(props.projectId, c.id));
+    else props.onDone(result.message);
+  }
+
+  return (
+    <section className="card" aria-labelledby="use-in">
+      <h2 id="use-in">Use “{u.name}” in a composition</h2>
+      {list && list.length > 0 ? (
+        <div className="hbox">
+          <label>
+            Composition
+            <select value={target} onChange={(e) => setTarget(e.target.value)}>
+              <option value="">Choose…</option>
+              {list.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={add} disabled={!target}>
+            Add at the end
+          </button>
+        </div>
+      ) : (
+        <p>No composition yet: select it and use “New composition from selected”.</p>
+      )}
+      <button type="button" className="secondary" onClick={() => props.onDone("")}>
+        Close
+      </button>
+    </section>
+  );
+}
+
+/**
+ * One project: its name and description, upload (drag and drop or picker), phone capture, the
+ * media with their facts, compositions, generations and renders.
+ */
 export function ProjectPage(props: { id: string }) {
   const [project, setProject] = useState<Schemas["Project"] | null>(null);
   const [uploads, setUploads] = useState<Upload[] | null>(null);
   const [playing, setPlaying] = useState<Upload | null>(null);
+  const [using, setUsing] = useState<Upload | null>(null);
+  const [selected, setSelected] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
@@ -144,12 +270,15 @@ export function ProjectPage(props: { id: string }) {
     await refresh();
   }
 
+  const selectedUploads = selected.flatMap((id) => uploads?.find((u) => u.id === id) ?? []);
+
   return (
     <Layout title={project?.name ?? "Project"}>
       <p>
         <Link to="/console/projects">← All projects</Link>
       </p>
       <Status message={error} kind="error" />
+      {project && <ProjectSettings project={project} onChange={setProject} />}
       <div className="grid-2">
         <section className="card" aria-labelledby="upload">
           <h2 id="upload">Upload</h2>
@@ -201,6 +330,21 @@ export function ProjectPage(props: { id: string }) {
           </button>
         </section>
       )}
+      {using && (
+        <UseInComposition
+          projectId={props.id}
+          upload={using}
+          onDone={(message) => {
+            setUsing(null);
+            setError(message || null);
+          }}
+        />
+      )}
+      <CompositionList
+        projectId={props.id}
+        selected={selectedUploads}
+        onClearSelection={() => setSelected([])}
+      />
       <section aria-labelledby="media">
         <h2 id="media">Media</h2>
         {uploads === null ? (
@@ -210,10 +354,23 @@ export function ProjectPage(props: { id: string }) {
         ) : (
           <ul className="plain media-grid">
             {uploads.map((u) => (
-              <MediaCard key={u.id} upload={u} onPlay={() => setPlaying(u)} onDelete={() => remove(u)} />
+              <MediaCard
+                key={u.id}
+                upload={u}
+                selected={selected.includes(u.id)}
+                onSelect={(on) => setSelected((s) => (on ? [...s, u.id] : s.filter((x) => x !== u.id)))}
+                onPlay={() => setPlaying(u)}
+                onUse={() => setUsing(u)}
+                onDelete={() => remove(u)}
+              />
             ))}
           </ul>
         )}
+      </section>
+      <Generations projectId={props.id} onOutputs={refresh} />
+      <section className="card" aria-labelledby="renders">
+        <h2 id="renders">Renders</h2>
+        <RenderList projectId={props.id} />
       </section>
     </Layout>
   );

@@ -1,10 +1,43 @@
 import { useEffect, useState } from "react";
-import { api, errorMessage, type Schemas } from "../api/client";
+import { api, errorMessage, type Generation, type Schemas } from "../api/client";
 import { Layout, Status } from "../components/Layout";
 import { formatTime } from "../format";
 import { Link, navigate } from "../router";
 
-/** The account's projects and a form to create one. */
+/** Generated images and videos made outside any project (e.g. through the API without `projectId`). */
+function LooseGenerations() {
+  const [list, setList] = useState<Generation[]>([]);
+  useEffect(() => {
+    api
+      .GET("/api/v1/generations", {
+        params: { query: { projectId: "none", status: "succeeded", limit: 25 } },
+      })
+      .then(({ data }) => data && setList(data.data));
+  }, []);
+  const outputs = list.flatMap((g) => g.outputs.map((u) => ({ u, g })));
+  if (outputs.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="loose">
+      <h2 id="loose">Generated outside any project</h2>
+      <ul className="plain outputs">
+        {outputs.map(({ u, g }) => (
+          <li key={u.id}>
+            {u.type === "image" ? (
+              <img src={u.url} alt={`Generated: ${g.prompt}`} loading="lazy" width={200} />
+            ) : (
+              <a href={u.url}>{u.name}</a>
+            )}
+            <small>
+              {g.prompt} · {formatTime(g.createdAt)}
+            </small>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The account's projects, a form to create one, and generations made outside any project. */
 export function ProjectsPage() {
   const [projects, setProjects] = useState<Schemas["Project"][] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -47,6 +80,7 @@ export function ProjectsPage() {
           ))}
         </ul>
       )}
+      <LooseGenerations />
     </Layout>
   );
 }

@@ -34,13 +34,15 @@ export async function findGenerationById(db: Db, id: string): Promise<Generation
   return r ?? null;
 }
 
-/** A page of a user's generations, newest first, filtered by kind and status. */
+/** A page of a user's generations, newest first, filtered by kind, status and project. */
 export async function listGenerationsPage(
   db: Db,
   input: {
     userId: string;
     kind?: "image" | "video" | undefined;
     status?: GenerationStatus | undefined;
+    /** A project id, or null for generations made outside any project. */
+    projectId?: string | null | undefined;
     limit: number;
     afterId: string | undefined;
   },
@@ -48,6 +50,8 @@ export async function listGenerationsPage(
   const conditions = [eq(generations.userId, input.userId)];
   if (input.kind) conditions.push(eq(generations.kind, input.kind));
   if (input.status) conditions.push(eq(generations.status, input.status));
+  if (input.projectId === null) conditions.push(isNull(generations.projectId));
+  else if (input.projectId) conditions.push(eq(generations.projectId, input.projectId));
   if (input.afterId) conditions.push(lt(generations.id, input.afterId));
   const rows = await db
     .select()

@@ -54,3 +54,20 @@ export async function findProject(db: Db, userId: string, projectId: string): Pr
     .limit(1);
   return row ?? null;
 }
+
+/** Renames a project or changes its description; returns the updated row or null (absent or another owner's). */
+export async function updateProject(
+  db: Db,
+  input: { userId: string; projectId: string; name?: string; description?: string; now: Date },
+): Promise<ProjectRow | null> {
+  const [row] = await db
+    .update(projects)
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      updatedAt: input.now,
+    })
+    .where(and(eq(projects.userId, input.userId), eq(projects.id, input.projectId)))
+    .returning();
+  return row ?? null;
+}

@@ -49,13 +49,15 @@ export async function findRenderByIdempotencyKey(
   return r ?? null;
 }
 
-/** A page of a user's renders, newest first, filtered by status and composition. */
+/** A page of a user's renders, newest first, filtered by status, composition and project. */
 export async function listRendersPage(
   db: Db,
   input: {
     userId: string;
     status?: RenderStatus | undefined;
     compositionId?: string | undefined;
+    /** Renders of the project's compositions (the project recorded in the frozen copy). */
+    projectId?: string | undefined;
     limit: number;
     afterId: string | undefined;
   },
@@ -63,6 +65,7 @@ export async function listRendersPage(
   const conditions = [eq(renders.userId, input.userId)];
   if (input.status) conditions.push(eq(renders.status, input.status));
   if (input.compositionId) conditions.push(eq(renders.compositionId, input.compositionId));
+  if (input.projectId) conditions.push(sql`${renders.composition}->>'projectId' = ${input.projectId}`);
   if (input.afterId) conditions.push(lt(renders.id, input.afterId));
   const rows = await db
     .select()

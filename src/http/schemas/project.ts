@@ -25,3 +25,22 @@ export const ProjectCreate = Type.Object(
     examples: [{ name: "Launch video", description: "Teaser and cut-downs for the spring launch" }],
   },
 );
+
+/** `PATCH /api/v1/projects/{projectId}` body: the fields to change. */
+export const ProjectUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ["Launch video (final)"] })),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+  },
+  { title: "ProjectUpdate", additionalProperties: false, minProperties: 1 },
+);
+
+/** What `DELETE /api/v1/projects/{projectId}` does with the project's contents. */
+export const ProjectDeleteQuery = Type.Object({
+  contents: Type.Optional(
+    Type.Union([Type.Literal("delete"), Type.Literal("keep")], {
+      description:
+        "`delete`: delete the project's uploads (and their files), compositions, assistant sessions and finished generations with it. `keep`: keep them in the account, outside any project. Required when the project is not empty.",
+    }),
+  ),
+});

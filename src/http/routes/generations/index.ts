@@ -135,6 +135,12 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
           ...PageQuery,
           kind: Type.Optional(Type.Enum(["image", "video"])),
           status: Type.Optional(Type.Enum([...GENERATION_STATUSES])),
+          projectId: Type.Optional(
+            Type.String({
+              maxLength: 64,
+              description: "Only generations of this project; `none` for those made outside any project",
+            }),
+          ),
         }),
         response: responses({ 200: Page(Generation, "GenerationPage") }),
       },
@@ -145,6 +151,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
         userId: auth.userId,
         kind: request.query.kind as "image" | "video" | undefined,
         status: request.query.status as GenerationRow["status"] | undefined,
+        projectId: request.query.projectId === "none" ? null : request.query.projectId,
         limit: request.query.limit ?? 25,
         afterId: decodeCursor(request.query.cursor),
       });

@@ -1,15 +1,29 @@
 import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { findProject, insertProject, listProjectsPage } from "../../../db/repositories/projects.ts";
-import { notFound } from "../../../errors.ts";
+import { countProjectContents, deleteProjectRow } from "../../../db/repositories/project-contents.ts";
+import {
+  findProject,
+  insertProject,
+  listProjectsPage,
+  updateProject,
+} from "../../../db/repositories/projects.ts";
+import { conflict, notFound } from "../../../errors.ts";
+import type { BlobStore } from "../../../storage/blob-store.ts";
+import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPage } from "../../pagination.ts";
 import { presentProject } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
-import { Project, ProjectCreate } from "../../schemas/project.ts";
+import { Project, ProjectCreate, ProjectDeleteQuery, ProjectUpdate } from "../../schemas/project.ts";
 import { type App, requireAuth } from "../../types.ts";
 
-/** Project routes: list (newest first, cursor pages), fetch and create; all scoped to the key's owner. */
-export function registerProjectRoutes(app: App, deps: { db: Db }): void {
+const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
+
+/**
+ * Project routes: list (newest first, cursor pages), fetch, create, update and delete (with an
+ * explicit choice for the contents of a non-empty project); all scoped to the key's owner.
+ */
+export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore; clock: Clock }): void {
   app.get(
     "/api/v1/projects",
     {
@@ -39,7 +53,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db }): void {
         operationId: "getProject",
         summary: "Fetch one project",
         tags: ["Projects"],
-        params: Type.Object({ projectId: Type.String({ maxLength: 64 }) }),
+        params: ProjectParams,
         response: responses({ 200: Project }, [...AUTH_ERRORS, 404]),
       },
     },
@@ -67,6 +81,86 @@ export function registerProjectRoutes(app: App, deps: { db: Db }): void {
       const auth = requireAuth(request);
       const project = await insertProject(deps.db, { userId: auth.userId, ...request.body });
       return reply.code(201).send(presentProject(project));
+    },
+  );
+
+  app.patch(
+    "/api/v1/projects/:projectId",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "updateProject",
+        summary: "Rename a project or change its description",
+        tags: ["Projects"],
+        params: ProjectParams,
+        body: ProjectUpdate,
+        response: responses({ 200: Project }, [...AUTH_ERRORS, 403, 404, 413, 415]),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const project = await updateProject(deps.db, {
+        userId: auth.userId,
+        projectId: request.params.projectId,
+        ...request.body,
+        now: deps.clock.now(),
+      });
+      if (!project) throw notFound(`Project ${request.params.projectId}`);
+      return presentProject(project);
+    },
+  );
+
+  app.delete(
+    "/api/v1/projects/:projectId",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "deleteProject",
+        summary: "Delete a project, choosing what happens to its contents",
+        description:
+          "An empty project is deleted outright (204). A project holding uploads, compositions, generations or assistant sessions answers 409 with their counts (`contents`) unless `contents` says what to do: `delete` removes them with the project (uploads with their stored files; refused with 409 while one of its generations is still queued or running), `keep` leaves them in the account outside any project (listing uploads or compositions without `projectId` shows them). Renders belong to the account, not the project: they keep their frozen composition and output either way.",
+        tags: ["Projects"],
+        params: ProjectParams,
+        querystring: ProjectDeleteQuery,
+        response: responses({ 204: null }, [...AUTH_ERRORS, 403, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const { projectId } = request.params;
+      if (!(await findProject(deps.db, auth.userId, projectId))) throw notFound(`Project ${projectId}`);
+      const contents = await countProjectContents(deps.db, projectId);
+      const held =
+        contents.uploads + contents.compositions + contents.generations + contents.assistantSessions;
+      const choice = request.query.contents;
+      if (held > 0 && choice === undefined) {
+        throw conflict(
+          "The project is not empty: pass contents=delete to delete what it holds with it, or contents=keep to keep that outside any project",
+          { contents },
+        );
+      }
+      if (choice === "delete" && contents.unfinishedGenerations > 0) {
+        throw conflict(
+          "A generation of this project is still queued or running; cancel it or wait for it first",
+          {
+            contents,
+          },
+        );
+      }
+      const deleted = await deleteProjectRow(deps.db, {
+        userId: auth.userId,
+        projectId,
+        withContents: choice === "delete",
+      });
+      if (!deleted) throw notFound(`Project ${projectId}`);
+      for (const id of deleted.uploadIds) {
+        try {
+          await deps.store.deletePrefix(uploadPrefix(id));
+        } catch (err) {
+          request.log.error({ err, uploadId: id }, "could not delete the files of a deleted upload");
+        }
+      }
+      return reply.code(204).send();
     },
   );
 }

@@ -97,6 +97,9 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
           ...PageQuery,
           status: Type.Optional(Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s)))),
           compositionId: Type.Optional(Type.String({ maxLength: 64 })),
+          projectId: Type.Optional(
+            Type.String({ maxLength: 64, description: "Only renders of compositions in this project" }),
+          ),
         }),
         response: responses({ 200: Page(Render, "RenderPage") }),
       },
@@ -107,6 +110,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         userId: auth.userId,
         status: request.query.status,
         compositionId: request.query.compositionId,
+        projectId: request.query.projectId,
         limit: request.query.limit ?? 25,
         afterId: decodeCursor(request.query.cursor),
       });

@@ -1,0 +1,395 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import {
+  api,
+  type Clip,
+  type Composition,
+  errorMessage,
+  type PatchOperation,
+  type Upload,
+} from "../api/client";
+import { patchComposition } from "../api/compositions";
+import { AssistantPanel, type AssistantPatch } from "../components/AssistantPanel";
+import { ClipProperties } from "../components/ClipProperties";
+import { Layout, Status } from "../components/Layout";
+import { Preview } from "../components/Preview";
+import { RenderList } from "../components/RenderList";
+import { Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
+import { clipFor } from "../compose";
+import {
+  addClipOps,
+  applyRemotePatch,
+  clipEditOps,
+  deleteOps,
+  findClip,
+  moveOps,
+  patchBetween,
+  splitOps,
+  timelineEnd,
+  trimOps,
+} from "../edits";
+import { formatDuration } from "../format";
+import { Link } from "../router";
+
+/** One undoable edit: the composition before and after it. */
+interface HistoryEntry {
+  label: string;
+  before: Composition;
+  after: Composition;
+}
+
+const ZOOMS = [5, 10, 20, 40, 80, 160, 320];
+
+/** The closest zoom (index into ZOOMS) that shows a timeline of `seconds` in the window's width. */
+function fittingZoom(seconds: number): number {
+  const room = Math.max(300, window.innerWidth - 180);
+  let best = 0;
+  for (const [i, pps] of ZOOMS.entries()) if ((seconds + 5) * pps <= room) best = i;
+  return best;
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return (
+    !!el &&
+    (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable)
+  );
+}
+
+function MediaBin(props: { uploads: Upload[]; onAdd: (u: Upload) => void }) {
+  return (
+    <section className="card bin" aria-labelledby="bin-h">
+      <h2 id="bin-h">Media</h2>
+      <p className="hint">Drag onto a track, or add at the playhead.</p>
+      <ul className="plain">
+        {props.uploads
+          .filter((u) => u.type !== "font")
+          .map((u) => (
+            <li
+              key={u.id}
+              draggable
+              onDragStart={(e) => {
+                e.dataTransfer.setData(UPLOAD_DRAG_TYPE, u.id);
+                e.dataTransfer.effectAllowed = "copy";
+              }}
+            >
+              {u.posterUrl || u.type === "image" ? (
+                <img src={u.posterUrl ?? u.url} alt="" loading="lazy" />
+              ) : null}
+              <span className="break">
+                {u.name}
+                <small>
+                  {u.type}
+                  {u.media?.duration ? ` · ${formatDuration(u.media.duration)}` : ""}
+                </small>
+              </span>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => props.onAdd(u)}
+                aria-label={`Add ${u.name} at the playhead`}
+              >
+                Add
+              </button>
+            </li>
+          ))}
+      </ul>
+    </section>
+  );
+}
+
+/**
+ * The composition editor: timeline, clip properties, preview rendered by the server, media bin,
+ * undo and redo (inverse patches), keyboard shortcuts, and the composition's renders. Every
+ * change is a JSON Patch with `If-Match`; a 409 reloads the composition and says so.
+ */
+export function CompositionEditorPage(props: { projectId: string; compositionId: string }) {
+  const { projectId, compositionId } = props;
+  const [comp, setComp] = useState<Composition | null>(null);
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [selected, setSelected] = useState<string | null>(() =>
+    new URLSearchParams(window.location.search).get("clip"),
+  );
+  const [playhead, setPlayhead] = useState(0);
+  const [zoom, setZoom] = useState(2);
+  const [undoStack, setUndo] = useState<HistoryEntry[]>([]);
+  const [redoStack, setRedo] = useState<HistoryEntry[]>([]);
+  const [message, setMessage] = useState<{ text: string; kind: "ok" | "error" } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [playRequest, setPlayRequest] = useState(0);
+  const [rendersKey, setRendersKey] = useState(0);
+
+  const load = useCallback(async () => {
+    const { data, error } = await api.GET("/api/compositions/{id}", {
+      params: { path: { id: compositionId } },
+    });
+    if (data) setComp(data);
+    else setMessage({ text: errorMessage(error), kind: "error" });
+    return data ?? null;
+  }, [compositionId]);
+
+  useEffect(() => {
+    void load();
+    api.GET("/api/v1/uploads", { params: { query: { projectId, limit: 100 } } }).then(({ data }) => {
+      if (data) setUploads(data.data);
+    });
+  }, [load, projectId]);
+
+  const loaded = comp !== null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fit the zoom once, when the composition first loads
+  useEffect(() => {
+    if (comp) setZoom(fittingZoom(timelineEnd(comp)));
+  }, [loaded]);
+
+  const uploadMap = useMemo(() => new Map(uploads.map((u) => [u.id, u])), [uploads]);
+  const duration = comp ? timelineEnd(comp) : 0;
+
+  /** Sends a patch based on the shown version; records it for undo unless it is an undo/redo itself. */
+  const apply = useCallback(
+    async (label: string, ops: PatchOperation[], history: "record" | "undo" | "redo" = "record") => {
+      if (!comp || ops.length === 0 || busy) return null;
+      setBusy(true);
+      const result = await patchComposition(comp.id, comp.version, ops);
+      setBusy(false);
+      if (!result.ok) {
+        if (result.conflict) {
+          const fresh = await load();
+          setUndo([]);
+          setRedo([]);
+          setMessage({
+            text: `The composition changed elsewhere; reloaded version ${fresh?.version ?? "?"}. Your change (${label}) was not applied.`,
+            kind: "error",
+          });
+        } else setMessage({ text: `${label}: ${result.message}`, kind: "error" });
+        return null;
+      }
+      const entry = { label, before: comp, after: result.composition };
+      if (history === "record") {
+        setUndo((u) => [...u.slice(-99), entry]);
+        setRedo([]);
+      }
+      setComp(result.composition);
+      setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
+      return entry;
+    },
+    [comp, busy, load],
+  );
+
+  const undo = useCallback(async () => {
+    const last = undoStack.at(-1);
+    if (!last || !comp) return;
+    const done = await apply(`Undo ${last.label}`, patchBetween(comp, last.before), "undo");
+    if (done) {
+      setUndo((u) => u.slice(0, -1));
+      setRedo((r) => [...r, { ...last, before: done.after, after: last.after }]);
+    }
+  }, [undoStack, comp, apply]);
+
+  const redo = useCallback(async () => {
+    const last = redoStack.at(-1);
+    if (!last || !comp) return;
+    const done = await apply(`Redo ${last.label}`, patchBetween(comp, last.after), "redo");
+    if (done) {
+      setRedo((r) => r.slice(0, -1));
+      setUndo((u) => [...u, { label: last.label, before: done.before, after: done.after }]);
+    }
+  }, [redoStack, comp, apply]);
+
+  /** An assistant edit: applied to the shown copy (or fetched again when versions differ). */
+  const onAssistantPatch = useCallback(
+    (p: AssistantPatch) => {
+      if (p.compositionId !== compositionId) return;
+      setUndo([]);
+      setRedo([]);
+      setComp((c) => {
+        const next = c ? applyRemotePatch(c, p) : null;
+        if (!next) void load();
+        return next ?? c;
+      });
+    },
+    [compositionId, load],
+  );
+
+  const sel = comp && selected ? findClip(comp, selected) : null;
+  const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
+
+  const split = useCallback(() => {
+    if (!sel) return;
+    const ops = splitOps(sel, sel.value, playhead);
+    if (ops) void apply("Split", ops);
+    else setMessage({ text: "Put the playhead inside the selected clip to split it.", kind: "error" });
+  }, [sel, playhead, apply]);
+
+  const remove = useCallback(() => {
+    if (!sel) return;
+    setSelected(null);
+    void apply("Delete clip", deleteOps(sel));
+  }, [sel, apply]);
+
+  function addUpload(u: Upload, track?: number, start = playhead) {
+    if (!comp) return;
+    const clip = clipFor(u, start);
+    if (!clip) return;
+    const kind = u.type === "audio" ? "audio" : "video";
+    const t = track ?? comp.tracks.findIndex((x) => x.kind === kind);
+    if (t < 0)
+      void apply(`Add ${u.name}`, [{ op: "add", path: "/tracks/-", value: { kind, clips: [clip] } }]);
+    else void apply(`Add ${u.name}`, addClipOps(t, clip as Omit<Clip, "id">));
+  }
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e.target) || !comp) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const k = e.key;
+      if (mod && k.toLowerCase() === "z") {
+        e.preventDefault();
+        void (e.shiftKey ? redo() : undo());
+      } else if (mod && k.toLowerCase() === "y") {
+        e.preventDefault();
+        void redo();
+      } else if (mod) return;
+      else if (k === " ") {
+        if ((e.target as HTMLElement | null)?.tagName === "BUTTON") return;
+        e.preventDefault();
+        setPlayRequest((n) => n + 1);
+      } else if (k === "j" || k === "J") setPlayhead((p) => Math.max(0, p - 1));
+      else if (k === "l" || k === "L") setPlayhead((p) => Math.min(duration, p + 1));
+      else if (k === "k" || k === "K") setPlayhead((p) => Math.round(p / frame) * frame);
+      else if (k === "ArrowLeft") {
+        e.preventDefault();
+        setPlayhead((p) => Math.max(0, p - (e.shiftKey ? 1 : frame)));
+      } else if (k === "ArrowRight") {
+        e.preventDefault();
+        setPlayhead((p) => Math.min(duration, p + (e.shiftKey ? 1 : frame)));
+      } else if (k === "Home") setPlayhead(0);
+      else if (k === "End") setPlayhead(duration);
+      else if (k === "s" || k === "S") split();
+      else if (k === "Delete" || k === "Backspace") remove();
+      else if (k === "Escape") setSelected(null);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [comp, undo, redo, split, remove, duration, frame]);
+
+  async function render() {
+    if (!comp) return;
+    const { data, error } = await api.POST("/api/render", {
+      body: { compositionId: comp.id, output: { format: "mp4", quality: "standard" } },
+    });
+    if (data) {
+      setRendersKey((k) => k + 1);
+      setMessage({ text: `Render ${data.id} started (version ${comp.version}).`, kind: "ok" });
+    } else setMessage({ text: errorMessage(error), kind: "error" });
+  }
+
+  if (!comp) {
+    return (
+      <Layout title="Composition">
+        <Status message={message?.text ?? null} kind="error" />
+        <p>Loading…</p>
+      </Layout>
+    );
+  }
+
+  return (
+    <Layout title={comp.name} wide>
+      <p className="hbox">
+        <Link to={`/console/projects/${projectId}`}>← Project</Link>
+        <span>
+          {comp.canvas.width}×{comp.canvas.height} · {comp.canvas.fps} fps · {formatDuration(duration)} ·{" "}
+          <span data-testid="version">version {comp.version}</span>
+        </span>
+      </p>
+      <div className="editor">
+        <Preview
+          compositionId={comp.id}
+          version={comp.version}
+          playhead={playhead}
+          duration={duration}
+          playRequest={playRequest}
+          onPlaying={() => {}}
+        />
+        <section className="card props-card" aria-labelledby="props-h">
+          <h2 id="props-h">{sel ? "Clip" : "Composition"}</h2>
+          {sel ? (
+            <ClipProperties
+              clip={sel.value}
+              version={comp.version}
+              onApply={(next) => void apply("Edit clip", clipEditOps(sel, sel.value, next))}
+              onDelete={remove}
+              onSplit={split}
+            />
+          ) : (
+            <p>Select a clip on the timeline to edit it.</p>
+          )}
+        </section>
+        <div>
+          <AssistantPanel compositionId={comp.id} projectId={projectId} onPatch={onAssistantPatch} />
+          <MediaBin uploads={uploads} onAdd={(u) => addUpload(u)} />
+        </div>
+      </div>
+      <div className="toolbar hbox" role="toolbar" aria-label="Timeline tools">
+        <button type="button" onClick={undo} disabled={undoStack.length === 0 || busy}>
+          Undo
+        </button>
+        <button type="button" onClick={redo} disabled={redoStack.length === 0 || busy}>
+          Redo
+        </button>
+        <button type="button" className="secondary" onClick={split} disabled={!sel}>
+          Split
+        </button>
+        <button type="button" className="secondary" onClick={remove} disabled={!sel}>
+          Delete
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => setZoom((z) => Math.max(0, z - 1))}
+          aria-label="Zoom out"
+        >
+          −
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))}
+          aria-label="Zoom in"
+        >
+          +
+        </button>
+        <span aria-live="polite">Playhead {playhead.toFixed(2)} s</span>
+        <button type="button" onClick={render}>
+          Render video
+        </button>
+      </div>
+      <Status message={message?.text ?? null} kind={message?.kind} />
+      <Timeline
+        composition={comp}
+        uploads={uploadMap}
+        pxPerSecond={ZOOMS[zoom] ?? 20}
+        playhead={playhead}
+        selectedClipId={selected}
+        onSelect={setSelected}
+        onSeek={setPlayhead}
+        onDragEnd={(clipId, mode, delta) => {
+          const found = findClip(comp, clipId);
+          if (!found) return;
+          if (mode === "move") void apply("Move clip", moveOps(found, found.value.start + delta));
+          else void apply("Trim clip", trimOps(found, found.value, mode, delta, frame));
+        }}
+        onDropUpload={(track, uploadId, start) => {
+          const u = uploadMap.get(uploadId);
+          if (u) addUpload(u, track, start);
+        }}
+      />
+      <p className="hint">
+        Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S split · Delete
+        remove · Ctrl+Z undo · Ctrl+Shift+Z redo
+      </p>
+      <section className="card" aria-labelledby="comp-renders">
+        <h2 id="comp-renders">Renders of this composition</h2>
+        <RenderList compositionId={comp.id} refreshKey={rendersKey} />
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,322 @@
+// The studio half of the console browser test: composition editor, preview, renders,
+// generation and project settings, on the same server and browser as console.test.ts
+// (registered from there so that both share one server start).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Browser, Page } from "playwright-core";
+import { expect, it } from "vitest";
+
+/** What the shared harness hands over once its server and browser run. */
+export interface StudioHarness {
+  browser(): Browser;
+  base(): string;
+  email: string;
+  password: string;
+  video(): string;
+  photo(): string;
+  shot(page: Page, name: string): Promise<void>;
+  axe(page: Page, name: string): Promise<void>;
+}
+
+interface ClipJson {
+  id: string;
+  start: number;
+  duration: number;
+}
+interface CompositionJson {
+  id: string;
+  version: number;
+  tracks: Array<{ clips: ClipJson[] }>;
+}
+
+/** The fields of API answers this walk-through reads. */
+interface ApiJson {
+  id: string;
+  name: string;
+  data: unknown[];
+}
+
+/** Calls the API from the page with its session cookie and CSRF token; returns status and body. */
+async function call(
+  page: Page,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; json: ApiJson }> {
+  return page.evaluate(
+    async ([m, u, b]) => {
+      const session = (await (await fetch("/api/v1/auth/session")).json()) as { csrfToken: string };
+      const res = await fetch(u, {
+        method: m,
+        headers: {
+          "X-CSRF-Token": session.csrfToken,
+          "Content-Type": m === "PATCH" ? "application/json-patch+json" : "application/json",
+        },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : null };
+    },
+    [method, url, body] as const,
+  );
+}
+
+/** The x and width of each clip block of a track, left to right. */
+async function blocks(page: Page, track: string) {
+  const lane = page.getByRole("group", { name: track });
+  const boxes = await lane.getByRole("button", { name: /^Clip / }).evaluateAll((els) =>
+    els.map((el) => {
+      const r = (
+        el as unknown as { getBoundingClientRect(): { x: number; width: number } }
+      ).getBoundingClientRect();
+      return { x: r.x, width: r.width, label: (el as unknown as { ariaLabel: string }).ariaLabel };
+    }),
+  );
+  return boxes.sort((a, b) => a.x - b.x);
+}
+
+/** Registers the studio walk-through (one `it`) against the harness. */
+export function studioTests(h: StudioHarness): void {
+  it("makes a video: timeline, trim and undo, preview, renders, generation, project settings", async () => {
+    const context = await h.browser().newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${h.base()}/console/sign-in`);
+    await page.getByLabel("Email").fill(h.email);
+    await page.getByLabel("Password").fill(h.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+
+    // A project with the footage and a photo.
+    await page.getByLabel("Project name").fill("Studio trip");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page.getByRole("heading", { name: "Studio trip" }).waitFor();
+    const projectId = new URL(page.url()).pathname.split("/").at(-1) as string;
+    await page.getByLabel("Choose files").setInputFiles([h.video(), h.photo()]);
+    await page.getByRole("img", { name: "Poster of clip.mp4" }).waitFor();
+    await page.getByRole("img", { name: "phone.jpg" }).waitFor();
+    await page.getByText(/h264 · aac · 320×180 · 25 fps/).waitFor();
+
+    // A composition built through the API: 3 s of video, 2 s of photo, 1 s of colour.
+    const uploads = (await call(page, "GET", `/api/v1/uploads?projectId=${projectId}`)).json.data as Array<{
+      id: string;
+      name: string;
+    }>;
+    const id = (name: string) => uploads.find((u) => u.name === name)?.id;
+    const created = await call(page, "POST", "/api/compositions", {
+      name: "Trip cut",
+      projectId,
+      canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+      markers: [{ time: 1, label: "Wave" }],
+      tracks: [
+        {
+          kind: "video",
+          clips: [
+            { start: 0, duration: 3, asset: { type: "video", uploadId: id("clip.mp4") } },
+            { start: 3, duration: 2, asset: { type: "image", uploadId: id("phone.jpg") } },
+            { start: 5, duration: 1, name: "Red", asset: { type: "color", color: "#ff0000" } },
+          ],
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const comp = created.json as unknown as CompositionJson;
+    await page.goto(`${h.base()}/console/projects/${projectId}/compositions/${comp.id}`);
+    await page.getByRole("heading", { name: "Trip cut" }).waitFor();
+
+    // The timeline's blocks match the clips: count, order, widths proportional to durations.
+    const before = await blocks(page, "Track 1: video");
+    expect(before).toHaveLength(3);
+    expect(before[2]?.label).toMatch(/^Clip Red, 5\.00 to 6\.00 s/);
+    const unit = (before[2]?.width ?? 0) / 1;
+    expect((before[0]?.width ?? 0) / unit).toBeCloseTo(3, 1);
+    expect((before[1]?.width ?? 0) / unit).toBeCloseTo(2, 1);
+
+    // The preview is a frame from the server's renderer.
+    const frame = page.getByRole("img", { name: /^Frame at/ });
+    await frame.waitFor();
+    await expect
+      .poll(() => frame.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBe(640);
+    await page.getByText("This is the real renderer").waitFor();
+    await h.axe(page, "editor");
+    await h.shot(page, "11-editor");
+
+    // Drag the end of the red clip one second to the right: a trim, version 2 over the API.
+    const red = page.getByRole("button", { name: /^Clip Red/ });
+    const box = await red.boundingBox();
+    if (!box) throw new Error("no box for the red clip");
+    await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - 3 + unit / 2, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.move(box.x + box.width - 3 + unit, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.up();
+    await page.getByTestId("version").getByText("version 2").waitFor();
+    const trimmed = (await call(page, "GET", `/api/compositions/${comp.id}`))
+      .json as unknown as CompositionJson;
+    expect(trimmed.version).toBe(2);
+    expect(trimmed.tracks[0]?.clips[2]?.duration).toBeCloseTo(2, 2);
+    const after = await blocks(page, "Track 1: video");
+    expect((after[2]?.width ?? 0) / unit).toBeCloseTo(2, 1);
+
+    // Undo (Ctrl+Z): the inverse patch, version 3, duration back to 1 s.
+    await page.keyboard.press("Control+z");
+    await page.getByTestId("version").getByText("version 3").waitFor();
+    const undone = (await call(page, "GET", `/api/compositions/${comp.id}`))
+      .json as unknown as CompositionJson;
+    expect(undone.tracks[0]?.clips[2]?.duration).toBeCloseTo(1, 6);
+
+    // Someone else edits; the properties panel's edit is refused (409), reloads and says so.
+    await red.click();
+    const other = await call(page, "PATCH", `/api/compositions/${comp.id}`, [
+      { op: "replace", path: "/name", value: "Trip cut (theirs)" },
+    ]);
+    expect(other.status).toBe(200);
+    await page.getByLabel("Duration (s)").fill("1.5");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText(/changed elsewhere; reloaded version 4/).waitFor();
+    await page.getByLabel("Duration (s)").fill("1.5");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByTestId("version").getByText("version 5").waitFor();
+    await h.shot(page, "12-editor-clip-selected");
+
+    // Render it: progress shows, then the player loads the output.
+    await page.getByRole("button", { name: "Render video" }).click();
+    const output = page.getByRole("region", { name: "Renders of this composition" }).locator("video");
+    await output.waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() => output.evaluate((v) => (v as unknown as { readyState: number }).readyState), {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(0);
+    await h.shot(page, "13-editor-rendered");
+
+    // The offline assistant adds a title: its text streams, the tool line and the patch show,
+    // and the new block appears on the timeline without a reload.
+    await page.getByLabel("Message to the assistant").fill("add a title 'Hello' at 1s for 2 seconds");
+    await page.getByRole("button", { name: "Send" }).click();
+    const chat = page.getByRole("list", { name: "Conversation" });
+    await chat
+      .locator("li.tool", { hasText: "add_text" })
+      .getByText(/→ (?!running)/)
+      .waitFor();
+    await chat.locator("li.patch", { hasText: "version 6" }).waitFor();
+    await chat.locator("li.bot", { hasText: 'Added text "Hello"' }).waitFor();
+    await chat.locator("li.end", { hasText: "Done" }).waitFor();
+    await page.getByRole("button", { name: /^Clip Hello/ }).waitFor();
+    await page.getByTestId("version").getByText("version 6").waitFor();
+    await page.getByText(/Model: offline\/.*offline/).waitFor();
+    expect((await call(page, "GET", `/api/compositions/${comp.id}`)).json).toMatchObject({ version: 6 });
+    await h.shot(page, "13b-editor-assistant");
+
+    // A long render, cancelled from the renders page.
+    const long = await call(page, "POST", "/api/compositions", {
+      name: "Long",
+      projectId,
+      canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 600, asset: { type: "color", color: "#3366ff" } }] },
+      ],
+    });
+    const started = await call(page, "POST", "/api/render", { compositionId: long.json.id });
+    expect(started.status).toBe(202);
+    await page.getByRole("link", { name: "Renders" }).click();
+    await page.getByRole("heading", { name: "Renders" }).waitFor();
+    const progress = page.getByRole("progressbar", { name: `Progress of render ${started.json.id}` });
+    await progress.waitFor();
+    await h.shot(page, "14-renders-running");
+    await page.getByRole("button", { name: `Cancel render ${started.json.id}` }).click();
+    const item = page.getByRole("listitem", { name: `Render ${started.json.id}` });
+    await expect.poll(() => item.locator(".badge").textContent(), { timeout: 15_000 }).toMatch(/cancell/);
+    await h.axe(page, "renders");
+    await h.shot(page, "15-renders");
+
+    // Generate an image into the project, then animate it.
+    await page.goto(`${h.base()}/console/projects/${projectId}`);
+    await page.getByLabel("Prompt").fill("A lighthouse at dusk");
+    await page.getByRole("button", { name: "Generate images" }).click();
+    const still = page.getByRole("img", { name: "Generated: A lighthouse at dusk" });
+    await still.waitFor({ timeout: 60_000 });
+    await page
+      .getByText(/Model: .*offline/)
+      .first()
+      .waitFor();
+    await page.getByRole("button", { name: "Animate" }).click();
+    await page.getByRole("button", { name: "Start animation" }).click();
+    await page.getByRole("listitem", { name: /^video generation/ }).waitFor();
+    await page.getByRole("region", { name: "Generate" }).locator("video").waitFor({ timeout: 90_000 });
+    await h.axe(page, "project-studio");
+    await h.shot(page, "16-project-generated");
+
+    // The studio pages on a 375 px phone screen, for review.
+    const phone = await h
+      .browser()
+      .newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2 });
+    await phone.addCookies(await context.cookies());
+    const small = await phone.newPage();
+    for (const [url, name] of [
+      [`/console/projects/${projectId}/compositions/${comp.id}`, "19-phone-editor"],
+      [`/console/projects/${projectId}`, "20-phone-project"],
+      ["/console/renders", "21-phone-renders"],
+    ] as const) {
+      await small.goto(`${h.base()}${url}`);
+      await small.getByRole("main").waitFor();
+      await small.waitForLoadState("networkidle");
+      await h.shot(small, name);
+    }
+    await phone.close();
+
+    // Rename, then delete with everything in it.
+    await page.getByLabel("Name", { exact: true }).fill("Studio trip (final)");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("heading", { name: "Studio trip (final)" }).waitFor();
+    expect((await call(page, "GET", `/api/v1/projects/${projectId}`)).json.name).toBe("Studio trip (final)");
+    await page.getByRole("button", { name: "Delete project" }).click();
+    await page.getByRole("button", { name: "Delete project and everything in it" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    expect((await call(page, "GET", `/api/v1/projects/${projectId}`)).status).toBe(404);
+    expect((await call(page, "GET", `/api/compositions/${comp.id}`)).status).toBe(404);
+
+    // Webhooks: an endpoint on a local receiver, a test send in the delivery log, redelivered.
+    let received = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        received++;
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+      await page.getByLabel("Endpoint URL").fill(hook);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      const endpoint = page.getByRole("listitem", { name: `Endpoint ${hook}` });
+      await endpoint.waitFor();
+      await endpoint.getByRole("button", { name: "Send test event" }).click();
+      await endpoint.getByRole("cell", { name: "webhook.test", exact: true }).waitFor();
+      await expect
+        .poll(() => endpoint.getByRole("cell", { name: "succeeded", exact: true }).count(), {
+          timeout: 20_000,
+        })
+        .toBe(1);
+      await endpoint.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
+      await expect.poll(() => received, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      await endpoint.getByRole("button", { name: "Disable" }).click();
+      await endpoint.getByText("disabled", { exact: true }).waitFor();
+      await endpoint.getByRole("button", { name: "Rotate secret" }).click();
+      expect(await endpoint.getByTestId("webhook-secret").textContent()).toMatch(/^whsec_/);
+      await h.axe(page, "webhooks");
+      await h.shot(page, "17-webhooks");
+    } finally {
+      receiver.close();
+    }
+
+    // An unknown console address is a 404 page.
+    await page.goto(`${h.base()}/console/no-such-page`);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    await h.shot(page, "18-not-found");
+    await context.close();
+  }, 300_000);
+}

@@ -321,11 +321,12 @@ describe("regression: a GIF keeps the colour of a solid clip after moving video"
   });
 });
 
-describe("known failure: a hard cut from a colour to a 23.976 fps video on a 59.94 fps canvas", () => {
-  // Found by the matrix (seed 4242, not yet fixed): the video clip starts at 0.38 s = frame 23
-  // (22.78 rounded), but its first frame shows at frame 22, replacing the colour's last frame.
-  // `it.fails` keeps this documented and turns red once the engine is fixed.
-  it.fails("shows the colour up to frame 22 and the video from frame 23", async () => {
+describe("regression: a clip overlaid on its track starts on its own frame at 59.94 fps", () => {
+  // Found by the matrix (seed 4242): the video clip starts at 0.38 s = frame 23 (22.78
+  // rounded), but showed from frame 22, replacing the colour's last frame. Its timestamps were
+  // set after `fps`, in the 1001/60000 time base, where (N+23)*1001/(60000*TB) evaluates to
+  // 22.999… and setpts truncated it.
+  it("shows the colour up to frame 22 and the video from frame 23", async () => {
     const composition: Timeline = {
       canvas: { width: 64, height: 64, fps: 59.94, background: "#3a7050" },
       tracks: [

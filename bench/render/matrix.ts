@@ -57,6 +57,7 @@ fc.sample(randomComposition(media.sources), { seed, numRuns: runs }).forEach((co
 });
 
 const seconds: number[] = [];
+const counts: Record<string, number> = {};
 const failures: { name: string; format: OutputFormat; problems: string[]; composition: Timeline }[] = [];
 const started = performance.now();
 for (const [i, c] of cases.entries()) {
@@ -64,6 +65,7 @@ for (const [i, c] of cases.entries()) {
   await validateComposition({ name: c.name, ...c.composition }, { lookupUpload });
   const outcome = await renderAndCheck(c.composition, media.assets, dir, {
     sources: media.sources,
+    counts,
     output: { format },
   });
   if (outcome.seconds > 0) seconds.push(outcome.seconds);
@@ -83,6 +85,12 @@ console.log(
   `\n${cases.length} compositions (seed ${seed}, ${formats.join("/")}), ${failures.length} failing; ` +
     `ffmpeg per tiny render: mean ${mean.toFixed(2)} s, median ${at(0.5).toFixed(2)} s, p95 ${at(0.95).toFixed(2)} s, ` +
     `max ${at(1).toFixed(2)} s; wall ${wall.toFixed(0)} s (render + decode + checks)`,
+);
+
+console.log(
+  `checks made: ${Object.entries(counts)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ")} (plus frame count, timestamps and audio length on every output)`,
 );
 
 for (const [k, f] of failures.entries()) {

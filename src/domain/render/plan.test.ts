@@ -211,7 +211,7 @@ describe("buildRenderPlan: video graph", () => {
       "setsar=1",
       "settb=AVTB",
       "fade=t=in:st=0:d=0.5:alpha=1",
-      "setpts=(N+30)*1/(30*TB)",
+      "setpts=round((N+30)*1/(30*TB))",
     ]) {
       expect(logo).toContain(part);
     }

@@ -320,3 +320,33 @@ describe("regression: a GIF keeps the colour of a solid clip after moving video"
     expect(Math.abs(r - 0x20) + Math.abs(g - 0xc0) + Math.abs(b - 0x40)).toBeLessThan(40);
   });
 });
+
+describe("regression: a clip overlaid on its track starts on its own frame at 59.94 fps", () => {
+  // Found by the matrix (seed 4242): the video clip starts at 0.38 s = frame 23 (22.78
+  // rounded), but showed from frame 22, replacing the colour's last frame. Its timestamps were
+  // set after `fps`, in the 1001/60000 time base, where (N+23)*1001/(60000*TB) evaluates to
+  // 22.999… and setpts truncated it.
+  it("shows the colour up to frame 22 and the video from frame 23", async () => {
+    const composition: Timeline = {
+      canvas: { width: 64, height: 64, fps: 59.94, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c1", start: 0, duration: 0.38, asset: { type: "color", color: "#30d0d0" } },
+            { id: "c2", start: 0.38, duration: 0.64, trim: 0, asset: { type: "video", uploadId: "v23976" } },
+            // A still that may carry alpha: the track is overlaid clip by clip, not concatenated.
+            { id: "c3", start: 1.02, duration: 0.55, asset: { type: "image", uploadId: "pngAlpha" } },
+          ],
+        },
+      ],
+    };
+    const outcome = await check(composition);
+    const frame22 = outcome.decoded?.frames[22] as Buffer;
+    // #30d0d0: the colour clip's last frame.
+    expect(Math.abs((frame22[1] as number) - 0xd0) + Math.abs((frame22[2] as number) - 0xd0)).toBeLessThan(
+      30,
+    );
+  });
+});

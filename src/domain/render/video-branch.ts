@@ -237,7 +237,10 @@ export function buildPlacedClip(ctx: BranchContext, seg: Segment, windowStart: n
   );
   // Onto the window's timeline with the same rounding as every other stream (`N` counts this
   // stream's frames), so that overlay pairs each frame with exactly one canvas frame.
-  filters.push(`setpts=(N+${streamStart(seg) - windowStart})*${ctx.rate.den}/(${ctx.rate.num}*TB)`);
+  // Rounded: after `fps` the time base is den/num itself, where den/(num*TB) evaluates to
+  // 0.9999999999999999 and setpts's truncation put the clip one frame early (e.g. at 59.94 fps
+  // a clip starting at frame 23 covered frame 22 of the track below).
+  filters.push(`setpts=round((N+${streamStart(seg) - windowStart})*${ctx.rate.den}/(${ctx.rate.num}*TB))`);
   return { label: ctx.graph.chain(picture.inputs, filters, "clip", clip.id), x: vx0, y: vy0 };
 }
 

@@ -7,7 +7,17 @@ import { renderKenBurns } from "./ken-burns.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "ken-burns-"));
 const still = path.join(dir, "still.png");
-execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360", "-frames:v", "1", still]);
+execFileSync("ffmpeg", [
+  "-v",
+  "error",
+  "-f",
+  "lavfi",
+  "-i",
+  "testsrc2=size=640x360",
+  "-frames:v",
+  "1",
+  still,
+]);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("renderKenBurns cancelled mid-encode", () => {

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
+import { installUnhandledRejectionGuard } from "../jobs/job-scope.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
   const stop = await startWorker(runtime);
   logger.info(

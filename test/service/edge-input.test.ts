@@ -121,6 +121,43 @@ describe("NUL characters and unpaired surrogates", () => {
   });
 });
 
+describe("deeply nested JSON", () => {
+  const deep = (levels: number): unknown => {
+    let v: unknown = "leaf";
+    for (let i = 0; i < levels; i++) v = i % 2 ? { a: v } : [v];
+    return v;
+  };
+
+  it("is a 400 naming the field on create, replace, inline render and OTIO import", async () => {
+    const created = await call("POST", "/api/compositions", composition());
+    expect(created.status).toBe(201);
+    const id = (created.body as unknown as { id: string }).id;
+    const withMeta = { ...composition(), metadata: { note: deep(4000) } };
+    for (const [method, url, payload, path] of [
+      ["POST", "/api/compositions", withMeta, "/metadata/note"],
+      ["PUT", `/api/compositions/${id}`, withMeta, "/metadata/note"],
+      ["POST", "/api/render", { composition: withMeta }, "/composition/metadata/note"],
+      [
+        "POST",
+        "/api/compositions/import",
+        { otio: { OTIO_SCHEMA: "Timeline.1", metadata: { note: deep(4000) } } },
+        "/otio/metadata/note",
+      ],
+    ] as const) {
+      const r = await call(method, url, payload, method === "PUT" ? { "if-match": '"1"' } : {});
+      expectErrorBody(r, 400);
+      expect(r.body.error.details?.[0]?.path.startsWith(path), JSON.stringify(r.body)).toBe(true);
+      expect(r.body.error.details?.[0]?.message).toMatch(/deeper than 64 levels/);
+    }
+    expect(t.logs.join("\n")).not.toMatch(/unhandled error|internal_error/);
+  });
+
+  it("is accepted up to the bound", async () => {
+    const r = await call("POST", "/api/compositions", { ...composition(), metadata: { note: deep(60) } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  });
+});
+
 describe("framework errors", () => {
   it.each(["/api/compositions/%FF", "/api/v1/projects/%E0%A4%A", "/api/v1/uploads/%ED%A0%80"])(
     "%s gets the error body",

@@ -4,6 +4,7 @@ import { XMLParser } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MediaFixtures, makeMediaFixtures, tempDir } from "../fixtures/render/media.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { assertWellFormedXml } from "../helpers/xml.ts";
 import { client } from "../renders/helpers.ts";
 
 // Written by hand from the OpenTimelineIO JSON schema (Timeline.1, Stack.1, Track.1, Clip.1/2,
@@ -382,6 +383,7 @@ describe("MLT export", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers["content-type"]).toBe("application/xml; charset=utf-8");
     expect(res.headers["content-disposition"]).toBe('attachment; filename="Interchange_teaser.mlt"');
+    assertWellFormedXml(res.body);
     const xml = new XMLParser({
       ignoreAttributes: false,
       attributeNamePrefix: "",
@@ -429,5 +431,20 @@ describe("MLT export", () => {
     expect(res.body).toContain('<property name="gain">0.7</property>');
     expect(res.body).toContain('<property name="level">0=0;5=1</property>');
     expect(res.body).toContain('<property name="level">0=-60;5=0</property>');
+  });
+
+  it("is well-formed XML whatever the names and texts hold: markup escaped, control characters dropped", async () => {
+    const hostile = 'a\u0001b\u0008c\u000bd\u001fe\ufffe<tag attr="x">&amp;\'\ttab';
+    const rich = richComposition();
+    const comp = await api.createComposition({
+      ...rich,
+      name: hostile,
+      tracks: rich.tracks.map((tr) => ({ ...tr, name: hostile })),
+    });
+    const res = await exportAs(comp.id, "format=mlt");
+    expect(res.statusCode, res.body).toBe(200);
+    assertWellFormedXml(res.body);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(res.body);
+    expect(xml.mlt.title).toBe('abcde<tag attr="x">&amp;\'\ttab');
   });
 });

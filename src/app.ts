@@ -14,6 +14,7 @@ import { createProviders } from "./domain/generation/providers/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
+import { registerJsonBodyParser } from "./http/plugins/json-body.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setErrorHandler(handleError);
+  registerJsonBodyParser(app);
   registerStringGuard(app);
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);

@@ -121,6 +121,43 @@ describe("NUL characters and unpaired surrogates", () => {
   });
 });
 
+describe("JSON bodies that are not UTF-8", () => {
+  it("are a 400, not silently replaced with U+FFFD; UTF-8 multi-byte text is kept", async () => {
+    for (const bytes of [
+      Buffer.from([...Buffer.from('{"name":"a'), 0xff, ...Buffer.from('b"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xc3, ...Buffer.from('"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+    ]) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/projects",
+        headers: { ...bearer(key), "content-type": "application/json" },
+        payload: bytes,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toMatchObject({
+        code: "invalid_request",
+        message: expect.stringMatching(/UTF-8/),
+      });
+    }
+    const patch = await t.app.inject({
+      method: "PATCH",
+      url: "/api/compositions/cmp_x",
+      headers: { ...bearer(key), "content-type": "application/json-patch+json", "if-match": '"1"' },
+      payload: Buffer.from([
+        ...Buffer.from('[{"op":"add","path":"/name","value":"'),
+        0xfe,
+        ...Buffer.from('"}]'),
+      ]),
+    });
+    expect(patch.statusCode, patch.body).toBe(400);
+    expect(patch.json().error.message).toMatch(/UTF-8/);
+    const ok = await call("POST", "/api/v1/projects", { name: "Café ☕ 😀" });
+    expect(ok.status).toBe(201);
+    expect((ok.body as unknown as { name: string }).name).toBe("Café ☕ 😀");
+  });
+});
+
 describe("deeply nested JSON", () => {
   const deep = (levels: number): unknown => {
     let v: unknown = "leaf";

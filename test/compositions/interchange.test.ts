@@ -218,6 +218,20 @@ describe("OpenTimelineIO export", () => {
     expect(await readFile(new URL(url as string))).toEqual(await readFile(fx.video));
   });
 
+  it("gives server paths only to the write scope: a read-only key gets 403 for assets=paths, URLs still work", async () => {
+    const comp = await api.createComposition(richComposition());
+    for (const format of ["otio", "mlt"]) {
+      const refused = await exportAs(comp.id, `format=${format}&assets=paths`, readKey);
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().error).toMatchObject({
+        code: "insufficient_scope",
+        message: expect.stringMatching(/write/),
+      });
+      expect(refused.body).not.toMatch(/uploads\/upl_/);
+      expect((await exportAs(comp.id, `format=${format}`, readKey)).statusCode).toBe(200);
+    }
+  });
+
   it("answers 404 for an unknown composition and 400 for an unknown format", async () => {
     expect((await exportAs("cmp_nope", "format=otio")).statusCode).toBe(404);
     const comp = await api.createComposition(richComposition());

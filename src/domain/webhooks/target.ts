@@ -18,10 +18,11 @@ export function webhookUrlPolicy(allowPrivate: boolean): UrlCheckOptions {
  *   does not resolve.
  */
 export async function checkWebhookTarget(url: string, allowPrivate: boolean, path: string): Promise<void> {
+  const field = path.slice(1);
   try {
-    await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate));
+    await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate), `The ${field}`);
   } catch (err) {
     if (!(err instanceof RemoteAssetError)) throw err;
-    throw invalidRequest(`The webhook URL is not allowed: ${err.message}`, [{ path, message: err.message }]);
+    throw invalidRequest(`The ${field} is not allowed: ${err.message}`, [{ path, message: err.message }]);
   }
 }

@@ -212,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications,
     store,
     enqueue,
+    events,
     clock,
     generation: createGenerationService({
       db,

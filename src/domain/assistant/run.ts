@@ -50,6 +50,8 @@ export interface RunDeps {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when the run cancels a queued render it started. */
+  events?: ToolContext["events"];
   clock: Clock;
   log: Logger;
   generation: GenerationService | undefined;
@@ -149,6 +151,7 @@ export async function executeRun(
     db,
     store: deps.store,
     enqueue: deps.enqueue,
+    events: deps.events,
     userId: session.userId,
     sessionId: session.id,
     runId: run.id,

@@ -20,6 +20,7 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
@@ -58,6 +59,8 @@ export interface AssistantDeps {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
+  events?: Pick<WebhookEvents, "renderEnded"> | undefined;
   clock: Clock;
   log: Logger;
   model: ModelSettings;
@@ -173,6 +176,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           db,
           store: deps.store,
           enqueue: deps.enqueue,
+          events: deps.events,
           clock,
           log,
           generation: deps.generation,

@@ -4,6 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 
 /** Progress of a long tool (generation, render): `progress` is a 0..1 ratio. */
 export interface ToolProgress {
@@ -49,6 +50,8 @@ export interface ToolContext {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
+  events?: Pick<WebhookEvents, "renderEnded"> | undefined;
   userId: string;
   sessionId: string;
   runId: string;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { findRender, TERMINAL_STATUSES } from "../../../db/repositories/renders.ts";
 import type { Clip } from "../../composition/schema.ts";
 import type { OutputFormat } from "../../render/types.ts";
+import { cancelRender } from "../../render-jobs/cancel-render.ts";
 import { startRender } from "../../render-jobs/start-render.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
@@ -167,6 +168,20 @@ export const startRenderTool = defineTool({
           message: `${last.status}${p.phase !== last.status ? ` (${p.phase})` : ""}`,
         });
       }
+    }
+    // A cancelled run cancels the render it started (it would otherwise go on unwatched) and
+    // says so in the run's events.
+    if (ctx.signal.aborted && !TERMINAL_STATUSES.includes(last.status)) {
+      const cancelled = await cancelRender(
+        { db: ctx.db, events: ctx.events },
+        { userId: ctx.userId, id: render.id, now: ctx.now() },
+      );
+      last = cancelled ?? last;
+      await ctx.emit("tool_progress", {
+        toolCallId,
+        progress: last.progress.ratio,
+        message: `run cancelled: render ${render.id} ${last.status}`,
+      });
     }
     if (last.status === "failed") {
       throw new ToolError(

@@ -228,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...deps.assistant,
     options: {
       maxSteps: config.assistantMaxSteps,
+      maxPaidGenerationsPerRun: config.assistantMaxPaidGenerationsPerRun,
       renderLimits: config.renderLimits,
       ...deps.assistant?.options,
     },

@@ -81,6 +81,8 @@ export interface Config {
   assistantApiKey: string | undefined;
   /** Most model steps (model calls) in one orchestrator run. */
   assistantMaxSteps: number;
+  /** Most paid vendor generations one assistant run may start. */
+  assistantMaxPaidGenerationsPerRun: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
   /** Webhook delivery. */
@@ -347,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assistantBaseUrl,
     assistantApiKey: str("ASSISTANT_API_KEY"),
     assistantMaxSteps: int("ASSISTANT_MAX_STEPS", 12, 1, 100),
+    assistantMaxPaidGenerationsPerRun: int("ASSISTANT_MAX_PAID_GENERATIONS_PER_RUN", 2, 0, 100),
     webhooks: {
       allowPrivate: bool("WEBHOOK_ALLOW_PRIVATE", false),
       retryScheduleSec,

@@ -41,6 +41,7 @@ export interface AssistantOptions extends RunOptions {
 /** Defaults: heartbeat 2 s, stale after 15 s, swept every 5 s (interrupted within 20 s). */
 export const DEFAULT_ASSISTANT_OPTIONS: AssistantOptions = {
   maxSteps: 12,
+  maxPaidGenerationsPerRun: 2,
   heartbeatMs: 2_000,
   staleMs: 15_000,
   sweepMs: 5_000,

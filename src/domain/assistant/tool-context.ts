@@ -18,6 +18,8 @@ export interface ToolProgress {
  * clear tool error.
  */
 export interface GenerationService {
+  /** Whether a generation of `kind` for the caller would run at a paid vendor (not offline). */
+  paid(input: { userId: string; kind: "image" | "video" }): Promise<boolean>;
   /**
    * Starts a generation for the caller.
    * @param input.kind - `image` (text to image) or `video` (image to video).
@@ -70,6 +72,8 @@ export interface ToolContext {
   renderPollMs: number;
   /** Render cost limits and per-account allowances of `start_render`. */
   renderLimits: RenderLimits;
+  /** Paid vendor generations this run started, and the most it may (mutable, per run). */
+  paidGenerations: { started: number; max: number };
 }
 
 /**

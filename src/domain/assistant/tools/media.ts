@@ -26,12 +26,32 @@ async function generate(
 ): Promise<string[]> {
   const g = ctx.generation;
   if (!g) throw new ToolError("unavailable", "generation is not available on this server");
-  const { generationId } = await g.start({
-    userId: ctx.userId,
-    projectId: ctx.projectId,
-    ...input,
-    idempotencyKey: `${ctx.runId}:${toolCallId}`,
-  });
+  let paid = false;
+  // Paid vendor generations are capped per run (and counted against the account's allowance
+  // like any generation); a refusal is the tool's result, so the run's events say so.
+  if (await g.paid({ userId: ctx.userId, kind: input.kind })) {
+    const { started, max } = ctx.paidGenerations;
+    if (started >= max) {
+      throw new ToolError(
+        "run_generation_limit",
+        `This request already started ${started} paid generations, the most one assistant request may (ASSISTANT_MAX_PAID_GENERATIONS_PER_RUN=${max}); ask again in a new request to generate more`,
+      );
+    }
+    ctx.paidGenerations.started += 1;
+    paid = true;
+  }
+  const { generationId } = await g
+    .start({
+      userId: ctx.userId,
+      projectId: ctx.projectId,
+      ...input,
+      idempotencyKey: `${ctx.runId}:${toolCallId}`,
+    })
+    .catch((err: unknown) => {
+      // Not started (e.g. the account's allowance refused it): it does not count for the run.
+      if (paid) ctx.paidGenerations.started -= 1;
+      throw err;
+    });
   await ctx.emit("tool_progress", { toolCallId, progress: 0, message: `generation ${generationId} started` });
   const { uploadIds } = await g.wait(
     { userId: ctx.userId, generationId },

@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
-import { countCall } from "../../db/repositories/quota.ts";
 import {
   countUnfinishedRenders,
   findRenderByIdempotencyKey,

@@ -16,6 +16,7 @@ import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
+import { registerJsonBodyParser } from "./http/plugins/json-body.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setErrorHandler(handleError);
+  registerJsonBodyParser(app);
   registerStringGuard(app);
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("X-Request-Id", request.id);
@@ -235,6 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications,
     store,
     enqueue,
+    events,
     clock,
     generation: createGenerationService({
       db,
@@ -250,6 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...deps.assistant,
     options: {
       maxSteps: config.assistantMaxSteps,
+      maxPaidGenerationsPerRun: config.assistantMaxPaidGenerationsPerRun,
       renderLimits: config.renderLimits,
       ...deps.assistant?.options,
     },

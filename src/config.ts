@@ -83,6 +83,8 @@ export interface Config {
   assistantApiKey: string | undefined;
   /** Most model steps (model calls) in one orchestrator run. */
   assistantMaxSteps: number;
+  /** Most paid vendor generations one assistant run may start. */
+  assistantMaxPaidGenerationsPerRun: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
   /** Webhook delivery. */
@@ -120,6 +122,18 @@ export interface GenerationConfig {
   falVideoModel: string;
   /** How long `POST /generate/image` waits for the result before answering 202, seconds. */
   imageWaitSec: number;
+  /** Per-account generation allowances. */
+  limits: GenerationLimits;
+}
+
+/** How many generations one account may have and start (admin accounts: no daily limits). */
+export interface GenerationLimits {
+  /** Most generations of one account queued or running at once. */
+  maxActivePerAccount: number;
+  /** Generations an account may start per UTC day, by counted plan. */
+  daily: { standard: number; upgraded: number };
+  /** Of those, generations by a paid vendor (not the offline provider), by counted plan. */
+  dailyPaid: { standard: number; upgraded: number };
 }
 
 /** Thrown by {@link loadConfig} with one line per bad variable. */
@@ -308,6 +322,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       falQueueUrl,
       falVideoModel: falVideoModel ?? "fal-ai/veo3/fast/image-to-video",
       imageWaitSec: int("IMAGE_WAIT_SEC", 30, 0, 300),
+      limits: {
+        maxActivePerAccount: int("GENERATION_MAX_ACTIVE_PER_ACCOUNT", 4, 1, 10_000),
+        daily: {
+          standard: int("GENERATION_DAILY_STANDARD", 100, 0, 1_000_000),
+          upgraded: int("GENERATION_DAILY_UPGRADED", 1000, 0, 1_000_000),
+        },
+        dailyPaid: {
+          standard: int("GENERATION_DAILY_PAID_STANDARD", 10, 0, 1_000_000),
+          upgraded: int("GENERATION_DAILY_PAID_UPGRADED", 100, 0, 1_000_000),
+        },
+      },
     },
     signup: oneOf("SIGNUP", ["closed", "open"] as const, "closed"),
     sessionTtlSec: int("SESSION_TTL_HOURS", 7 * 24, 1, 24 * 365) * 3600,
@@ -327,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assistantBaseUrl,
     assistantApiKey: str("ASSISTANT_API_KEY"),
     assistantMaxSteps: int("ASSISTANT_MAX_STEPS", 12, 1, 100),
+    assistantMaxPaidGenerationsPerRun: int("ASSISTANT_MAX_PAID_GENERATIONS_PER_RUN", 2, 0, 100),
     webhooks: {
       allowPrivate: bool("WEBHOOK_ALLOW_PRIVATE", false),
       retryScheduleSec,

@@ -15,12 +15,15 @@
  *   - uploads: 1–3 small generated files (MP4, PNG, M4A, SRT) in one multipart request;
  *   - analysis: chapters/detect and clips/summarize on a short transcript;
  *   - renders: a 2 s 320x180 draft of the account's composition (video, title, music);
- *   - cancels: a render started and deleted 0–1.5 s later.
+ *   - cancels: a render started and deleted 0–1.5 s later, or an offline 1080p still→video
+ *     generation started and deleted 0–3 s later (mid-encode).
  * At 1/3 and 2/3 of the run one worker (alternately, while it runs ffmpeg if it does within
  * 30 s) is killed with SIGKILL and restarted a second later.
  *
  * When the time is up it waits (up to 10 min) for every render to end and checks:
- *   - no render left queued/preparing/rendering/finalizing/cancelling (API and database);
+ *   - no render left queued/preparing/rendering/finalizing/cancelling (API and database), no
+ *     generation left queued/running, nothing left in the shared work directory, and the API
+ *     and workers still running and healthy;
  *   - every upload downloads whole (size and SHA-256 of the file sent), every succeeded
  *     render's output matches its `sha256`;
  *   - each account's call counter (`quota_counters`) equals the requests it sent that got an
@@ -103,7 +106,7 @@ const TRANSCRIPT = Array.from(
 
 // ---------------------------------------------------------------- measuring
 
-type Kind = "setup" | "read" | "upload" | "analysis" | "render" | "cancel" | "verify";
+type Kind = "setup" | "read" | "upload" | "analysis" | "render" | "cancel" | "generation" | "verify";
 
 interface Sample {
   kind: Kind;
@@ -123,6 +126,9 @@ interface Account {
   unanswered: number;
   rendersStarted: number;
   compositionId: string;
+  /** An image upload that offline video generations animate. */
+  stillId: string;
+  generations: string[];
   uploads: { id: string; file: MediaFile }[];
   renders: string[];
 }
@@ -222,11 +228,24 @@ async function oneStep(base: string, acct: Account, media: MediaFile[]): Promise
     }
   } else if (r < 0.93) {
     await startRender(base, acct);
-  } else {
+  } else if (Math.random() < 0.5) {
     const id = await startRender(base, acct);
     if (!id) return;
     await sleep(Math.random() * 1500);
     await call(base, acct, "cancel", "DELETE", `/api/render/${id}`);
+  } else {
+    // An offline 1080p still→video generation, cancelled mid-run (the Ken Burns encoder).
+    const res = await call(base, acct, "generation", "POST", "/api/v1/generate/video", {
+      prompt: "soak push-in",
+      imageUrl: acct.stillId,
+      resolution: "1080p",
+      duration: "4s",
+    });
+    if (res.status !== 202) return;
+    const id = res.body?.id as string;
+    acct.generations.push(id);
+    await sleep(Math.random() * 3000);
+    await call(base, acct, "cancel", "DELETE", `/api/v1/generations/${id}`);
   }
 }
 
@@ -299,6 +318,8 @@ async function main(): Promise<void> {
         unanswered: 0,
         rendersStarted: 0,
         compositionId: "",
+        stillId: "",
+        generations: [],
         uploads: [],
         renders: [],
       });
@@ -306,14 +327,21 @@ async function main(): Promise<void> {
     await direct.close();
     const clip = media.find((m) => m.name === "clip.mp4") as MediaFile;
     const music = media.find((m) => m.name === "music.m4a") as MediaFile;
+    const stillFile = media.find((m) => m.name === "still.png") as MediaFile;
     for (const acct of accounts) {
       const form = new FormData();
       form.append("file", new Blob([clip.bytes]), clip.name);
       form.append("file", new Blob([music.bytes]), music.name);
+      form.append("file", new Blob([stillFile.bytes]), stillFile.name);
       const up = await call(base, acct, "setup", "POST", "/api/v1/uploads", form);
       if (up.status !== 201) throw new Error(`setup upload: ${up.status} ${JSON.stringify(up.body)}`);
-      const [v, m] = (up.body?.data ?? []) as { id: string }[];
-      acct.uploads.push({ id: v?.id as string, file: clip }, { id: m?.id as string, file: music });
+      const [v, m, st] = (up.body?.data ?? []) as { id: string }[];
+      acct.uploads.push(
+        { id: v?.id as string, file: clip },
+        { id: m?.id as string, file: music },
+        { id: st?.id as string, file: stillFile },
+      );
+      acct.stillId = st?.id as string;
       const comp = await call(base, acct, "setup", "POST", "/api/compositions", {
         name: "soak",
         canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
@@ -408,6 +436,28 @@ async function main(): Promise<void> {
         "select status, count(*)::int as n from renders where status not in ('succeeded','failed','cancelled') group by status",
       )
     ).rows;
+    // Generations end too (cancelled ones at once; the rest when their worker finishes them).
+    let generationsNotEnded: { status: string; n: number }[] = [];
+    await waitUntil(
+      async () => {
+        generationsNotEnded = (
+          await dbClient.query<{ status: string; n: number }>(
+            "select status, count(*)::int as n from generations where status not in ('succeeded','failed','cancelled') group by status",
+          )
+        ).rows;
+        return generationsNotEnded.length === 0;
+      },
+      300_000,
+      "every generation to end",
+    ).catch(() => {});
+    // Nothing a finished or cancelled job wrote is left in the shared work directory.
+    const workLeft = await readdir(path.join(dir, "data", "work"), { recursive: true }).catch(
+      () => [] as string[],
+    );
+    const apiHealthy =
+      api.child.exitCode === null &&
+      (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true &&
+      workers.every((w) => w.child.exitCode === null);
     const outcomes: Record<string, number> = {};
     for (const body of endStatus.values()) {
       const err = body.error as { code?: string } | null;
@@ -495,6 +545,9 @@ async function main(): Promise<void> {
     }
     const checks = {
       noRenderStuck: stuckApi.length === 0 && notEnded.length === 0,
+      noGenerationStuck: generationsNotEnded.length === 0,
+      workDirEmpty: workLeft.filter((f) => !f.endsWith("offline-generations")).length === 0,
+      processesHealthy: apiHealthy,
       uploadsWhole: badUploads.length === 0,
       outputsWhole: badOutputs.length === 0,
       countersExact: counterChecks.every((c) => c.callsExact && c.renderSecExact),
@@ -502,6 +555,11 @@ async function main(): Promise<void> {
     };
     failed = Object.values(checks).some((ok) => !ok);
     const summary = {
+      generations: {
+        started: accounts.reduce((n, a) => n + a.generations.length, 0),
+        notEnded: generationsNotEnded,
+        workLeft: workLeft.slice(0, 20),
+      },
       minutes: MINUTES,
       accounts: ACCOUNTS,
       users: USERS,

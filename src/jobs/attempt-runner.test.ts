@@ -10,6 +10,7 @@ import {
   RetryableAttemptError,
   runAttempt,
 } from "./attempt-runner.ts";
+import { installUnhandledRejectionGuard } from "./job-scope.ts";
 
 /** A fake resource: a "thumbnail" row with the generation-like statuses, kept in memory. */
 interface ThumbRow {
@@ -235,6 +236,47 @@ describe("fenced-attempt runner on a fake resource", () => {
       }),
     ).rejects.toMatchObject({ failure: { code: "INTERNAL" } });
     expect(crash.status).toBe("running");
+  });
+
+  it("an unhandled rejection in the pipeline's work fails that attempt, aborts it and is logged with the id", async () => {
+    const lines: string[] = [];
+    const capture = pino({ level: "error" }, { write: (line: string) => lines.push(line) });
+    // Only the guard listens while this runs (Vitest's own listener would fail the test file).
+    const others = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    const uninstall = installUnhandledRejectionGuard(capture, { exitOutsideJobs: false });
+    try {
+      const table = new FakeTable();
+      const row = table.add("thm_crash");
+      let aborted = false;
+      const outcome = await run(
+        table,
+        "thm_crash",
+        (_row, ctx) =>
+          new Promise<string>((_resolve, reject) => {
+            ctx.signal.addEventListener("abort", () => {
+              aborted = true;
+              reject(new Error("stopped"));
+            });
+            // A write callback's promise that nobody awaits, as a killed encoder's pipe gives.
+            setTimeout(() => void Promise.reject(new Error("write EPIPE")), 5);
+          }),
+        1,
+      );
+      expect(outcome).toBe("failed");
+      expect(aborted).toBe(true);
+      expect(row).toMatchObject({ status: "failed", error: { code: "INTERNAL" } });
+      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          resourceId: "thm_crash",
+          msg: "unhandled rejection in a job; the job fails",
+        }),
+      );
+    } finally {
+      uninstall();
+      for (const l of others) process.on("unhandledRejection", l as (r: unknown) => void);
+    }
   });
 
   it("a pipeline failing because its fenced write found a pending cancel ends cancelled, not failed", async () => {

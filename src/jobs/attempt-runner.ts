@@ -15,6 +15,7 @@
  * with a status, an `attempt` counter and a progress column can plug in.
  */
 import type { Logger } from "pino";
+import { runInJobScope, UnhandledJobRejection } from "./job-scope.ts";
 
 /** What a running attempt learns from its resource's row. */
 export type AttemptControl = "ok" | "cancelling" | "superseded";
@@ -208,13 +209,24 @@ export async function runAttempt<Row extends { attempt: number }, Output, Warnin
 
   let output: Output;
   try {
-    output = await deps.pipeline(claimed, ctx);
+    // A rejection of the pipeline's work that nobody handles fails this attempt (and aborts
+    // the pipeline) instead of the process.
+    output = await runInJobScope(
+      { resourceId: id, attempt },
+      () => deps.pipeline(claimed, ctx),
+      () => {
+        if (!controller.signal.aborted) controller.abort("crashed");
+      },
+    );
   } catch (err) {
     await stopLoop();
     // Aborted by the loop, or failed because the row moved on (a fenced write by the pipeline).
-    const control = controller.signal.aborted
-      ? (controller.signal.reason as AttemptControl)
-      : await lifecycle.readControl(id, attempt).catch(() => "ok" as const);
+    const control: AttemptControl =
+      err instanceof UnhandledJobRejection
+        ? "ok"
+        : controller.signal.aborted
+          ? (controller.signal.reason as AttemptControl)
+          : await lifecycle.readControl(id, attempt).catch(() => "ok" as const);
     if (control === "cancelling") {
       await finish({ status: "cancelled" }, progress());
       log.info("attempt cancelled");

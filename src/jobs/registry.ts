@@ -5,6 +5,7 @@
  */
 import type { Job, PgBoss } from "pg-boss";
 import { jobDuration } from "../metrics/process-metrics.ts";
+import { runInJobScope } from "./job-scope.ts";
 
 /** Retry, heartbeat, dead-letter and expiry policy of a job kind's queue. */
 export interface JobPolicy {
@@ -168,8 +169,12 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
         notifyPollingIntervalSeconds: polling,
       },
       async ([job]: Job<object>[]) => {
-        if (job)
-          await timed(def.name, () => handler.run(job.data, { id: job.id, retryCount: job.retryCount }));
+        if (!job) return;
+        // An unhandled rejection in the job fails the job (pg-boss retries it within the
+        // policy), not the process.
+        await runInJobScope({ job: def.name, jobId: job.id }, () =>
+          timed(def.name, () => handler.run(job.data, { id: job.id, retryCount: job.retryCount })),
+        );
       },
     );
     queues.push(def.name);

@@ -3,6 +3,7 @@ import { buildApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
+import { installUnhandledRejectionGuard } from "../jobs/job-scope.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger);
   const { database } = runtime;
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { buildWorkerServer } from "../http/worker-server.ts";
+import { installUnhandledRejectionGuard } from "../jobs/job-scope.ts";
 import { createLogger } from "../logger.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
   let stopping = false;
   const server =

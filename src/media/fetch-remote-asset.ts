@@ -163,14 +163,19 @@ export async function checkUrl(url: URL, opts: UrlCheckOptions): Promise<Resolve
 /**
  * Checks a URL the way {@link fetchRemoteAsset} does before it connects (https, no credentials,
  * every address of the host public), without fetching it: lets an API refuse a URL at once.
+ * @param subject - what the URL is, for messages (e.g. "The callbackUrl").
  * @throws RemoteAssetError `refused` (not a URL, or not allowed) or `network` (DNS failed).
  */
-export async function checkRemoteUrl(src: string, opts: UrlCheckOptions = {}): Promise<void> {
+export async function checkRemoteUrl(
+  src: string,
+  opts: UrlCheckOptions = {},
+  subject = "The asset URL",
+): Promise<void> {
   let url: URL;
   try {
     url = new URL(src);
   } catch {
-    throw new RemoteAssetError("refused", "The asset URL is not a valid URL");
+    throw new RemoteAssetError("refused", `${subject} is not a valid URL`);
   }
   await checkUrl(url, opts);
 }

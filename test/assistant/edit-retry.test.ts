@@ -43,6 +43,7 @@ beforeAll(async () => {
     projectId: null,
     now: () => new Date(),
     signal: new AbortController().signal,
+    paidGenerations: { started: 0, max: 2 },
     emit: async (type, data) => {
       events.push({ type, data });
     },

@@ -266,6 +266,37 @@ describe("orchestrator with scripted models", () => {
     expect(await res.json()).toEqual({ id: runId, sessionId: s.id, status: "done", cancelRequested: false });
   });
 
+  it("cancelling a run while start_render follows its render cancels that render, and says so", async () => {
+    const { s } = await sessionWithClips();
+    scripted.script([async () => toolCallStep("call_r", "start_render", { quality: "draft" })]);
+    const streaming = c.send(s.id, "render it");
+    // No worker runs in this app: the render stays queued while the tool follows it.
+    let renderId = "";
+    await waitFor(async () => {
+      const list = (await fetch(`${base}/api/render`, { headers: bearer(c.key) }).then((r) => r.json())) as {
+        data: { id: string; compositionId: string }[];
+      };
+      renderId = list.data.find((r) => r.compositionId === s.compositionId)?.id ?? "";
+      return renderId !== "";
+    });
+    const runId = (await activeRun(s.id)) as string;
+    const res = await fetch(`${base}/api/assistant/runs/${runId}/cancel`, {
+      method: "POST",
+      headers: bearer(c.key),
+    });
+    expect(res.status).toBe(202);
+    const { events } = await streaming;
+    expectWellFormed(events);
+    expect(events.at(-1)?.data).toMatchObject({ type: "done", reason: "cancelled" });
+    const render = await fetch(`${base}/api/render/${renderId}`, { headers: bearer(c.key) });
+    expect(((await render.json()) as { status: string }).status).toBe("cancelled");
+    expect(
+      ofType(events, "tool_progress").some((e) =>
+        String(e.data.message).includes(`run cancelled: render ${renderId} cancelled`),
+      ),
+    ).toBe(true);
+  });
+
   it("attaches a retried POST with the same Idempotency-Key to its run instead of starting another", async () => {
     const { s } = await sessionWithClips();
     const g = gate();

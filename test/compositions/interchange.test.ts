@@ -4,6 +4,7 @@ import { XMLParser } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MediaFixtures, makeMediaFixtures, tempDir } from "../fixtures/render/media.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { assertWellFormedXml } from "../helpers/xml.ts";
 import { client } from "../renders/helpers.ts";
 
 // Written by hand from the OpenTimelineIO JSON schema (Timeline.1, Stack.1, Track.1, Clip.1/2,
@@ -215,6 +216,20 @@ describe("OpenTimelineIO export", () => {
     const url = otio.tracks.children[0].children[0].media_references.DEFAULT_MEDIA.target_url as string;
     expect(url).toMatch(/^file:\/\/\/.+\/uploads\/upl_[^/]+\/original$/);
     expect(await readFile(new URL(url as string))).toEqual(await readFile(fx.video));
+  });
+
+  it("gives server paths only to the write scope: a read-only key gets 403 for assets=paths, URLs still work", async () => {
+    const comp = await api.createComposition(richComposition());
+    for (const format of ["otio", "mlt"]) {
+      const refused = await exportAs(comp.id, `format=${format}&assets=paths`, readKey);
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().error).toMatchObject({
+        code: "insufficient_scope",
+        message: expect.stringMatching(/write/),
+      });
+      expect(refused.body).not.toMatch(/uploads\/upl_/);
+      expect((await exportAs(comp.id, `format=${format}`, readKey)).statusCode).toBe(200);
+    }
   });
 
   it("answers 404 for an unknown composition and 400 for an unknown format", async () => {
@@ -432,6 +447,7 @@ describe("MLT export", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers["content-type"]).toBe("application/xml; charset=utf-8");
     expect(res.headers["content-disposition"]).toBe('attachment; filename="Interchange_teaser.mlt"');
+    assertWellFormedXml(res.body);
     const xml = new XMLParser({
       ignoreAttributes: false,
       attributeNamePrefix: "",
@@ -479,5 +495,20 @@ describe("MLT export", () => {
     expect(res.body).toContain('<property name="gain">0.7</property>');
     expect(res.body).toContain('<property name="level">0=0;5=1</property>');
     expect(res.body).toContain('<property name="level">0=-60;5=0</property>');
+  });
+
+  it("is well-formed XML whatever the names and texts hold: markup escaped, control characters dropped", async () => {
+    const hostile = 'a\u0001b\u0008c\u000bd\u001fe\ufffe<tag attr="x">&amp;\'\ttab';
+    const rich = richComposition();
+    const comp = await api.createComposition({
+      ...rich,
+      name: hostile,
+      tracks: rich.tracks.map((tr) => ({ ...tr, name: hostile })),
+    });
+    const res = await exportAs(comp.id, "format=mlt");
+    expect(res.statusCode, res.body).toBe(200);
+    assertWellFormedXml(res.body);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(res.body);
+    expect(xml.mlt.title).toBe('abcde<tag attr="x">&amp;\'\ttab');
   });
 });

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allFrames, type Frame, ffmpeg, probe, tempDir } from "../fixtures/render/media.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { assertWellFormedXml } from "../helpers/xml.ts";
 import { client, download, onServer } from "../renders/helpers.ts";
 
 const run = promisify(execFile);
@@ -125,6 +126,7 @@ describe.skipIf(!hasMelt)("MLT export rendered by melt", () => {
       headers: bearer(key),
     });
     expect(exported.statusCode, exported.body).toBe(200);
+    assertWellFormedXml(exported.body);
     const mltFile = path.join(dir, "timeline.mlt");
     await writeFile(mltFile, exported.body);
     const melted = path.join(dir, "melt.mp4");

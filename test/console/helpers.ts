@@ -24,17 +24,18 @@ export async function setPassword(t: TestApp, userId: string, password: string):
   const token = new URL(url).searchParams.get("token");
   const res = await t.app.inject({ method: "POST", url: "/api/v1/auth/setup", payload: { token, password } });
   if (res.statusCode !== 200) throw new Error(`setup failed: ${res.statusCode} ${res.body}`);
-  return loginFrom(res);
+  return loginFromResponse(res);
 }
 
 /** Signs in; throws unless 200. */
 export async function login(t: TestApp, email: string, password: string): Promise<ConsoleLogin> {
   const res = await t.app.inject({ method: "POST", url: "/api/v1/auth/login", payload: { email, password } });
   if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
-  return loginFrom(res);
+  return loginFromResponse(res);
 }
 
-function loginFrom(res: { headers: Record<string, unknown>; json(): unknown }): ConsoleLogin {
+/** The session a sign-in or setup response started (its cookie and CSRF token). */
+export function loginFromResponse(res: { headers: Record<string, unknown>; json(): unknown }): ConsoleLogin {
   const cookie = sessionCookie(res.headers["set-cookie"] as string[] | string | undefined);
   const csrf = (res.json() as { csrfToken: string }).csrfToken;
   return { cookie, csrf, write: { cookie, "x-csrf-token": csrf } };

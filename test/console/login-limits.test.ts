@@ -10,7 +10,7 @@ import { setPassword } from "./helpers.ts";
 
 const PASSWORD = "correct horse battery";
 const clock = fakeClock("2026-05-04T08:00:00Z");
-const env = { LOGIN_MAX_FAILURES: "3", LOGIN_MAX_ATTEMPTS_PER_IP: "5", LOGIN_WINDOW_MIN: "10" };
+const env = { LOGIN_MAX_FAILURES: "3", LOGIN_MAX_ATTEMPTS_PER_IP: "8", LOGIN_WINDOW_MIN: "10" };
 let a: TestApp;
 let b: TestApp;
 
@@ -38,8 +38,9 @@ async function accountWithPassword(): Promise<string> {
 }
 
 describe("two instances on one database", () => {
-  it("share the per-account failure count, for a known and an unknown email alike", async () => {
+  it("share the per-account failure count of a client, for a known and an unknown email alike", async () => {
     const email = await accountWithPassword();
+    const attacker = freshIp();
     for (const [t, who] of [
       [a, email],
       [b, email],
@@ -48,56 +49,75 @@ describe("two instances on one database", () => {
       [a, "nobody@example.test"],
       [b, "nobody@example.test"],
     ] as const) {
-      expect((await loginOn(t, who, "wrong wrong wrong")).statusCode).toBe(401);
+      expect((await loginOn(t, who, "wrong wrong wrong", attacker)).statusCode).toBe(401);
     }
-    const blocked = await loginOn(b, email, PASSWORD);
+    const blocked = await loginOn(b, email, PASSWORD, attacker);
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error.message).toMatch(/Too many sign-in attempts/);
     const retryAfter = Number(blocked.headers["retry-after"]);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(600);
-    const ghost = await loginOn(a, "nobody@example.test", "wrong wrong wrong");
+    const ghost = await loginOn(a, "nobody@example.test", "wrong wrong wrong", attacker);
     expect(ghost.statusCode).toBe(429);
     expect(ghost.json().error.message).toBe(blocked.json().error.message);
 
     clock.set(new Date(clock.now().getTime() + 601_000));
-    expect((await loginOn(a, email, PASSWORD)).statusCode).toBe(200);
+    expect((await loginOn(a, email, PASSWORD, attacker)).statusCode).toBe(200);
+  });
+
+  it("a guesser's failures stop the guesser, not the owner signing in from another address", async () => {
+    const email = await accountWithPassword();
+    const attacker = freshIp();
+    for (let i = 0; i < 3; i++) {
+      expect((await loginOn(i % 2 ? a : b, email, `guess ${i}`, attacker)).statusCode).toBe(401);
+    }
+    expect((await loginOn(a, email, "guess 4", attacker)).statusCode).toBe(429);
+    expect((await loginOn(b, email, PASSWORD, attacker)).statusCode).toBe(429);
+    // The owner, elsewhere, still signs in (and fails and retries within their own count).
+    const owner = freshIp();
+    expect((await loginOn(a, email, "typo typo typo", owner)).statusCode).toBe(401);
+    expect((await loginOn(b, email, PASSWORD, owner)).statusCode).toBe(200);
+    // The guesser stays stopped.
+    expect((await loginOn(a, email, PASSWORD, attacker)).statusCode).toBe(429);
   });
 
   it("a successful sign-in on one instance clears the failures counted on the other", async () => {
     const email = await accountWithPassword();
-    expect((await loginOn(a, email, "wrong wrong wrong")).statusCode).toBe(401);
-    expect((await loginOn(a, email, "wrong wrong wrong")).statusCode).toBe(401);
-    expect((await loginOn(b, email, PASSWORD)).statusCode).toBe(200);
-    expect(await findLoginWindows(a.database.db, [`acct:${email}`])).toEqual([]);
-    for (let i = 0; i < 3; i++) expect((await loginOn(a, email, "wrong wrong wrong")).statusCode).toBe(401);
-    expect((await loginOn(b, email, PASSWORD)).statusCode).toBe(429);
+    const ip = freshIp();
+    expect((await loginOn(a, email, "wrong wrong wrong", ip)).statusCode).toBe(401);
+    expect((await loginOn(a, email, "wrong wrong wrong", ip)).statusCode).toBe(401);
+    expect((await loginOn(b, email, PASSWORD, ip)).statusCode).toBe(200);
+    expect(await findLoginWindows(a.database.db, [`acct:${email}|ip:${ip}`])).toEqual([]);
+    for (let i = 0; i < 3; i++)
+      expect((await loginOn(a, email, "wrong wrong wrong", ip)).statusCode).toBe(401);
+    expect((await loginOn(b, email, PASSWORD, ip)).statusCode).toBe(429);
   });
 
   it("share the per-IP attempt count, and a refused attempt counts against nothing", async () => {
     const ip = freshIp();
     const codes: number[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 9; i++) {
       const res = await loginOn(i % 2 === 0 ? a : b, `ip-${i}@example.test`, "x", ip);
       codes.push(res.statusCode);
       if (res.statusCode === 429) expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
     }
-    expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
-    // The refused sixth attempt did not count against its email.
-    expect(await findLoginWindows(a.database.db, ["acct:ip-5@example.test"])).toEqual([]);
+    expect(codes).toEqual([...Array(8).fill(401), 429]);
+    // The refused ninth attempt did not count against its email.
+    expect(await findLoginWindows(a.database.db, [`acct:ip-8@example.test|ip:${ip}`])).toEqual([]);
     // Another address is not affected.
     expect((await loginOn(b, "ip-0@example.test", "x")).statusCode).toBe(401);
   });
 
   it("concurrent guesses on both instances stay within the account's limit", async () => {
     const email = await accountWithPassword();
+    const ip = freshIp();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => loginOn(i % 2 === 0 ? a : b, email, `guess number ${i}`)),
+      Array.from({ length: 10 }, (_, i) => loginOn(i % 2 === 0 ? a : b, email, `guess number ${i}`, ip)),
     );
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes.filter((c) => c === 401)).toHaveLength(3);
     expect(codes.filter((c) => c === 429)).toHaveLength(7);
-    const [row] = await findLoginWindows(a.database.db, [`acct:${email}`]);
+    const [row] = await findLoginWindows(a.database.db, [`acct:${email}|ip:${ip}`]);
     expect(row?.count).toBe(3);
   });
 });
@@ -106,7 +126,7 @@ describe("pruning", () => {
   it("the hourly pruning deletes windows that started more than a day ago", async () => {
     const email = await accountWithPassword();
     expect((await loginOn(a, email, "wrong wrong wrong", "203.0.113.9")).statusCode).toBe(401);
-    const subjects = [`acct:${email}`, "ip:203.0.113.9"];
+    const subjects = [`acct:${email}|ip:203.0.113.9`, "ip:203.0.113.9"];
     expect(await findLoginWindows(a.database.db, subjects)).toHaveLength(2);
 
     clock.set(new Date(clock.now().getTime() + 25 * 3600_000));

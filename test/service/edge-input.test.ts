@@ -121,6 +121,80 @@ describe("NUL characters and unpaired surrogates", () => {
   });
 });
 
+describe("JSON bodies that are not UTF-8", () => {
+  it("are a 400, not silently replaced with U+FFFD; UTF-8 multi-byte text is kept", async () => {
+    for (const bytes of [
+      Buffer.from([...Buffer.from('{"name":"a'), 0xff, ...Buffer.from('b"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xc3, ...Buffer.from('"}')]),
+      Buffer.from([...Buffer.from('{"name":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+    ]) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/projects",
+        headers: { ...bearer(key), "content-type": "application/json" },
+        payload: bytes,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toMatchObject({
+        code: "invalid_request",
+        message: expect.stringMatching(/UTF-8/),
+      });
+    }
+    const patch = await t.app.inject({
+      method: "PATCH",
+      url: "/api/compositions/cmp_x",
+      headers: { ...bearer(key), "content-type": "application/json-patch+json", "if-match": '"1"' },
+      payload: Buffer.from([
+        ...Buffer.from('[{"op":"add","path":"/name","value":"'),
+        0xfe,
+        ...Buffer.from('"}]'),
+      ]),
+    });
+    expect(patch.statusCode, patch.body).toBe(400);
+    expect(patch.json().error.message).toMatch(/UTF-8/);
+    const ok = await call("POST", "/api/v1/projects", { name: "Café ☕ 😀" });
+    expect(ok.status).toBe(201);
+    expect((ok.body as unknown as { name: string }).name).toBe("Café ☕ 😀");
+  });
+});
+
+describe("deeply nested JSON", () => {
+  const deep = (levels: number): unknown => {
+    let v: unknown = "leaf";
+    for (let i = 0; i < levels; i++) v = i % 2 ? { a: v } : [v];
+    return v;
+  };
+
+  it("is a 400 naming the field on create, replace, inline render and OTIO import", async () => {
+    const created = await call("POST", "/api/compositions", composition());
+    expect(created.status).toBe(201);
+    const id = (created.body as unknown as { id: string }).id;
+    const withMeta = { ...composition(), metadata: { note: deep(4000) } };
+    for (const [method, url, payload, path] of [
+      ["POST", "/api/compositions", withMeta, "/metadata/note"],
+      ["PUT", `/api/compositions/${id}`, withMeta, "/metadata/note"],
+      ["POST", "/api/render", { composition: withMeta }, "/composition/metadata/note"],
+      [
+        "POST",
+        "/api/compositions/import",
+        { otio: { OTIO_SCHEMA: "Timeline.1", metadata: { note: deep(4000) } } },
+        "/otio/metadata/note",
+      ],
+    ] as const) {
+      const r = await call(method, url, payload, method === "PUT" ? { "if-match": '"1"' } : {});
+      expectErrorBody(r, 400);
+      expect(r.body.error.details?.[0]?.path.startsWith(path), JSON.stringify(r.body)).toBe(true);
+      expect(r.body.error.details?.[0]?.message).toMatch(/deeper than 64 levels/);
+    }
+    expect(t.logs.join("\n")).not.toMatch(/unhandled error|internal_error/);
+  });
+
+  it("is accepted up to the bound", async () => {
+    const r = await call("POST", "/api/compositions", { ...composition(), metadata: { note: deep(60) } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  });
+});
+
 describe("framework errors", () => {
   it.each(["/api/compositions/%FF", "/api/v1/projects/%E0%A4%A", "/api/v1/uploads/%ED%A0%80"])(
     "%s gets the error body",

@@ -190,6 +190,8 @@ function caseFor(op: Operation): fc.Arbitrary<Case> {
       `${"[".repeat(200_000)}${"]".repeat(200_000)}`,
       `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`,
       '{"name":"\\ud800"}',
+      // A valid composition whose free-form metadata nests deeper than any copy could recurse.
+      `{"name":"n","canvas":{"width":320,"height":180,"fps":25,"background":"#000000"},"tracks":[],"metadata":{"note":${"[".repeat(5000)}${"]".repeat(5000)}}}`,
       "nul\u0000",
     ),
     { freq: 8 },
@@ -273,4 +275,47 @@ describe("fuzzing every operation of the OpenAPI document", () => {
     expect(healthStatuses.every((s) => s === 200)).toBe(true);
     expect(t.logs.join("\n")).not.toMatch(/unhandled error/);
   }, 600_000);
+});
+
+describe("fuzzing the multipart fields of uploads", () => {
+  it("finds no 5xx and no error without the error body for hostile field values, names and file names", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    const fieldName = fc.oneof(fc.constantFrom("projectId", "file", "note"), anyUnits);
+    const fieldValue = fc.oneof(
+      anyUnits,
+      fc.constantFrom("\u0000", "prj_\u0000", "x".repeat(100_000), "prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"),
+    );
+    const part = fc.oneof(
+      fc.record({ kind: fc.constant("field" as const), name: fieldName, value: fieldValue }),
+      fc.record({ kind: fc.constant("file" as const), name: fieldName, filename: anyUnits }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 4 }), async (parts) => {
+        const form = new FormData();
+        for (const p of parts) {
+          if (p.kind === "field") form.append(p.name, p.value);
+          else form.append(p.name, new Blob([png]), p.filename);
+        }
+        const res = await fetch(`${base}/api/v1/uploads`, {
+          method: "POST",
+          headers: bearer(key),
+          body: form,
+          signal: AbortSignal.timeout(RESPONSE_BOUND_MS),
+        });
+        const text = await res.text();
+        const where = `${JSON.stringify(parts).slice(0, 300)} → ${res.status} ${text.slice(0, 200)}`;
+        expect(res.status, where).toBeLessThan(500);
+        if (res.status >= 400) {
+          const body = JSON.parse(text) as { error?: { code?: unknown; requestId?: unknown } };
+          expect(typeof body.error?.code, where).toBe("string");
+          expect(body.error?.requestId, where).toBe(res.headers.get("x-request-id"));
+        }
+      }),
+      { numRuns: RUNS * 4, seed: SEED, endOnFailure: true },
+    );
+    expect(t.logs.join("\n")).not.toMatch(/unhandled error/);
+  }, 300_000);
 });

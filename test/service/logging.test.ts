@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issuePasswordLink } from "../../src/domain/console/password-link.ts";
 import { scrubSecrets } from "../../src/logger.ts";
+import { loginFromResponse } from "../console/helpers.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 
 let t: TestApp;
@@ -24,6 +26,72 @@ describe("logs", () => {
     expect(all).not.toContain(a.key.slice(4));
     expect(all).not.toContain("abcdef0123456789");
     expect(all.toLowerCase()).not.toContain("bearer");
+  });
+
+  it("never contain any secret the server issues, over a full journey (paths, queries, bodies, messages)", async () => {
+    const a = await t.createAccount();
+    const secrets: Record<string, string> = { crk: a.key };
+    // A password setup link (crp_), opened in a browser and used (with the token in the query too).
+    const link = await issuePasswordLink(t.database.db, { userId: a.userId, publicUrl: t.config.publicUrl });
+    const crp = new URL(link.url).searchParams.get("token") as string;
+    secrets.crp = crp;
+    await t.app.inject({ url: `/console/setup?token=${crp}` });
+    await t.app.inject({
+      method: "POST",
+      url: `/api/v1/auth/setup?token=${crp}`,
+      payload: { token: crp, password: "x" },
+    });
+    const setup = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/setup",
+      payload: { token: crp, password: "correct horse battery" },
+    });
+    expect(setup.statusCode, setup.body).toBe(200);
+    // The console session (crs_) and its CSRF token, also mistakenly put in a path.
+    const session = loginFromResponse(setup);
+    secrets.crs = session.cookie.split("=")[1] as string;
+    await t.app.inject({ url: `/api/v1/me/${secrets.crs}`, headers: { cookie: session.cookie } });
+    // A phone capture link (crc_), opened and used.
+    const project = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/projects",
+      headers: bearer(a.key),
+      payload: { name: "Journey" },
+    });
+    const capture = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/projects/${project.json().id}/capture-tokens`,
+      headers: session.write,
+    });
+    expect(capture.statusCode, capture.body).toBe(201);
+    secrets.crc = capture.json().token as string;
+    await t.app.inject({ url: `/capture/${secrets.crc}` });
+    await t.app.inject({ url: `/api/v1/uploads?token=${secrets.crc}`, headers: bearer(secrets.crc) });
+    // A webhook signing secret (whsec_), echoed back in a query.
+    const hook = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/webhooks",
+      headers: bearer(a.key),
+      payload: { url: "https://hooks.example.com/x", events: ["render.succeeded"] },
+    });
+    if (hook.statusCode === 201) secrets.whsec = hook.json().secret as string;
+    else secrets.whsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    await t.app.inject({
+      url: `/api/v1/webhooks?secret=${encodeURIComponent(secrets.whsec)}`,
+      headers: bearer(a.key),
+    });
+    // Application log lines that carry secrets in a message and in a logged body.
+    t.app.log.warn({ body: { token: crp, nested: [{ key: a.key }] } }, `token ${secrets.crc} seen`);
+
+    const all = t.logs.join("");
+    expect(all).toContain("/console/setup");
+    expect(all).toContain("[REDACTED]");
+    for (const [kind, secret] of Object.entries(secrets)) {
+      const body = secret.slice(secret.indexOf("_") + 1);
+      expect(all, kind).not.toContain(body);
+      expect(all, kind).not.toContain(encodeURIComponent(body));
+    }
+    expect(all).not.toContain(session.csrf);
   });
 
   it("scrubSecrets removes keys and URL signatures", () => {

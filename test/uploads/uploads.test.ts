@@ -287,6 +287,22 @@ describe("POST /api/v1/uploads", () => {
     await expectNothingLeft(before);
   });
 
+  it("answers 400 naming the field for a NUL in a field or file name, storing nothing", async () => {
+    const a = await t.createAccount();
+    const before = await snapshot();
+    for (const [parts, path] of [
+      [[{ field: "projectId", value: "prj_\u0000" }, await filePart(fx.srt)], "/projectId"],
+      [[await filePart(fx.png), { field: "projectId", value: "\u0000" }], "/projectId"],
+      [[await filePart(fx.srt, "cues\u0000.srt")], "/file/filename"],
+    ] as [FormPart[], string][]) {
+      const res = await postMultipart(base, parts, { key: a.key });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error?.code).toBe("invalid_request");
+      expect(res.text).toContain(path);
+    }
+    await expectNothingLeft(before);
+  });
+
   it("keeps nothing when the client aborts mid-upload", async () => {
     const a = await t.createAccount();
     const before = await snapshot();

@@ -92,6 +92,24 @@ describe("webhook targets without WEBHOOK_ALLOW_PRIVATE", () => {
     expect(generation.body.error.details).toEqual([expect.objectContaining({ path: "/callbackUrl" })]);
   });
 
+  it("names the refused field in the message: url of an endpoint, callbackUrl of a job", async () => {
+    for (const [path, payload, field] of [
+      ["/api/v1/webhooks", { url: "not a url", events: ["render.succeeded"] }, "url"],
+      [
+        "/api/render",
+        { compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", callbackUrl: "not a url" },
+        "callbackUrl",
+      ],
+      ["/api/v1/generate/image", { prompt: "x", callbackUrl: "https://10.0.0.1/done" }, "callbackUrl"],
+    ] as const) {
+      const res = await post(path, payload);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.message).toMatch(new RegExp(`^The ${field} `));
+      expect(JSON.stringify(res.body)).not.toMatch(/asset URL/);
+      expect(res.body.error.details).toEqual([expect.objectContaining({ path: `/${field}` })]);
+    }
+  });
+
   it("refuses a private target again at delivery time (an endpoint stored while it was allowed)", async () => {
     const rx = await startReceiver();
     try {

@@ -200,3 +200,12 @@ export async function readGenerationAttempts(
     .where(inArray(generations.id, ids));
   return new Map(rows.map((r) => [r.id, { attempt: r.attempt, status: r.status }]));
 }
+
+/** How many generations of `userId` are queued or running. */
+export async function countUnfinishedGenerations(db: Db, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(generations)
+    .where(and(eq(generations.userId, userId), inArray(generations.status, ["queued", "running"])));
+  return r?.n ?? 0;
+}

@@ -373,3 +373,30 @@ export async function replaceCallbackSecret(
     .returning({ secret: webhookCallbackSecrets.secret, createdAt: webhookCallbackSecrets.createdAt });
   return r as { secret: string; createdAt: Date };
 }
+
+/**
+ * How many pending deliveries were queued before `delivery` (lower id) for its account and for
+ * its target (the same endpoint, or the same callback URL): its place in the fair order.
+ */
+export async function countDeliveriesAhead(
+  db: Db,
+  delivery: Pick<WebhookDeliveryRow, "id" | "userId" | "endpointId" | "url">,
+): Promise<{ account: number; target: number }> {
+  const sameTarget = delivery.endpointId
+    ? sql`${webhookDeliveries.endpointId} = ${delivery.endpointId}`
+    : sql`${webhookDeliveries.endpointId} is null and ${webhookDeliveries.url} = ${delivery.url}`;
+  const [r] = await db
+    .select({
+      account: sql<number>`count(*)::int`,
+      target: sql<number>`(count(*) filter (where ${sameTarget}))::int`,
+    })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.userId, delivery.userId),
+        eq(webhookDeliveries.status, "pending"),
+        lt(webhookDeliveries.id, delivery.id),
+      ),
+    );
+  return { account: r?.account ?? 0, target: r?.target ?? 0 };
+}

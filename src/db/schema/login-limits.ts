@@ -2,8 +2,8 @@ import { integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Sign-in rate-limit counters shared by every API process: one fixed window per subject
- * (`ip:<address>` counts attempts, `acct:<email>` counts attempts not yet followed by a
- * successful sign-in). A window starts at the subject's first attempt after the previous one
+ * (`ip:<address>` counts attempts, `acct:<email>|ip:<address>` counts attempts on an account
+ * from one client not yet followed by a successful sign-in from it). A window starts at the subject's first attempt after the previous one
  * ended; the guarded upsert that counts an attempt restarts it in place.
  */
 export const loginLimits = pgTable("login_limits", {

@@ -13,6 +13,7 @@ import {
   createImageGeneration,
   createVideoGeneration,
 } from "../generation/create.ts";
+import { modelFor } from "../generation/models.ts";
 import type { ProviderSet } from "../generation/providers/types.ts";
 import { waitForSettled } from "../generation/settled.ts";
 import { type GenerationService, ToolError } from "./tool-context.ts";
@@ -36,6 +37,11 @@ export function createGenerationService(
   deps: CreateGenerationDeps & { providers: ProviderSet; notifications: Notifications; log: Logger },
 ): GenerationService {
   return {
+    async paid(input) {
+      const user = await findUser(deps.db, input.userId);
+      return modelFor(deps.generation, input.kind, user?.imageModel ?? null).provider !== "offline";
+    },
+
     async start(input) {
       const user = await findUser(deps.db, input.userId);
       const caller = { userId: input.userId, imageModel: user?.imageModel ?? null };

@@ -34,6 +34,8 @@ import { ASSISTANT_TOOLS, FINAL_TOOL } from "./tools/index.ts";
 export interface RunOptions {
   /** Most model steps per run. */
   maxSteps: number;
+  /** Most paid vendor generations one run may start. */
+  maxPaidGenerationsPerRun: number;
   /** How often the owner refreshes the heartbeat and checks for a cancel request, ms. */
   heartbeatMs: number;
   /** How long `start_render` follows a render, ms. */
@@ -50,6 +52,8 @@ export interface RunDeps {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when the run cancels a queued render it started. */
+  events?: ToolContext["events"];
   clock: Clock;
   log: Logger;
   generation: GenerationService | undefined;
@@ -149,6 +153,7 @@ export async function executeRun(
     db,
     store: deps.store,
     enqueue: deps.enqueue,
+    events: deps.events,
     userId: session.userId,
     sessionId: session.id,
     runId: run.id,
@@ -161,6 +166,7 @@ export async function executeRun(
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,
+    paidGenerations: { started: 0, max: deps.options.maxPaidGenerationsPerRun },
   };
   const currentVersion = async () => (await readComposition(ctx).catch(() => null))?.version ?? null;
   type Read = Awaited<ReturnType<typeof readComposition>> | { error: string };

@@ -20,6 +20,7 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
@@ -40,6 +41,7 @@ export interface AssistantOptions extends RunOptions {
 /** Defaults: heartbeat 2 s, stale after 15 s, swept every 5 s (interrupted within 20 s). */
 export const DEFAULT_ASSISTANT_OPTIONS: AssistantOptions = {
   maxSteps: 12,
+  maxPaidGenerationsPerRun: 2,
   heartbeatMs: 2_000,
   staleMs: 15_000,
   sweepMs: 5_000,
@@ -58,6 +60,8 @@ export interface AssistantDeps {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
+  events?: Pick<WebhookEvents, "renderEnded"> | undefined;
   clock: Clock;
   log: Logger;
   model: ModelSettings;
@@ -176,6 +180,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           db,
           store: deps.store,
           enqueue: deps.enqueue,
+          events: deps.events,
           clock,
           log,
           generation: deps.generation,

@@ -4,6 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 
 /** Progress of a long tool (generation, render): `progress` is a 0..1 ratio. */
 export interface ToolProgress {
@@ -17,6 +18,8 @@ export interface ToolProgress {
  * clear tool error.
  */
 export interface GenerationService {
+  /** Whether a generation of `kind` for the caller would run at a paid vendor (not offline). */
+  paid(input: { userId: string; kind: "image" | "video" }): Promise<boolean>;
   /**
    * Starts a generation for the caller.
    * @param input.kind - `image` (text to image) or `video` (image to video).
@@ -49,6 +52,8 @@ export interface ToolContext {
   store: BlobStore;
   /** Sends jobs (render start). */
   enqueue: Enqueue;
+  /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
+  events?: Pick<WebhookEvents, "renderEnded"> | undefined;
   userId: string;
   sessionId: string;
   runId: string;
@@ -67,6 +72,8 @@ export interface ToolContext {
   renderPollMs: number;
   /** Render cost limits and per-account allowances of `start_render`. */
   renderLimits: RenderLimits;
+  /** Paid vendor generations this run started, and the most it may (mutable, per run). */
+  paidGenerations: { started: number; max: number };
 }
 
 /**

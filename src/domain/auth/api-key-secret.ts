@@ -1,6 +1,14 @@
 import { hash, randomInt } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * The prefixes of the bearer secrets Cutroom issues: `crk` API key, `crc` phone capture token,
+ * `crs` console session cookie, `crp` password setup link.
+ */
+export const SECRET_PREFIXES = ["crk", "crc", "crs", "crp"] as const;
+/** One of {@link SECRET_PREFIXES}. */
+export type SecretPrefix = (typeof SECRET_PREFIXES)[number];
 const KEY_PATTERN = /^crk_[0-9A-Za-z]{40}$/;
 
 /**
@@ -10,7 +18,7 @@ const KEY_PATTERN = /^crk_[0-9A-Za-z]{40}$/;
  * @param prefix - what the secret is: `crk` API key, `crc` phone capture token,
  *   `crs` console session cookie, `crp` password setup link.
  */
-export function generateSecret(prefix: "crk" | "crc" | "crs" | "crp"): string {
+export function generateSecret(prefix: SecretPrefix): string {
   let body = "";
   for (let i = 0; i < 40; i++) body += BASE62[randomInt(62)];
   return `${prefix}_${body}`;
@@ -22,7 +30,7 @@ export function generateKeySecret(): string {
 }
 
 /** True when `secret` has the shape of a secret made by {@link generateSecret} with `prefix`. */
-export function isWellFormedSecret(secret: string, prefix: "crk" | "crc" | "crs" | "crp"): boolean {
+export function isWellFormedSecret(secret: string, prefix: SecretPrefix): boolean {
   return secret.length === 44 && secret.startsWith(`${prefix}_`) && /^[0-9A-Za-z]{40}$/.test(secret.slice(4));
 }
 

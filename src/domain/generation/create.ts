@@ -3,16 +3,19 @@ import type { GenerationConfig } from "../../config.ts";
 import type { Db } from "../../db/client.ts";
 import {
   cancelGenerationRow,
+  countUnfinishedGenerations,
   type GenerationRow,
   insertGeneration,
 } from "../../db/repositories/generations.ts";
 import { findProject } from "../../db/repositories/projects.ts";
+import { findUser } from "../../db/repositories/users.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS } from "../../jobs/catalog.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
+import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import { type ImageSource, parseImageSource } from "./image-source.ts";
 import { type ModelInfo, modelFor } from "./models.ts";
 import type { ProviderSet } from "./providers/types.ts";
@@ -154,6 +157,59 @@ function checkCapabilities(
   }
 }
 
+/**
+ * Holds the account's generation allowance for the rest of the transaction
+ * ({@link holdAccountAllowance}, the mechanism renders use): at most `maxActivePerAccount`
+ * generations queued or running, and per UTC day at most the plan's generations
+ * (`gen:<userId>`) and, of those, paid vendor generations (`gen-paid:<userId>`); admin
+ * accounts have no daily limits. Assistant runs start generations through here too, so theirs
+ * count against the same allowance.
+ *
+ * @returns how many of the account's generations are unfinished (before this one).
+ * @throws AppError 429 `rate_limited` with `Retry-After` when a limit is reached.
+ */
+async function holdGenerationAllowance(
+  tx: Db,
+  deps: CreateGenerationDeps,
+  userId: string,
+  offline: boolean,
+): Promise<number> {
+  const { limits } = deps.generation;
+  const user = await findUser(tx, userId);
+  const plan = user?.plan ?? "standard";
+  const daily =
+    plan === "admin"
+      ? []
+      : [
+          {
+            subject: `gen:${userId}`,
+            limit: limits.daily[plan],
+            amount: 1,
+            refusal: `This account started its ${limits.daily[plan]} generations of today (${plan} plan); the allowance resets at midnight UTC`,
+            extra: { limit: limits.daily[plan] },
+          },
+          ...(offline
+            ? []
+            : [
+                {
+                  subject: `gen-paid:${userId}`,
+                  limit: limits.dailyPaid[plan],
+                  amount: 1,
+                  refusal: `This account started its ${limits.dailyPaid[plan]} paid vendor generations of today (${plan} plan); the allowance resets at midnight UTC`,
+                  extra: { limit: limits.dailyPaid[plan], paid: true },
+                },
+              ]),
+        ];
+  return holdAccountAllowance(tx, {
+    kind: "generations",
+    userId,
+    now: deps.clock.now(),
+    maxActive: limits.maxActivePerAccount,
+    countActive: (db) => countUnfinishedGenerations(db, userId),
+    daily,
+  });
+}
+
 async function insertAndQueue(
   deps: CreateGenerationDeps,
   caller: GenerationCaller,
@@ -186,12 +242,15 @@ async function insertAndQueue(
   try {
     // The row and its job commit together: no generation without a job, no job without a row.
     return await deps.db.transaction(async (tx) => {
+      const ahead = await holdGenerationAllowance(tx, deps, caller.userId, values.model.offline);
       const row = await insertGeneration(tx, values);
       if (g.callbackUrl) {
         await insertWebhookCallback(tx, { resourceId: row.id, userId: caller.userId, url: g.callbackUrl });
       }
       await deps
-        .enqueue({ job: JOBS.generation, data: { v: 1, generationId: row.id } }, tx)
+        // Fairness across accounts: the account's n-th unfinished generation queues at
+        // priority -n, so another account's first generation runs before this one's second.
+        .enqueue({ job: JOBS.generation, data: { v: 1, generationId: row.id }, priority: -ahead }, tx)
         .catch((err: unknown) => {
           queueError = err;
           throw err;

@@ -306,6 +306,20 @@ export function compositionToMlt(
     attributeNamePrefix: "@_",
     format: true,
     suppressEmptyNode: true,
+    tagValueProcessor: (_name, value) => xmlChars(value),
+    attributeValueProcessor: (_name, value) => xmlChars(value),
   });
   return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build([root])}`;
+}
+
+/**
+ * Characters XML 1.0 does not allow, even as character references (section 2.2 `Char`): the C0
+ * controls other than tab, line feed and carriage return, unpaired surrogates, U+FFFE and U+FFFF.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it matches.
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/gu;
+
+/** `value` without the characters an XML 1.0 document cannot carry ({@link NOT_XML_CHAR}). */
+function xmlChars(value: unknown): string {
+  return String(value).replace(NOT_XML_CHAR, "");
 }

@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
-import { countCall } from "../../db/repositories/quota.ts";
 import {
   countUnfinishedRenders,
   findRenderByIdempotencyKey,
@@ -24,7 +22,7 @@ import {
 } from "../composition/edit-composition.ts";
 import type { FrozenComposition, Timeline } from "../composition/schema.ts";
 import { fillTemplate, type MergeValues } from "../composition/template.ts";
-import { quotaDay, secondsUntilReset } from "../quota/daily-quota.ts";
+import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
 import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "./limits.ts";
 
@@ -232,11 +230,9 @@ function checkRenderCost(
 }
 
 /**
- * Holds the account's render allowance for the rest of the transaction: at most
- * `maxActivePerAccount` renders queued or running, and at most the plan's timeline seconds of
- * renders started per UTC day (counted in `quota_counters` as `render-sec:<userId>`, in this
- * transaction, so a render that is not stored is not counted). A per-account advisory lock
- * makes the count and the insert one step under concurrency.
+ * Holds the account's render allowance for the rest of the transaction
+ * ({@link holdAccountAllowance}): at most `maxActivePerAccount` renders queued or running, and
+ * at most the plan's timeline seconds of renders started per UTC day (`render-sec:<userId>`).
  *
  * @returns how many of the account's renders are unfinished (before this one).
  * @throws 429 `rate_limited` with `Retry-After` when either limit is reached.
@@ -246,37 +242,28 @@ async function holdRenderAllowance(
   input: { userId: string; now: Date; seconds: number; limits: RenderLimits },
 ): Promise<number> {
   const { userId, limits } = input;
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`render:${userId}`}, 0))`);
-  const ahead = await countUnfinishedRenders(tx, userId);
-  if (ahead >= limits.maxActivePerAccount) {
-    throw new AppError(
-      "rate_limited",
-      `${ahead} renders of this account are queued or running; at most ${limits.maxActivePerAccount} may be at once. Wait for one to finish or cancel one`,
-      { headers: { "Retry-After": "30" }, extra: { limit: limits.maxActivePerAccount } },
-    );
-  }
   const user = await findUser(tx, userId);
   const daily = user ? dailyRenderSeconds(user.plan, limits) : null;
   const seconds = Math.ceil(input.seconds);
-  if (daily !== null && seconds > 0) {
-    const used = await countCall(tx, {
-      subject: `render-sec:${userId}`,
-      day: quotaDay(input.now),
-      limit: daily,
-      amount: seconds,
-    });
-    if (used === null) {
-      throw new AppError(
-        "rate_limited",
-        `This render needs ${seconds} s of the daily render allowance of ${daily / 60} minutes of timeline (${user?.plan} plan), which it would exceed; it resets at midnight UTC`,
-        {
-          headers: { "Retry-After": String(secondsUntilReset(input.now)) },
-          extra: { limitSec: daily, renderSec: seconds },
-        },
-      );
-    }
-  }
-  return ahead;
+  return holdAccountAllowance(tx, {
+    kind: "renders",
+    userId,
+    now: input.now,
+    maxActive: limits.maxActivePerAccount,
+    countActive: (db) => countUnfinishedRenders(db, userId),
+    daily:
+      daily === null
+        ? []
+        : [
+            {
+              subject: `render-sec:${userId}`,
+              limit: daily,
+              amount: seconds,
+              refusal: `This render needs ${seconds} s of the daily render allowance of ${daily / 60} minutes of timeline (${user?.plan} plan), which it would exceed; it resets at midnight UTC`,
+              extra: { limitSec: daily, renderSec: seconds },
+            },
+          ],
+  });
 }
 
 /** A render request as checked before anything is stored: what it renders and how. */

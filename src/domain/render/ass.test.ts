@@ -1,7 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { clip } from "../../../test/fixtures/render/compositions.ts";
-import { assColor, assTime, buildAss } from "./ass.ts";
+import { assColor, assTime, buildAss, escapeText } from "./ass.ts";
 import { bundledFamilyNames, readFontFamilyNames, resolveFont, withFullUnicodeCmapFirst } from "./fonts.ts";
 import { parseSubtitles } from "./subtitle-parse.ts";
 import { toFrameRate } from "./timeline.ts";
@@ -106,7 +110,7 @@ describe("buildAss", () => {
     expect(dialogues).toHaveLength(1);
     expect(dialogues[0]).toMatch(/^Dialogue: 0,0:00:15.00,0:00:17.00,c0,,0,160,0,,/);
     expect(dialogues[0]).toContain(
-      "{\\an7\\pos(0,90)\\org(80,135)\\frz-90\\fad(500,0)}a\\{b\\}\u29F5c\\Nnext {\\fnNoto Emoji}🎉{\\fnDejaVu Sans Mono} {\\fnNoto Emoji}1\u{FE0F}\u{20E3}{\\fnDejaVu Sans Mono}",
+      "{\\an7\\pos(0,90)\\org(80,135)\\frz-90\\fad(500,0)}a\\{b\\}\\\u2060c\\Nnext {\\fnNoto Emoji}🎉{\\fnDejaVu Sans Mono} {\\fnNoto Emoji}1\u{FE0F}\u{20E3}{\\fnDejaVu Sans Mono}",
     );
     expect(doc.fonts.map((f) => f.family).sort()).toEqual(["DejaVu Sans Mono", "Noto Emoji"]);
     expect(doc.fonts.find((f) => f.family === "DejaVu Sans Mono")?.path).toMatch(/DejaVuSansMono-Bold\.ttf$/);
@@ -242,5 +246,69 @@ describe("fonts", () => {
     const data = await readFile(resolveFont("mono", []).path);
     expect(readFontFamilyNames(data)).toContain("DejaVu Sans Mono");
     expect(readFontFamilyNames(new Uint8Array([1, 2, 3]))).toEqual([]);
+  });
+});
+
+describe("escapeText rendered by libass", () => {
+  const run = promisify(execFile);
+  const fontsDir = path.dirname(resolveFont("DejaVu Sans", [], { weight: 400, italic: false }).path);
+
+  /** Ink bounding box (x0, y0, x1, y1) and pixels of one Dialogue text rendered white on black. */
+  async function render(assText: string): Promise<{ width: number; height: number; pixels: Buffer }> {
+    const dir = await mkdtemp(path.join(tmpdir(), "ass-escape-"));
+    try {
+      const file = path.join(dir, "t.ass");
+      await writeFile(
+        file,
+        [
+          "[Script Info]",
+          "ScriptType: v4.00+",
+          "PlayResX: 480",
+          "PlayResY: 240",
+          "[V4+ Styles]",
+          "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
+          "Style: s,DejaVu Sans,48,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,0,0,5,0,0,0,1",
+          "[Events]",
+          "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
+          `Dialogue: 0,0:00:00.00,0:00:01.00,s,,0,0,0,,${assText}`,
+        ].join("\n"),
+      );
+      const { stdout } = await run(
+        "ffmpeg",
+        [
+          ...["-v", "error", "-f", "lavfi", "-i", "color=black:s=480x240:d=0.1"],
+          ...["-vf", `ass=t.ass:fontsdir=${fontsDir},format=gray`, "-frames:v", "1"],
+          ...["-f", "rawvideo", "-"],
+        ],
+        { cwd: dir, encoding: "buffer" },
+      );
+      const box = [480, 240, -1, -1];
+      for (let y = 0; y < 240; y++) {
+        for (let x = 0; x < 480; x++) {
+          if ((stdout[y * 480 + x] as number) < 128) continue;
+          box[0] = Math.min(box[0] as number, x);
+          box[1] = Math.min(box[1] as number, y);
+          box[2] = Math.max(box[2] as number, x);
+          box[3] = Math.max(box[3] as number, y);
+        }
+      }
+      const [x0, y0, x1, y1] = box as [number, number, number, number];
+      return { width: x1 - x0, height: y1 - y0, pixels: stdout };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("draws a backslash as a backslash, also before N, n, h and braces, on one line", async () => {
+    // A trailing backslash is literal in libass: the reference glyph.
+    const reference = await render("x\\");
+    const escaped = await render(escapeText("x\\", undefined, "DejaVu Sans"));
+    expect(escaped.pixels.equals(reference.pixels)).toBe(true);
+    // Escape-looking pairs draw both characters, on one line: the same ink as the same characters
+    // with the backslashes last (raw backslashes followed by backslashes are literal).
+    const sameChars = await render(`${escapeText("Nnh{}", undefined, "DejaVu Sans")}\\\\\\\\\\`);
+    const pairs = await render(escapeText("\\N\\n\\h\\{\\}", undefined, "DejaVu Sans"));
+    expect(pairs.height).toBe(sameChars.height);
+    expect(Math.abs(pairs.width - sameChars.width)).toBeLessThanOrEqual(4);
   });
 });

@@ -351,10 +351,16 @@ function fadeMs(fade: number | undefined, handleFrames: number, rate: FrameRate)
   return Math.round(seconds * 1000);
 }
 
-/** Escapes user text for an ASS event: newlines → `\N`, braces and backslashes made literal, emoji runs → emoji font. */
-function escapeText(text: string, emojiFamily: string | undefined, family: string): string {
+/**
+ * Escapes user text for an ASS event so that every character renders literally: newlines →
+ * `\N`, braces → `\{`/`\}`, emoji runs → the emoji font. libass reads a backslash followed by
+ * `N`, `n`, `h`, `{` or `}` as an escape and any other backslash literally, so each backslash
+ * is followed by U+2060 WORD JOINER (default-ignorable: shaped to nothing), which keeps it from
+ * pairing with the next character, whether the user's or an override block this adds.
+ */
+export function escapeText(text: string, emojiFamily: string | undefined, family: string): string {
   const escaped = text
-    .replace(/\\/g, "\u29F5")
+    .replace(/\\/g, "\\\u2060")
     .replace(/\{/g, "\\{")
     .replace(/\}/g, "\\}")
     .replace(/\r?\n/g, "\\N");

@@ -1,4 +1,5 @@
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
+import { stringProblem } from "../../http/plugins/string-guard.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
 import {
@@ -85,11 +86,13 @@ export async function ingestParts(
     for await (const part of clientParts(parts)) {
       if (part.type === "field") {
         const value = typeof part.value === "string" ? part.value : String(part.value);
+        refuseBadString(`/${part.fieldname}`, value);
         if (!(part.fieldname in fields)) fields[part.fieldname] = value;
         await opts.onField?.(part.fieldname, value);
         continue;
       }
       current = part.filename;
+      refuseBadString(`/${part.fieldname}/filename`, part.filename);
       if (received.length >= maxFiles) {
         part.file.destroy();
         throw tooManyFiles(maxFiles);
@@ -178,4 +181,14 @@ function mapMultipartError(err: unknown, filename: string | undefined, maxFiles:
     default:
       return err;
   }
+}
+
+/**
+ * Refuses a multipart field value or file name that cannot be stored (a NUL character or an
+ * unpaired surrogate): 400 naming the field, as JSON bodies get.
+ * @throws AppError 400 `invalid_request` with a detail at `path`.
+ */
+function refuseBadString(path: string, value: string): void {
+  const problem = stringProblem(value);
+  if (problem) throw invalidRequest(`Invalid multipart field ${path.slice(1)}`, [{ path, message: problem }]);
 }

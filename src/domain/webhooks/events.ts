@@ -10,6 +10,7 @@ import type { GenerationRow } from "../../db/repositories/generations.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import type { UploadRow } from "../../db/repositories/uploads.ts";
 import {
+  countDeliveriesAhead,
   findWebhookCallback,
   insertWebhookDeliveries,
   type NewWebhookDelivery,
@@ -58,19 +59,25 @@ export interface WebhookEvents {
 
 /**
  * Sends the job of the next try of a delivery inside `tx`, fenced by the row's current `seq`.
+ * Fair across accounts and targets: the job's priority is minus the pending deliveries queued
+ * before it for its account plus those for its target, so another account's first delivery runs
+ * before this account's backlog, and one endpoint's backlog (a slow endpoint) sinks below the
+ * account's other endpoints instead of holding every worker slot.
  * @param startAfterSeconds - delay before the try, seconds (default: at once).
  * @throws whatever the queue throws (the caller's transaction then rolls back).
  */
 export async function enqueueDelivery(
   enqueue: Enqueue,
   tx: Db,
-  row: Pick<WebhookDeliveryRow, "id" | "seq">,
+  row: Pick<WebhookDeliveryRow, "id" | "seq" | "userId" | "endpointId" | "url">,
   startAfterSeconds?: number,
 ): Promise<void> {
+  const ahead = await countDeliveriesAhead(tx, row);
   await enqueue(
     {
       job: JOBS.webhookDelivery,
       data: { v: 1, deliveryId: row.id, seq: row.seq },
+      priority: -(ahead.account + ahead.target),
       ...(startAfterSeconds !== undefined ? { startAfterSeconds } : {}),
     },
     tx,

@@ -27,14 +27,15 @@ function relaxable(url: string): boolean {
  *   does not resolve.
  */
 export async function checkWebhookTarget(url: string, allowPrivate: boolean, path: string): Promise<void> {
+  const field = path.slice(1);
   try {
-    await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate));
+    await checkRemoteUrl(url, webhookUrlPolicy(allowPrivate), `The ${field}`);
   } catch (err) {
     if (!(err instanceof RemoteAssetError)) throw err;
     const message =
       !allowPrivate && err.reason === "refused" && relaxable(url)
         ? `${err.message}. A self-hosted server allows http URLs and private addresses with WEBHOOK_ALLOW_PRIVATE=true`
         : err.message;
-    throw invalidRequest(`The webhook URL is not allowed: ${message}`, [{ path, message }]);
+    throw invalidRequest(`The ${field} is not allowed: ${message}`, [{ path, message }]);
   }
 }

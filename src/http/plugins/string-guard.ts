@@ -21,20 +21,34 @@ const pointerToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", 
 const MAX_DETAILS = 20;
 
 /**
- * Every string in `value` (object keys included) that {@link stringProblem} refuses, as
- * JSON Pointer details (at most 20). Iterative, so any nesting depth JSON.parse accepts is
- * walked without growing the call stack; linear in the size of `value`.
+ * Deepest nesting of objects and arrays a request's JSON may have (the top-level value is
+ * depth 0). No Cutroom schema nests beyond about a dozen levels (an OTIO timeline of nested
+ * stacks included); free-form fields (`metadata`) deeper than this would only overflow the
+ * call stack of whatever copies or serialises them.
  */
-export function findBadStrings(value: unknown): ErrorDetail[] {
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Every string in `value` (object keys included) that {@link stringProblem} refuses, and every
+ * object or array nested deeper than `maxDepth` (not walked further), as JSON Pointer details
+ * (at most 20). Iterative, so any nesting depth JSON.parse accepts is walked without growing
+ * the call stack; linear in the size of `value`.
+ */
+export function findBadStrings(value: unknown, maxDepth = Number.POSITIVE_INFINITY): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  const stack: Array<[unknown, string]> = [[value, ""]];
+  const stack: Array<[unknown, string, number]> = [[value, "", 0]];
   while (stack.length > 0 && details.length < MAX_DETAILS) {
-    const [v, path] = stack.pop() as [unknown, string];
+    const [v, path, depth] = stack.pop() as [unknown, string, number];
     if (typeof v === "string") {
       const problem = stringProblem(v);
       if (problem) details.push({ path: path || "/", message: problem });
+    } else if (typeof v === "object" && v !== null && depth >= maxDepth) {
+      details.push({
+        path: path || "/",
+        message: `must not nest objects or arrays deeper than ${maxDepth} levels`,
+      });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`]);
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`, depth + 1]);
     } else if (typeof v === "object" && v !== null) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
@@ -42,7 +56,7 @@ export function findBadStrings(value: unknown): ErrorDetail[] {
         const child = `${path}/${pointerToken(key)}`;
         const problem = stringProblem(key);
         if (problem) details.push({ path: child, message: `property name ${problem}` });
-        else stack.push([(v as Record<string, unknown>)[key], child]);
+        else stack.push([(v as Record<string, unknown>)[key], child, depth + 1]);
       }
     }
   }
@@ -58,13 +72,14 @@ const PARTS = [
 /**
  * Refuses, on every route and before schema validation, any path parameter, query
  * parameter or JSON body string that contains a NUL character or an unpaired UTF-16
- * surrogate: 400 `invalid_request` whose details point at each such field. Neither can
- * be stored in PostgreSQL text, and neither belongs in a name, an id or a caption.
+ * surrogate, and JSON nested deeper than {@link MAX_JSON_DEPTH}: 400 `invalid_request` whose
+ * details point at each such field. Neither character can be stored in PostgreSQL text, and
+ * neither belongs in a name, an id or a caption.
  */
 export function registerStringGuard(app: App): void {
   app.addHook("preValidation", async (request) => {
     for (const [part, read] of PARTS) {
-      const details = findBadStrings(read(request));
+      const details = findBadStrings(read(request), MAX_JSON_DEPTH);
       if (details.length > 0) throw invalidRequest(CONTEXT_LABEL[part] as string, details);
     }
   });

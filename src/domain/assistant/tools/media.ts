@@ -3,6 +3,7 @@ import { z } from "zod";
 import { findRender, TERMINAL_STATUSES } from "../../../db/repositories/renders.ts";
 import type { Clip } from "../../composition/schema.ts";
 import type { OutputFormat } from "../../render/types.ts";
+import { cancelRender } from "../../render-jobs/cancel-render.ts";
 import { startRender } from "../../render-jobs/start-render.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
@@ -25,12 +26,32 @@ async function generate(
 ): Promise<string[]> {
   const g = ctx.generation;
   if (!g) throw new ToolError("unavailable", "generation is not available on this server");
-  const { generationId } = await g.start({
-    userId: ctx.userId,
-    projectId: ctx.projectId,
-    ...input,
-    idempotencyKey: `${ctx.runId}:${toolCallId}`,
-  });
+  let paid = false;
+  // Paid vendor generations are capped per run (and counted against the account's allowance
+  // like any generation); a refusal is the tool's result, so the run's events say so.
+  if (await g.paid({ userId: ctx.userId, kind: input.kind })) {
+    const { started, max } = ctx.paidGenerations;
+    if (started >= max) {
+      throw new ToolError(
+        "run_generation_limit",
+        `This request already started ${started} paid generations, the most one assistant request may (ASSISTANT_MAX_PAID_GENERATIONS_PER_RUN=${max}); ask again in a new request to generate more`,
+      );
+    }
+    ctx.paidGenerations.started += 1;
+    paid = true;
+  }
+  const { generationId } = await g
+    .start({
+      userId: ctx.userId,
+      projectId: ctx.projectId,
+      ...input,
+      idempotencyKey: `${ctx.runId}:${toolCallId}`,
+    })
+    .catch((err: unknown) => {
+      // Not started (e.g. the account's allowance refused it): it does not count for the run.
+      if (paid) ctx.paidGenerations.started -= 1;
+      throw err;
+    });
   await ctx.emit("tool_progress", { toolCallId, progress: 0, message: `generation ${generationId} started` });
   const { uploadIds } = await g.wait(
     { userId: ctx.userId, generationId },
@@ -167,6 +188,20 @@ export const startRenderTool = defineTool({
           message: `${last.status}${p.phase !== last.status ? ` (${p.phase})` : ""}`,
         });
       }
+    }
+    // A cancelled run cancels the render it started (it would otherwise go on unwatched) and
+    // says so in the run's events.
+    if (ctx.signal.aborted && !TERMINAL_STATUSES.includes(last.status)) {
+      const cancelled = await cancelRender(
+        { db: ctx.db, events: ctx.events },
+        { userId: ctx.userId, id: render.id, now: ctx.now() },
+      );
+      last = cancelled ?? last;
+      await ctx.emit("tool_progress", {
+        toolCallId,
+        progress: last.progress.ratio,
+        message: `run cancelled: render ${render.id} ${last.status}`,
+      });
     }
     if (last.status === "failed") {
       throw new ToolError(

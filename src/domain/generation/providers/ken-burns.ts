@@ -227,8 +227,19 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
       for (const resolve of ready.values()) resolve();
     });
   }
-  // Per slot: settles once the frame last written from it has left for the encoder.
+  // Per slot: resolves once the frame last written from it has left for the encoder (or failed
+  // to). These promises never reject: a write error is kept in `writeError` and thrown by the
+  // loop, so a write that fails after the loop stopped (the encoder was killed) is not an
+  // unhandled rejection.
   const slotFree: Promise<void>[] = Array.from({ length: slots }, () => Promise.resolve());
+  let writeError: Error | undefined;
+  const write = (frame: Buffer) =>
+    new Promise<void>((resolve) =>
+      encoder.stdin.write(frame, (err) => {
+        if (err) writeError ??= err;
+        resolve();
+      }),
+    );
   const resampled: Promise<void>[] = [];
   const schedule = (n: number) => {
     const slot = n % slots;
@@ -247,15 +258,14 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
       await resampled[n];
       ready.delete(n);
       if (threadError) throw threadError;
+      if (writeError) throw writeError;
       const slot = n % slots;
-      const frame = Buffer.from(sharedFrames, slot * frameSize, frameSize);
-      slotFree[slot] = new Promise<void>((resolve, reject) =>
-        encoder.stdin.write(frame, (err) => (err ? reject(err) : resolve())),
-      );
+      slotFree[slot] = write(Buffer.from(sharedFrames, slot * frameSize, frameSize));
       if (n + slots < frames) schedule(n + slots);
       opts.onProgress?.((n + 1) / frames);
     }
     await Promise.all(slotFree);
+    if (writeError) throw writeError;
     encoder.stdin.end();
     const [code] = await exited;
     if (opts.signal?.aborted) throw new FfmpegError("ABORTED", "the offline video was cancelled");

@@ -47,12 +47,6 @@ export function registerCompositionRoutes(
     limits: deps.renderLimits,
   });
 
-  app.addContentTypeParser(
-    "application/json-patch+json",
-    { parseAs: "string" },
-    app.getDefaultJsonParser("error", "error"),
-  );
-
   app.get(
     "/api/compositions",
     {

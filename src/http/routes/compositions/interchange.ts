@@ -1,13 +1,15 @@
 import type { Db } from "../../../db/client.ts";
+import { hasScope } from "../../../domain/auth/scopes.ts";
 import { toCompositionResource } from "../../../domain/composition/edit-composition.ts";
 import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
+import { AppError } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
 import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
-import { type App, requireAuth } from "../../types.ts";
+import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
 const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
 <mlt LC_NUMERIC="C" version="7.0.0" title="Launch teaser" producer="main">
@@ -16,6 +18,21 @@ const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
   <playlist id="playlist1"><blank length="25"/><entry producer="producer0" in="25" out="99"/></playlist>
   <tractor id="main" in="0" out="99"><multitrack>…</multitrack>…</tractor>
 </mlt>`;
+
+/**
+ * `assets=paths` exports absolute file paths on the server, which tell a caller where and how
+ * the server stores data (its DATA_DIR, account-independent layout): more than the read scope,
+ * which is meant for keys handed to viewers and dashboards, should learn. Allowed to keys with
+ * the write scope, console sessions (the account owner) and admin accounts.
+ * @throws AppError 403 `insufficient_scope` otherwise.
+ */
+function assertMayReadServerPaths(auth: AuthContext): void {
+  if (auth.plan === "admin" || !auth.key || hasScope(auth.key.scopes, "write")) return;
+  throw new AppError(
+    "insufficient_scope",
+    'assets=paths (server file paths) needs a key with the "write" scope; use assets=urls with a read-only key',
+  );
+}
 
 /** Largest import body, bytes: OTIO files are verbose (a few KiB per clip from editing applications). */
 export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -41,13 +58,14 @@ export function registerInterchangeRoutes(
         operationId: "exportComposition",
         summary: "Export a composition as OpenTimelineIO or MLT",
         description:
-          "A download (`Content-Disposition: attachment`) of the composition as OpenTimelineIO JSON (`format=otio`, `.otio`) or MLT XML (`format=mlt`, `.mlt`, for Kdenlive, Shotcut and `melt`). Media are referenced by signed URL (`assets=urls`, default) or by absolute path on the server (`assets=paths`, local-disk storage only). What each format keeps and loses is in docs/interchange.md.",
+          "A download (`Content-Disposition: attachment`) of the composition as OpenTimelineIO JSON (`format=otio`, `.otio`) or MLT XML (`format=mlt`, `.mlt`, for Kdenlive, Shotcut and `melt`). Media are referenced by signed URL (`assets=urls`, default) or by absolute path on the server (`assets=paths`, local-disk storage only; needs a key with the `write` scope, a console session or an admin account, since the paths show the server's storage layout). What each format keeps and loses is in docs/interchange.md.",
         tags: ["Compositions"],
         params: CompositionParams,
         querystring: ExportQuery,
         response: {
           ...responses({}, [...AUTH_ERRORS, 404, 409], {
             400: "Invalid query, or `assets=paths` while storage is not local disk",
+            403: "`assets=paths` with a read-only key of a non-admin account",
             409: "An upload the composition uses no longer exists",
           }),
           200: {
@@ -71,6 +89,7 @@ export function registerInterchangeRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
+      if (request.query.assets === "paths") assertMayReadServerPaths(auth);
       const file = await exportComposition(
         { db: deps.db, store: deps.store, ttlSec: deps.signedUrlTtlSec },
         {

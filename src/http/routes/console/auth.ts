@@ -143,7 +143,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
       const user = await findUser(db, email.trim());
       const ok = await verifyPassword(user ? await findPasswordHash(db, user.id) : null, password);
       if (!user || !ok) throw new AppError("unauthorized", WRONG_CREDENTIALS);
-      await limiter.succeeded(email);
+      await limiter.succeeded(request.ip, email);
       return signIn(request, reply, user);
     },
   );
@@ -352,7 +352,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
           { path: "/currentPassword", message: "is wrong" },
         ]);
       }
-      await limiter.succeeded(auth.user.email);
+      await limiter.succeeded(request.ip, auth.user.email);
       assertPasswordPolicy(newPassword, "/newPassword");
       const now = clock.now();
       await upsertPasswordHash(db, auth.userId, await hashPassword(newPassword), now);

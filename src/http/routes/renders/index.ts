@@ -1,8 +1,9 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { findRender, listRendersPage, requestRenderCancel } from "../../../db/repositories/renders.ts";
+import { findRender, listRendersPage } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
+import { cancelRender } from "../../../domain/render-jobs/cancel-render.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
@@ -156,11 +157,10 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const r = await deps.db.transaction(async (tx) => {
-        const result = await requestRenderCancel(tx, auth.userId, request.params.jobId, deps.clock.now());
-        // A queued render ends here; a running one ends in its worker, which records the event.
-        if (result?.ended) await deps.events?.renderEnded(tx, result.row);
-        return result?.row ?? null;
+      const r = await cancelRender(deps, {
+        userId: auth.userId,
+        id: request.params.jobId,
+        now: deps.clock.now(),
       });
       if (!r) throw notFound(`Render ${request.params.jobId}`);
       if (r.status === "succeeded" || r.status === "failed") {

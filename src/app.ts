@@ -11,6 +11,7 @@ import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
@@ -35,6 +36,7 @@ import { registerProjectRoutes } from "./http/routes/projects/index.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
+import { registerTranscriptionRoutes } from "./http/routes/transcriptions/index.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
@@ -202,6 +204,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     enqueue,
     providers,
     notifications,
+    allowPrivateCallbacks: allowPrivate,
+  });
+  const transcribers = createTranscribers(config.transcription);
+  registerTranscriptionRoutes(app, {
+    db,
+    clock,
+    enqueue,
+    transcriber: transcribers.active,
     allowPrivateCallbacks: allowPrivate,
   });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });

@@ -9,6 +9,11 @@ import { JOBS, type JobCatalog } from "./catalog.ts";
 import { createEnqueue } from "./enqueue.ts";
 import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
+import {
+  type TranscriptionJobDeps,
+  transcriptionJobHandler,
+  transcriptionWorkDirs,
+} from "./handlers/transcription-job.ts";
 import { webhookDeliveryJobHandler } from "./handlers/webhook-delivery-job.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
 import type { Queue } from "./queue.ts";
@@ -34,6 +39,7 @@ export async function startJobWorker(opts: {
   concurrency: number;
   renderPipeline: RenderPipeline;
   generationPipeline: GenerationPipelineDeps;
+  transcriptionPipeline: TranscriptionJobDeps;
   webhooks: WebhookConfig;
   events: WebhookEvents;
   pollingIntervalSeconds?: number;
@@ -58,6 +64,12 @@ export async function startJobWorker(opts: {
       concurrency: opts.concurrency,
       ...polling,
     }),
+    transcription: transcriptionJobHandler({
+      pipeline: { ...opts.transcriptionPipeline, events: opts.events },
+      log,
+      concurrency: opts.concurrency,
+      ...polling,
+    }),
     webhookDelivery: webhookDeliveryJobHandler({
       db,
       clock: opts.clock,
@@ -68,7 +80,11 @@ export async function startJobWorker(opts: {
       ...polling,
     }),
   };
-  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db), generationWorkDirs(db)];
+  const workDirOwners: WorkDirOwner[] = [
+    renderWorkDirs(db),
+    generationWorkDirs(db),
+    transcriptionWorkDirs(db),
+  ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });
   return async () => {

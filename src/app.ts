@@ -37,6 +37,7 @@ import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
 import { registerTranscriptionRoutes } from "./http/routes/transcriptions/index.ts";
+import { registerUploadAnalysisRoute } from "./http/routes/uploads/analysis.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
@@ -172,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       events,
     });
   });
+  registerUploadAnalysisRoute(app, { db, store, clock, workRoot: config.workDir });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
   registerInterchangeRoutes(app, {
     db,

@@ -92,3 +92,27 @@ export async function waitTranscribed(t: TestApp, key: string, id: string): Prom
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Tone bursts of {@link toneBursts}: [start, end] seconds. */
+export const BURSTS: [number, number][] = [
+  [0.5, 1.1],
+  [1.6, 2.0],
+  [2.9, 3.7],
+  [4.25, 4.6],
+];
+
+/** Writes 5 s of 16 kHz mono WAV with a 440 Hz tone during each of {@link BURSTS}. @returns `file`. */
+export async function toneBursts(file: string): Promise<string> {
+  const on = BURSTS.map(([s, e]) => `between(t,${s},${e - 1 / 16000})`).join("+");
+  await ffmpeg([
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    `aevalsrc=exprs='0.3*sin(2*PI*440*t)*(${on})':s=16000:d=5`,
+    "-c:a",
+    "pcm_s16le",
+    file,
+  ]);
+  return file;
+}

@@ -1,5 +1,6 @@
 import type { TranscriptionConfig } from "../../../config.ts";
 import type { Transcriber } from "../types.ts";
+import { createOpenAiCompatibleTranscriber } from "./openai-compatible.ts";
 import { createPocketsphinxTranscriber } from "./pocketsphinx.ts";
 
 /** The configured engine (TRANSCRIPTION_ENGINE) and every engine a worker can run, by provider. */
@@ -14,5 +15,19 @@ export interface TranscriberSet {
 export function createTranscribers(config: TranscriptionConfig): TranscriberSet {
   const offline = createPocketsphinxTranscriber();
   const byProvider: Partial<Record<string, Transcriber>> = { offline };
-  return { active: byProvider[config.engine.split(":")[0] ?? "offline"] ?? offline, byProvider };
+  const [name, model] = splitEngine(config.engine);
+  if (name === "openai-compatible" && model && config.baseUrl) {
+    byProvider["openai-compatible"] = createOpenAiCompatibleTranscriber({
+      model,
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+    });
+  }
+  return { active: byProvider[name] ?? offline, byProvider };
+}
+
+/** `openai-compatible:whisper-1` → [`openai-compatible`, `whisper-1`]; `offline` → [`offline`, undefined]. */
+function splitEngine(engine: string): [string, string | undefined] {
+  const colon = engine.indexOf(":");
+  return colon < 0 ? [engine, undefined] : [engine.slice(0, colon), engine.slice(colon + 1)];
 }

@@ -8,6 +8,7 @@
  * good enough to find chapters and silences, not to publish captions unedited.
  */
 import { MediaProbeError, runMediaTool } from "../../../media/probe.ts";
+import { segmentOf } from "../assemble.ts";
 import {
   type TranscribeInput,
   type Transcriber,
@@ -34,11 +35,8 @@ export function parsePocketsphinxOutput(stdout: string): TranscriptSegment[] {
   const segments: TranscriptSegment[] = [];
   let words: TranscriptWord[] = [];
   const flush = () => {
-    const first = words[0];
-    const last = words.at(-1);
-    if (first && last) {
-      segments.push({ start: first.start, end: last.end, text: words.map((w) => w.text).join(" "), words });
-    }
+    const segment = segmentOf(words);
+    if (segment) segments.push(segment);
     words = [];
   };
   for (const line of stdout.split("\n")) {

@@ -1,5 +1,6 @@
 import type { TranscriptionConfig } from "../../../config.ts";
 import type { Transcriber } from "../types.ts";
+import { createFalTranscriber } from "./fal.ts";
 import { createOpenAiCompatibleTranscriber } from "./openai-compatible.ts";
 import { createPocketsphinxTranscriber } from "./pocketsphinx.ts";
 
@@ -22,6 +23,9 @@ export function createTranscribers(config: TranscriptionConfig): TranscriberSet 
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
     });
+  }
+  if (name === "fal" && config.apiKey) {
+    byProvider.fal = createFalTranscriber({ apiKey: config.apiKey, queueUrl: config.baseUrl });
   }
   return { active: byProvider[name] ?? offline, byProvider };
 }

@@ -75,6 +75,9 @@ export function createPocketsphinxTranscriber(opts: { modelDir?: string } = {}):
       const args = [
         ...["-infile", input.audioPath, "-time", "yes", "-logfn", "/dev/null"],
         ...["-hmm", `${dir}/en-us`, "-lm", `${dir}/en-us.lm.bin`, "-dict", `${dir}/cmudict-en-us.dict`],
+        // At most 4,000 active HMMs per frame (default 30,000): about a third less CPU time with
+        // the same words on the LibriVox bench (bench/README.md).
+        ...["-maxhmmpf", "4000"],
       ];
       try {
         const { stdout } = await runMediaTool("pocketsphinx_continuous", args, {

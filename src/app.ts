@@ -10,6 +10,7 @@ import type { Database } from "./db/client.ts";
 import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
+import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
@@ -232,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifications,
       log: app.log as unknown as Logger,
     }),
+    transcription: createTranscriptionService({ db, clock, enqueue, transcriber: transcribers.active }),
     log: app.log as unknown as Logger,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...deps.assistant,

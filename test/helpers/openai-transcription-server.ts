@@ -33,7 +33,7 @@ export async function startTranscriptionServer(opts: { failStatus?: number } = {
     const fields: Record<string, string[]> = {};
     let wav = Buffer.alloc(0);
     for (const [k, v] of form.entries()) {
-      if (typeof v === "string") (fields[k] ??= []).push(v);
+      if (typeof v === "string") fields[k] = [...(fields[k] ?? []), v];
       else wav = Buffer.from(await v.arrayBuffer());
     }
     requests.push({ authorization: req.headers.authorization, fields, fileBytes: wav.length });

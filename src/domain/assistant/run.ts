@@ -25,7 +25,7 @@ import type { RenderLimits } from "../render-jobs/limits.ts";
 import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";
-import type { GenerationService, ToolContext } from "./tool-context.ts";
+import type { GenerationService, ToolContext, TranscriptionService } from "./tool-context.ts";
 import { toolErrorOf } from "./tool-context.ts";
 import { toAiTools } from "./tools/define.ts";
 import { ASSISTANT_TOOLS, FINAL_TOOL } from "./tools/index.ts";
@@ -53,6 +53,7 @@ export interface RunDeps {
   clock: Clock;
   log: Logger;
   generation: GenerationService | undefined;
+  transcription?: TranscriptionService | undefined;
   options: RunOptions;
 }
 
@@ -158,6 +159,7 @@ export async function executeRun(
     signal: abort.signal,
     emit,
     generation: deps.generation,
+    transcription: deps.transcription,
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,

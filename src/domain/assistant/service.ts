@@ -23,7 +23,7 @@ import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
-import type { GenerationService } from "./tool-context.ts";
+import type { GenerationService, TranscriptionService } from "./tool-context.ts";
 
 /** Timings of the orchestrator (all milliseconds) and the run limits. */
 export interface AssistantOptions extends RunOptions {
@@ -62,6 +62,7 @@ export interface AssistantDeps {
   log: Logger;
   model: ModelSettings;
   generation?: GenerationService | undefined;
+  transcription?: TranscriptionService | undefined;
   /** Replaces the configured model (tests: scripted models). */
   languageModel?: LanguageModel | undefined;
   options?: Partial<AssistantOptions>;
@@ -176,6 +177,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           clock,
           log,
           generation: deps.generation,
+          transcription: deps.transcription,
           options,
         },
         { run, session, model: () => modelFor(session), abort },

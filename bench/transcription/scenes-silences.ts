@@ -45,7 +45,11 @@ const boundaryErrors: number[] = [];
 try {
   for (const [n, plan] of plans.entries()) {
     // Neighbouring shots from different sources (a cut between two shots of one source is no cut).
-    const shots = plan.shots.map(([s, frames], i) => [(s + i) % SOURCES.length, frames] as const);
+    let prev = -1;
+    const shots = plan.shots.map(([s, frames]) => {
+      prev = prev < 0 ? s : (prev + 1 + (s % (SOURCES.length - 1))) % SOURCES.length;
+      return [prev, frames] as const;
+    });
     const audio = plan.audio.map(([, hundredths], i) => [i % 2 === 0, hundredths / 100] as const);
     const file = path.join(dir, `clip-${n}.mov`);
     const videoSeconds = shots.reduce((a, [, f]) => a + f / 25, 0);
@@ -99,7 +103,13 @@ try {
       if (hit >= 0) {
         matched.add(hit);
         tp++;
-      } else fn++;
+      } else {
+        fn++;
+        const i = truth.indexOf(cut);
+        console.log(
+          `missed cut at ${cut.toFixed(2)} s: ${SOURCES[shots[i]?.[0] ?? 0]} → ${SOURCES[shots[i + 1]?.[0] ?? 0]}`,
+        );
+      }
     }
     fp += found.length - matched.size;
     let a = 0;

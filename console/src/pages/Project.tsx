@@ -2,6 +2,7 @@ import QRCode from "qrcode";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type Schemas, type Upload } from "../api/client";
 import { Layout, Status } from "../components/Layout";
+import { TranscriptPanel } from "../components/TranscriptPanel";
 import { UploadList, useUploadQueue } from "../components/UploadQueue";
 import { formatBytes, formatDuration, formatTime } from "../format";
 import { Link } from "../router";
@@ -196,6 +197,7 @@ export function ProjectPage(props: { id: string }) {
             // biome-ignore lint/a11y/useMediaCaption: user uploads carry no caption track
             <audio src={playing.url} controls preload="metadata" />
           )}
+          <TranscriptPanel upload={playing} />
           <button type="button" className="secondary" onClick={() => setPlaying(null)}>
             Close player
           </button>

@@ -152,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxQueue: 8 * config.analysisThreads,
   });
   registerFileRoute(app, { store });
+  const transcribers = createTranscribers(config.transcription);
   // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
   // onResponse hook to every request of the context it is registered in.
   await app.register(async (uploads) => {
@@ -172,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       uploadMaxBytes: config.uploadMaxBytes,
       signedUrlTtlSec: ttl,
       events,
+      transcription: { clock, enqueue, transcriber: transcribers.active },
     });
   });
   registerUploadAnalysisRoute(app, { db, store, clock, workRoot: config.workDir });
@@ -209,7 +211,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications,
     allowPrivateCallbacks: allowPrivate,
   });
-  const transcribers = createTranscribers(config.transcription);
   registerTranscriptionRoutes(app, {
     db,
     clock,

@@ -77,6 +77,45 @@ describe("OpenAI-compatible transcription engine (stand-in server)", () => {
     expect(done.language).toBe("fr");
   });
 
+  it("queues transcriptions at upload time with transcribe=<language>, in the uploads' transaction", async () => {
+    const bytes = await readFile(path.join(tmp.dir, "bursts.wav"));
+    const send = (transcribe: string) => {
+      const boundary = "----cutroom-trn-boundary";
+      const payload = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="transcribe"\r\n\r\n${transcribe}\r\n`,
+        ),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+        ),
+        bytes,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      return t.app.inject({
+        method: "POST",
+        url: "/api/v1/uploads",
+        headers: { ...bearer(owner.key), "content-type": `multipart/form-data; boundary=${boundary}` },
+        payload,
+      });
+    };
+    const before = (await t.app.inject({ url: "/api/v1/uploads", headers: bearer(owner.key) })).json().data
+      .length;
+    const bad = await send("yes");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.details[0].path).toBe("/transcribe");
+    // Nothing of the refused request is kept.
+    expect(
+      (await t.app.inject({ url: "/api/v1/uploads", headers: bearer(owner.key) })).json().data,
+    ).toHaveLength(before);
+    const res = await send("de");
+    expect(res.statusCode, res.body).toBe(201);
+    const [queued] = res.json().transcriptions;
+    expect(queued).toMatchObject({ uploadId: res.json().data[0].id, status: "queued", language: "de" });
+    const done = await waitTranscribed(t, owner.key, queued.id);
+    expect(done.status).toBe("succeeded");
+    expect(server.requests.at(-1)?.fields.language).toEqual(["de"]);
+  });
+
   it("fails the transcription with the server's status, never echoing the key", async () => {
     const failing = await startTranscriptionServer({ failStatus: 400 });
     const other = await startTestApp({

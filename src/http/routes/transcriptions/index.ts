@@ -16,7 +16,7 @@ import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
 import { decodeCursor, encodeCursor } from "../../pagination.ts";
 import { presentTranscription } from "../../presenters.ts";
-import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,
   TranscriptionCreate,
@@ -37,6 +37,7 @@ export interface TranscriptionRouteDeps {
 }
 
 const RETRY_AFTER = "3";
+const SRT_EXAMPLE = "1\n00:00:01,650 --> 00:00:04,100\nand mister john dashwood had then leisure\n";
 const MIME = { srt: "application/x-subrip", vtt: "text/vtt", txt: "text/plain" } as const;
 
 /** Transcription routes: create (always queued), list, fetch, export as captions or text, cancel. */
@@ -135,8 +136,30 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
         tags: ["Transcription"],
         params: TranscriptionParams,
         querystring: TranscriptionExportQuery,
-        response: responses({ 200: Type.String() }, [...AUTH_ERRORS, 404, 409]),
-        produces: Object.values(MIME),
+        response: {
+          ...responses({}, [...AUTH_ERRORS, 404, 409], {
+            409: "The transcription has not succeeded (queued, running, failed or cancelled)",
+          }),
+          200: {
+            description: "The transcript as captions or text",
+            headers: {
+              ...STANDARD_HEADERS,
+              "Content-Disposition": {
+                type: "string",
+                description: 'inline; filename="<id>.srt" (or .vtt, .txt)',
+              },
+            },
+            content: {
+              [MIME.srt]: { schema: { type: "string", examples: [SRT_EXAMPLE] } },
+              [MIME.vtt]: {
+                schema: { type: "string", examples: [`WEBVTT\n\n${SRT_EXAMPLE.replace(/,/g, ".")}`] },
+              },
+              [MIME.txt]: {
+                schema: { type: "string", examples: ["and mister john dashwood had then leisure\n"] },
+              },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {

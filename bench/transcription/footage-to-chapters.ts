@@ -52,7 +52,8 @@ try {
     "aac",
     video,
   ]);
-  const { key } = await t.createAccount();
+  // Unlimited quota: polling a long transcription would use up a free plan's daily calls.
+  const { key } = await t.createAccount({ plan: "admin" });
   console.log(
     `load average before: ${loadavg()
       .map((l) => l.toFixed(2))

@@ -4,6 +4,7 @@
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
+import pLimit from "p-limit";
 import type { Db } from "../../db/client.ts";
 import {
   setTranscriptionVendorRequestId,
@@ -16,7 +17,7 @@ import { MediaProbeError } from "../../media/probe.ts";
 import { extractSpeechAudio } from "../../media/speech-audio.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
-import { placeChunkSegments, planChunks } from "./chunks.ts";
+import { type AudioChunk, placeChunkSegments, planChunks } from "./chunks.ts";
 import { type Transcriber, TranscriptionError, type TranscriptResult } from "./types.ts";
 
 /** Seconds each chunk overlaps the next. */
@@ -76,28 +77,35 @@ export async function runTranscriptionPipeline(
     ctx.progress(0.05);
     const duration = mediaSeconds;
     const chunks = planChunks(duration, engine.maxChunkSeconds, CHUNK_OVERLAP_SECONDS);
-    const segments: TranscriptResult["segments"] = [];
-    let language = t.language ?? "";
-    for (const [i, chunk] of chunks.entries()) {
-      signal.throwIfAborted();
-      const single = chunks.length === 1;
+    const single = chunks.length === 1;
+    // Chunks run `engine.concurrency` at a time; the first failure stops the others.
+    const stop = new AbortController();
+    const chunkSignal = AbortSignal.any([signal, stop.signal]);
+    const limit = pLimit(single ? 1 : engine.concurrency);
+    const shares = chunks.map(() => 0);
+    const report = (i: number, ratio: number) => {
+      shares[i] = Math.max(shares[i] ?? 0, Math.min(1, ratio));
+      ctx.progress(0.05 + (0.95 * shares.reduce((x, y) => x + y, 0)) / chunks.length);
+    };
+    const transcribeChunk = async (i: number): Promise<TranscriptResult> => {
+      const chunk = chunks[i] as AudioChunk;
+      chunkSignal.throwIfAborted();
       const chunkPath = single ? audio : path.join(workDir, `chunk-${i}.wav`);
       if (!single) {
         await extractSpeechAudio(audio, chunkPath, {
-          signal,
+          signal: chunkSignal,
           startSec: chunk.start,
           durationSec: chunk.end - chunk.start,
           timeoutMs: 120_000,
         });
       }
-      const done = (ratio: number) => ctx.progress(0.05 + (0.95 * (i + ratio)) / chunks.length);
       const result = await engine.transcribe({
         audioPath: chunkPath,
         duration: chunk.end - chunk.start,
-        language: t.language ?? (language || undefined),
+        language: t.language ?? undefined,
         workDir,
-        signal,
-        progress: done,
+        signal: chunkSignal,
+        progress: (ratio) => report(i, ratio),
         // A vendor request id names the single request of a one-chunk transcription.
         vendorRequestId: single ? t.vendorRequestId : null,
         async onVendorRequest(requestId) {
@@ -110,11 +118,19 @@ export async function runTranscriptionPipeline(
           if (!ok) throw new AttemptLostError();
         },
       });
-      language ||= result.language;
-      segments.push(...placeChunkSegments(chunk, result.segments));
-      done(1);
-    }
-    return { language: language || "und", duration, segments };
+      report(i, 1);
+      return { ...result, segments: placeChunkSegments(chunk, result.segments) };
+    };
+    const results = await Promise.all(
+      chunks.map((_, i) =>
+        limit(() => transcribeChunk(i)).catch((err: unknown) => {
+          stop.abort(err);
+          throw err;
+        }),
+      ),
+    );
+    const language = t.language ?? results.find((r) => r.language !== "und")?.language ?? "und";
+    return { language, duration, segments: results.flatMap((r) => r.segments) };
   } catch (err) {
     if (err instanceof AttemptLostError) signal.throwIfAborted();
     if (err instanceof MediaProbeError) {

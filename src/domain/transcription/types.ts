@@ -74,6 +74,8 @@ export interface Transcriber {
   readonly languages: readonly string[] | null;
   /** Longest audio one request may carry, seconds; longer audio is cut into overlapping chunks. */
   readonly maxChunkSeconds: number;
+  /** Chunks transcribed at once (the offline engine: one per CPU core). */
+  readonly concurrency: number;
   /**
    * Transcribes the audio.
    * @throws TranscriptionError on failure (typed: `retryable` says whether another attempt may help).

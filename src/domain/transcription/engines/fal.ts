@@ -54,6 +54,7 @@ export function createFalTranscriber(opts: FalTranscriberOptions): Transcriber {
     info: { provider: "fal", model: FAL_WHISPER_MODEL, offline: false },
     quality: "standard",
     languages: null,
+    concurrency: 2,
     maxChunkSeconds: 300,
     async transcribe(input: TranscribeInput): Promise<TranscriptResult> {
       const { signal } = input;

@@ -37,6 +37,7 @@ export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions)
     info: { provider: "openai-compatible", model: opts.model, offline: false },
     quality: "standard",
     languages: null,
+    concurrency: 2,
     maxChunkSeconds: 600,
     async transcribe(input: TranscribeInput): Promise<TranscriptResult> {
       const audio = await readFile(input.audioPath);

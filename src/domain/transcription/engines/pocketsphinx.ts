@@ -7,6 +7,7 @@
  * Accuracy is draft quality (about 35 % word error rate on read speech, see bench/README.md):
  * good enough to find chapters and silences, not to publish captions unedited.
  */
+import { availableParallelism } from "node:os";
 import { MediaProbeError, runMediaTool } from "../../../media/probe.ts";
 import { segmentOf } from "../assemble.ts";
 import {
@@ -70,6 +71,7 @@ export function createPocketsphinxTranscriber(opts: { modelDir?: string } = {}):
     quality: "draft",
     languages: ["en"],
     // Chunks only bound the work lost to a cancel and give progress; the decoder has no limit.
+    concurrency: availableParallelism(),
     maxChunkSeconds: 120,
     async transcribe(input: TranscribeInput): Promise<TranscriptResult> {
       const args = [

@@ -3,6 +3,8 @@
 # - Node.js >= 22.19 (installs Node 24 from npm's `node` package into .tools/ when the
 #   system one is older), put first on PATH;
 # - ffmpeg/ffprobe from Debian's packages when missing (needs root or sudo);
+# - the offline speech recogniser (Debian's pocketsphinx with its US English model, and the
+#   LibriVox test utterances the tests and the accuracy bench use) when missing;
 # - npm dependencies from package-lock.json when node_modules is missing or stale.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +15,16 @@ if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; 
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg procps >&2
+fi
+
+if ! command -v pocketsphinx_continuous >/dev/null 2>&1 \
+  || [ ! -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] \
+  || [ ! -d /usr/share/pocketsphinx/test/data/librivox ]; then
+  echo "setup: installing Debian's pocketsphinx (offline transcription)" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    pocketsphinx pocketsphinx-en-us pocketsphinx-testdata >&2
 fi
 
 cd "$ROOT"

@@ -10,8 +10,10 @@ import type { Database } from "./db/client.ts";
 import { openNotifications } from "./db/notifications.ts";
 import { createGenerationService } from "./domain/assistant/generation-service.ts";
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
+import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
+import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
@@ -40,6 +42,8 @@ import { registerRenderCheckRoutes } from "./http/routes/renders/check.ts";
 import { registerRenderRoutes } from "./http/routes/renders/index.ts";
 import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
+import { registerTranscriptionRoutes } from "./http/routes/transcriptions/index.ts";
+import { registerUploadAnalysisRoute } from "./http/routes/uploads/analysis.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
@@ -156,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxQueue: 8 * config.analysisThreads,
   });
   registerFileRoute(app, { store });
+  const transcribers = createTranscribers(config.transcription);
   // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
   // onResponse hook to every request of the context it is registered in.
   await app.register(async (uploads) => {
@@ -176,8 +181,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       uploadMaxBytes: config.uploadMaxBytes,
       signedUrlTtlSec: ttl,
       events,
+      transcription: { clock, enqueue, transcriber: transcribers.active },
     });
   });
+  registerUploadAnalysisRoute(app, { db, store, clock, workRoot: config.workDir });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
   registerFrameRoute(app, {
     frames: createFramePreview({
@@ -231,6 +238,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     notifications,
     allowPrivateCallbacks: allowPrivate,
   });
+  registerTranscriptionRoutes(app, {
+    db,
+    clock,
+    enqueue,
+    transcriber: transcribers.active,
+    allowPrivateCallbacks: allowPrivate,
+  });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
   const assistant = await createAssistant({
     database,
@@ -248,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifications,
       log: app.log as unknown as Logger,
     }),
+    transcription: createTranscriptionService({ db, clock, enqueue, transcriber: transcribers.active }),
     log: app.log as unknown as Logger,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...deps.assistant,

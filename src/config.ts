@@ -87,8 +87,20 @@ export interface Config {
   assistantMaxPaidGenerationsPerRun: number;
   /** Image and video generation (fal.ai or the offline placeholder provider). */
   generation: GenerationConfig;
+  /** Speech to text. */
+  transcription: TranscriptionConfig;
   /** Webhook delivery. */
   webhooks: WebhookConfig;
+}
+
+/** Speech-to-text settings. `apiKey` is a secret: never log or return it. */
+export interface TranscriptionConfig {
+  /** `offline` (PocketSphinx), `fal` (fal.ai Whisper) or `openai-compatible:<model>`. */
+  engine: string;
+  /** Base URL of the engine's API (required for `openai-compatible`; fal: its queue origin). */
+  baseUrl: string | undefined;
+  /** The engine's API key (`fal` falls back to FAL_KEY). */
+  apiKey: string | undefined;
 }
 
 /** Webhook delivery settings. */
@@ -259,6 +271,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (assistantModel.startsWith("openai-compatible:") && assistantBaseUrl === undefined)
     problems.push("ASSISTANT_BASE_URL: required when ASSISTANT_MODEL=openai-compatible:<model>");
 
+  const transcriptionEngine = str("TRANSCRIPTION_ENGINE") ?? "offline";
+  if (!/^(offline|fal|openai-compatible:\S+)$/.test(transcriptionEngine)) {
+    problems.push(
+      `TRANSCRIPTION_ENGINE=${JSON.stringify(transcriptionEngine)}: must be offline, fal or openai-compatible:<model>`,
+    );
+  }
+  const transcriptionBaseUrl = str("TRANSCRIPTION_BASE_URL");
+  if (transcriptionBaseUrl !== undefined && !/^https?:\/\//.test(transcriptionBaseUrl))
+    problems.push("TRANSCRIPTION_BASE_URL: must be an http(s) URL, e.g. http://127.0.0.1:8000/v1");
+  if (transcriptionEngine.startsWith("openai-compatible:") && transcriptionBaseUrl === undefined)
+    problems.push("TRANSCRIPTION_BASE_URL: required when TRANSCRIPTION_ENGINE=openai-compatible:<model>");
+  if (transcriptionEngine === "fal" && !str("TRANSCRIPTION_API_KEY") && !str("FAL_KEY"))
+    problems.push("TRANSCRIPTION_ENGINE=fal: needs TRANSCRIPTION_API_KEY or FAL_KEY");
+
   let retryScheduleSec = DEFAULT_WEBHOOK_RETRY_SCHEDULE_SEC;
   const schedule = str("WEBHOOK_RETRY_SCHEDULE");
   if (schedule !== undefined) {
@@ -333,6 +359,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
           upgraded: int("GENERATION_DAILY_PAID_UPGRADED", 100, 0, 1_000_000),
         },
       },
+    },
+    transcription: {
+      engine: transcriptionEngine,
+      baseUrl: transcriptionBaseUrl,
+      apiKey: str("TRANSCRIPTION_API_KEY") ?? (transcriptionEngine === "fal" ? str("FAL_KEY") : undefined),
     },
     signup: oneOf("SIGNUP", ["closed", "open"] as const, "closed"),
     sessionTtlSec: int("SESSION_TTL_HOURS", 7 * 24, 1, 24 * 365) * 3600,

@@ -14,6 +14,7 @@ export type IdPrefix =
   | "msg"
   | "edt"
   | "gen"
+  | "trn"
   | "req"
   | "trk"
   | "clp"

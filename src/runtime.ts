@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
+import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { createEnqueue } from "./jobs/enqueue.ts";
 import { createRenderPipeline } from "./jobs/handlers/render-pipeline.ts";
@@ -126,6 +127,13 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       storeOutputs: createStoreOutputs({ db: database.db, store, maxBytes: config.uploadMaxBytes }),
       discardOutputs: createDiscardOutputs({ db: database.db, store }),
       remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 },
+    },
+    transcriptionPipeline: {
+      db: database.db,
+      store,
+      clock,
+      workRoot: config.workDir,
+      transcribers: createTranscribers(config.transcription).byProvider,
     },
   });
 }

@@ -2,9 +2,11 @@ import type { Db } from "../db/client.ts";
 import { type GenerationRow, outputsOf } from "../db/repositories/generations.ts";
 import type { ProjectRow } from "../db/repositories/projects.ts";
 import type { RenderRow } from "../db/repositories/renders.ts";
+import type { TranscriptionRow } from "../db/repositories/transcriptions.ts";
 import type { UploadRow } from "../db/repositories/uploads.ts";
 import { effectiveImageModelId } from "../domain/generation/models.ts";
 import { FORMAT_MIME } from "../domain/render/outputs.ts";
+import { analysisTranscript } from "../domain/transcription/exports.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 
 /** Project row → wire shape (docs/conventions.md, Resources). */
@@ -158,4 +160,25 @@ export async function presentGeneration(deps: SigningDeps, g: GenerationRow, out
 export async function presentGenerationRow(db: Db, deps: SigningDeps, g: GenerationRow) {
   const outputs = (await outputsOf(db, [g.id])).get(g.id) ?? [];
   return presentGeneration(deps, g, outputs);
+}
+
+/** A transcription row → the Transcription resource (its transcript once succeeded). */
+export function presentTranscription(t: TranscriptionRow) {
+  const result = t.status === "succeeded" ? t.result : null;
+  return {
+    id: t.id,
+    status: t.status,
+    uploadId: t.uploadId,
+    projectId: t.projectId,
+    engine: t.engine,
+    quality: t.quality,
+    progress: t.progress ?? (t.status === "queued" ? 0 : null),
+    language: result?.language ?? t.language,
+    duration: result?.duration ?? null,
+    segments: result?.segments ?? [],
+    transcript: analysisTranscript(result?.segments ?? []),
+    error: t.error ?? null,
+    createdAt: t.createdAt.toISOString(),
+    finishedAt: t.finishedAt?.toISOString() ?? null,
+  };
 }

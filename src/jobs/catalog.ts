@@ -17,6 +17,12 @@ export interface GenerationJobV1 {
   generationId: string;
 }
 
+/** Payload of a `transcription` job: the transcription row is the source of truth. */
+export interface TranscriptionJobV1 {
+  v: 1;
+  transcriptionId: string;
+}
+
 /**
  * Payload of a `webhook_delivery` job: one try of the delivery row; `seq` fences it (a job
  * whose `seq` is no longer the row's does nothing).
@@ -46,6 +52,16 @@ export const JOBS = {
     heartbeatSeconds: 10,
     // Vendor video generations take minutes; the pipeline's own deadline (30 min) comes first.
     expireInSeconds: 3600,
+    deadLetter: true,
+  }),
+  transcription: defineJob<TranscriptionJobV1>("transcription", {
+    // A retry starts over (the offline engine) or resumes the vendor request on the row;
+    // `transcription_dead` fails it with `worker_lost`.
+    retryLimit: 2,
+    retryDelay: 2,
+    heartbeatSeconds: 10,
+    // Offline decoding of hours of speech takes a while on two cores.
+    expireInSeconds: 4 * 3600,
     deadLetter: true,
   }),
   webhookDelivery: defineJob<WebhookDeliveryJobV1>("webhook_delivery", {

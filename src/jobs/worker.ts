@@ -10,6 +10,11 @@ import { createEnqueue } from "./enqueue.ts";
 import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
 import { preflightWorkDirs } from "./handlers/render-prepare.ts";
+import {
+  type TranscriptionJobDeps,
+  transcriptionJobHandler,
+  transcriptionWorkDirs,
+} from "./handlers/transcription-job.ts";
 import { webhookDeliveryJobHandler } from "./handlers/webhook-delivery-job.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
 import type { Queue } from "./queue.ts";
@@ -35,6 +40,7 @@ export async function startJobWorker(opts: {
   concurrency: number;
   renderPipeline: RenderPipeline;
   generationPipeline: GenerationPipelineDeps;
+  transcriptionPipeline: TranscriptionJobDeps;
   webhooks: WebhookConfig;
   events: WebhookEvents;
   pollingIntervalSeconds?: number;
@@ -59,6 +65,12 @@ export async function startJobWorker(opts: {
       concurrency: opts.concurrency,
       ...polling,
     }),
+    transcription: transcriptionJobHandler({
+      pipeline: { ...opts.transcriptionPipeline, events: opts.events },
+      log,
+      concurrency: opts.concurrency,
+      ...polling,
+    }),
     webhookDelivery: webhookDeliveryJobHandler({
       db,
       clock: opts.clock,
@@ -69,7 +81,12 @@ export async function startJobWorker(opts: {
       ...polling,
     }),
   };
-  const workDirOwners: WorkDirOwner[] = [renderWorkDirs(db), generationWorkDirs(db), preflightWorkDirs()];
+  const workDirOwners: WorkDirOwner[] = [
+    renderWorkDirs(db),
+    generationWorkDirs(db),
+    transcriptionWorkDirs(db),
+    preflightWorkDirs(),
+  ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });
   return async () => {

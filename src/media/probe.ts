@@ -187,12 +187,13 @@ export interface RunOptions {
 }
 
 /**
- * Runs `ffprobe` or `ffmpeg` (from PATH) with `args`, collecting stdout.
+ * Runs `ffprobe`, `ffmpeg` or PocketSphinx's `pocketsphinx_continuous` (from PATH) with `args`,
+ * collecting stdout.
  * @throws MediaProbeError on a non-zero exit (with the last stderr line), timeout, abort,
  *   stdout over the limit, or when the tool is missing.
  */
 export function runMediaTool(
-  tool: "ffprobe" | "ffmpeg",
+  tool: "ffprobe" | "ffmpeg" | "pocketsphinx_continuous",
   args: string[],
   opts: RunOptions,
 ): Promise<{ stdout: Buffer; stderr: string }> {

@@ -48,6 +48,7 @@ beforeAll(async () => {
       events.push({ type, data });
     },
     generation: undefined,
+    transcription: undefined,
     renderFollowMs: 0,
     renderPollMs: 0,
     renderLimits: DEFAULT_RENDER_LIMITS,

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ffmpeg } from "../fixtures/render/media.ts";
+import { hearWords } from "./speech-stand-in.ts";
 
 /** How the stand-in treats one submitted request. */
 export type StandInBehaviour =
@@ -63,6 +64,25 @@ async function body(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * fal Whisper's answer with `chunk_level: "word"`: each stretch of sound of the `audio_url` data
+ * URI (16 kHz mono WAV) is a word chunk `{ timestamp: [start, end], text }`; every third word
+ * ends a sentence.
+ */
+function whisperResult(input: Record<string, unknown>) {
+  const uri = String(input.audio_url ?? "");
+  const words = hearWords(Buffer.from(uri.slice(uri.indexOf(",") + 1), "base64"));
+  const chunks = words.map((w, i) => ({
+    timestamp: [w.start, w.end],
+    text: ` ${w.text}${i % 3 === 2 ? "." : ""}`,
+  }));
+  return {
+    text: chunks.map((c) => c.text).join(""),
+    chunks,
+    inferred_languages: [String(input.language ?? "en")],
+  };
 }
 
 /** Starts the stand-in; the PNG (96×64) and MP4 (1 s, 160×90, 24 fps) are made with ffmpeg. */
@@ -133,6 +153,7 @@ export async function startFalStandIn(): Promise<FalStandIn> {
         if (r.behaviour === "foreign_result_url") {
           return json(res, 200, { images: [{ url: "https://10.0.0.7/out.png", content_type: "image/png" }] });
         }
+        if (r.model.includes("whisper")) return json(res, 200, whisperResult(r.input));
         if (r.model.includes("video")) {
           return json(res, 200, {
             video: { url: `${state.url}/files/${r.id}.mp4`, content_type: "video/mp4" },

@@ -91,11 +91,11 @@ async function call(operationId: string, opts: InjectOptions): Promise<LightMyRe
   }
   if (res.body.length > 0) {
     const type = String(res.headers["content-type"]);
-    const body = type.startsWith("text/event-stream")
-      ? res.body
+    const body = type.startsWith("application/json")
+      ? redact(res.json())
       : type.startsWith("image/")
         ? "(image bytes)"
-        : redact(res.json());
+        : res.body;
     const byStatus = answers.get(operationId) ?? new Map<string, unknown>();
     byStatus.set(String(res.statusCode), body);
     answers.set(operationId, byStatus);
@@ -219,6 +219,25 @@ describe("OpenAPI success examples", () => {
       await call("createUploads", withKey({ method: "POST", url: "/api/v1/uploads", payload: spareForm }))
     ).json().data[0];
     await call("deleteUpload", withKey({ method: "DELETE", url: `/api/v1/uploads/${spare.id}` }));
+
+    // Scene, silence, loudness and peak analysis; transcription (offline engine)
+    await call("getUploadAnalysis", withKey({ url: `/api/v1/uploads/${video.id}/analysis` }));
+    const transcribe = () =>
+      call(
+        "createTranscription",
+        withKey({ method: "POST", url: "/api/v1/transcriptions", payload: { uploadId: video.id } }),
+      );
+    const trn = (await transcribe()).json();
+    await pollUntil("getTranscription", `/api/v1/transcriptions/${trn.id}`, (x) =>
+      ["succeeded", "failed", "cancelled"].includes(x.status),
+    );
+    await call("listTranscriptions", withKey({ url: `/api/v1/transcriptions?uploadId=${video.id}` }));
+    await call("exportTranscription", withKey({ url: `/api/v1/transcriptions/${trn.id}/export?format=srt` }));
+    const trnToCancel = (await transcribe()).json();
+    await call(
+      "cancelTranscription",
+      withKey({ method: "DELETE", url: `/api/v1/transcriptions/${trnToCancel.id}` }),
+    );
 
     // Generation (offline provider)
     await call("listGenerationModels", withKey({ url: "/api/v1/generate/models" }));

@@ -65,6 +65,7 @@ describe("events are written with the change that causes them", () => {
     const failing: WebhookEvents = {
       renderEnded: async () => {},
       generationEnded: async () => {},
+      transcriptionEnded: async () => {},
       uploadsCreated: async () => {
         throw new Error("queue down");
       },

@@ -7,6 +7,7 @@ import { Generations } from "../components/Generations";
 import { Layout, Status } from "../components/Layout";
 import { ProjectSettings } from "../components/ProjectSettings";
 import { RenderList } from "../components/RenderList";
+import { TranscriptPanel } from "../components/TranscriptPanel";
 import { UploadList, useUploadQueue } from "../components/UploadQueue";
 import { clipFor } from "../compose";
 import { formatBytes, formatDuration, formatTime } from "../format";
@@ -325,6 +326,7 @@ export function ProjectPage(props: { id: string }) {
             // biome-ignore lint/a11y/useMediaCaption: user uploads carry no caption track
             <audio src={playing.url} controls preload="metadata" />
           )}
+          <TranscriptPanel upload={playing} />
           <button type="button" className="secondary" onClick={() => setPlaying(null)}>
             Close player
           </button>

@@ -7,6 +7,8 @@ export * from "./login-limits.ts";
 export * from "./projects.ts";
 export * from "./quota-counters.ts";
 export * from "./renders.ts";
+export * from "./transcriptions.ts";
+export * from "./upload-analyses.ts";
 export * from "./uploads.ts";
 export * from "./users.ts";
 export * from "./webhooks.ts";

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "render.cancelled",
   "generation.succeeded",
   "generation.failed",
+  "transcription.succeeded",
+  "transcription.failed",
   "upload.created",
 ] as const;
 /** One subscribable event type. */

@@ -25,7 +25,7 @@ import type { RenderLimits } from "../render-jobs/limits.ts";
 import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";
-import type { GenerationService, ToolContext } from "./tool-context.ts";
+import type { GenerationService, ToolContext, TranscriptionService } from "./tool-context.ts";
 import { toolErrorOf, withReadableToolErrors } from "./tool-context.ts";
 import { toAiTools } from "./tools/define.ts";
 import { ASSISTANT_TOOLS, FINAL_TOOL } from "./tools/index.ts";
@@ -57,6 +57,7 @@ export interface RunDeps {
   clock: Clock;
   log: Logger;
   generation: GenerationService | undefined;
+  transcription?: TranscriptionService | undefined;
   options: RunOptions;
 }
 
@@ -163,6 +164,7 @@ export async function executeRun(
     signal: abort.signal,
     emit,
     generation: deps.generation,
+    transcription: deps.transcription,
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,

@@ -24,7 +24,7 @@ import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
-import type { GenerationService } from "./tool-context.ts";
+import type { GenerationService, TranscriptionService } from "./tool-context.ts";
 
 /** Timings of the orchestrator (all milliseconds) and the run limits. */
 export interface AssistantOptions extends RunOptions {
@@ -66,6 +66,7 @@ export interface AssistantDeps {
   log: Logger;
   model: ModelSettings;
   generation?: GenerationService | undefined;
+  transcription?: TranscriptionService | undefined;
   /** Replaces the configured model (tests: scripted models). */
   languageModel?: LanguageModel | undefined;
   options?: Partial<AssistantOptions>;
@@ -184,6 +185,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           clock,
           log,
           generation: deps.generation,
+          transcription: deps.transcription,
           options,
         },
         { run, session, model: () => modelFor(session), abort },

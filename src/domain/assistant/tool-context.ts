@@ -4,6 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { Enqueue } from "../../jobs/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { TranscriptResult } from "../transcription/types.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 
 /** Progress of a long tool (generation, render): `progress` is a 0..1 ratio. */
@@ -46,6 +47,23 @@ export interface GenerationService {
   ): Promise<{ uploadIds: string[] }>;
 }
 
+/**
+ * Speech to text as the assistant uses it: the latest succeeded transcription of an upload, or
+ * a new one (the server's TRANSCRIPTION_ENGINE) waited for.
+ */
+export interface TranscriptionService {
+  /**
+   * The transcript of `uploadId`: reused when one succeeded before, else transcribed now.
+   * @throws AppError for an upload without audio (400) or unknown (404); ToolError when the
+   *   transcription failed or was cancelled.
+   */
+  transcribe(
+    input: { userId: string; uploadId: string; projectId: string | null },
+    onProgress: (p: ToolProgress) => void,
+    signal: AbortSignal,
+  ): Promise<{ transcriptionId: string; quality: "draft" | "standard"; result: TranscriptResult }>;
+}
+
 /** Everything a tool may touch during one run. */
 export interface ToolContext {
   db: Db;
@@ -66,6 +84,7 @@ export interface ToolContext {
   /** Appends an event to the run's stream (resolves once stored). */
   emit(type: string, data: Record<string, unknown>): Promise<void>;
   generation: GenerationService | undefined;
+  transcription: TranscriptionService | undefined;
   /** How long `start_render` follows the render's progress before returning, milliseconds. */
   renderFollowMs: number;
   /** How often `start_render` polls the render, milliseconds. */

@@ -9,7 +9,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { localStill } from "./image-source.ts";
-import { sleep } from "./providers/fal.ts";
+import { sleep } from "./providers/fal-queue.ts";
 import type { ProviderRequest, ProviderSet, VendorRef } from "./providers/types.ts";
 import type { DiscardOutputs, StoreOutputs } from "./store-outputs.ts";
 

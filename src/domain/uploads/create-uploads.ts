@@ -114,6 +114,11 @@ export async function createUploadsFromParts(
     checkProjectId?: (projectId: string) => void;
     /** Project of the uploads when the request names none (e.g. a phone capture link's). */
     defaultProjectId?: string | null;
+    /**
+     * Runs in the rows' transaction with the inserted rows and the request's text fields (e.g.
+     * queues their transcriptions); when it throws, nothing of the request is kept.
+     */
+    afterInsert?: (tx: Db, rows: UploadRow[], fields: Record<string, string>) => Promise<void>;
   },
 ): Promise<UploadRow[]> {
   let projectId: string | null = null;
@@ -133,10 +138,12 @@ export async function createUploadsFromParts(
     await discardIngested(deps.store, files);
     throw notFound(`Project ${fields.projectId}`);
   }
+  const { afterInsert } = input;
   return insertIngested(
     deps,
     { userId: input.userId, projectId: projectId ?? input.defaultProjectId ?? null },
     files,
+    afterInsert ? (tx, rows) => afterInsert(tx, rows, fields) : undefined,
   );
 }
 
@@ -145,6 +152,7 @@ async function insertIngested(
   deps: CreateUploadsDeps,
   owner: UploadOwner,
   files: readonly IngestedFile[],
+  afterInsert?: (tx: Db, rows: UploadRow[]) => Promise<void>,
 ): Promise<UploadRow[]> {
   let rows: UploadRow[];
   const values = files.map(
@@ -166,13 +174,15 @@ async function insertIngested(
   );
   const { events } = deps;
   try {
-    rows = events
-      ? await deps.db.transaction(async (tx) => {
-          const inserted = await insertUploads(tx, values);
-          await events.uploadsCreated(tx, inserted);
-          return inserted;
-        })
-      : await insertUploads(deps.db, values);
+    rows =
+      events || afterInsert
+        ? await deps.db.transaction(async (tx) => {
+            const inserted = await insertUploads(tx, values);
+            await events?.uploadsCreated(tx, inserted);
+            await afterInsert?.(tx, inserted);
+            return inserted;
+          })
+        : await insertUploads(deps.db, values);
   } catch (err) {
     await discardIngested(deps.store, files);
     throw err;

@@ -8,6 +8,7 @@ import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import type { GenerationRow } from "../../db/repositories/generations.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
+import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import type { UploadRow } from "../../db/repositories/uploads.ts";
 import {
   countDeliveriesAhead,
@@ -21,6 +22,7 @@ import type { WebhookPayload } from "../../db/schema/webhooks.ts";
 import {
   presentGenerationRow,
   presentRender,
+  presentTranscription,
   presentUpload,
   type SigningDeps,
 } from "../../http/presenters.ts";
@@ -53,6 +55,8 @@ export interface WebhookEvents {
   renderEnded(tx: Db, render: RenderRow): Promise<void>;
   /** `generation.succeeded` / `generation.failed` for a generation that just ended (cancelled: none). */
   generationEnded(tx: Db, generation: GenerationRow): Promise<void>;
+  /** `transcription.succeeded` / `transcription.failed` for a transcription that just ended. */
+  transcriptionEnded(tx: Db, transcription: TranscriptionRow): Promise<void>;
   /** `upload.created`, one event per upload. */
   uploadsCreated(tx: Db, uploads: UploadRow[]): Promise<void>;
 }
@@ -150,6 +154,15 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
         type: `generation.${generation.status}`,
         present: () => presentGenerationRow(tx, deps, generation),
         resourceId: generation.id,
+      });
+    },
+    async transcriptionEnded(tx, transcription) {
+      if (transcription.status !== "succeeded" && transcription.status !== "failed") return;
+      await record(tx, {
+        userId: transcription.userId,
+        type: `transcription.${transcription.status}`,
+        present: async () => presentTranscription(transcription),
+        resourceId: transcription.id,
       });
     },
     async uploadsCreated(tx, uploads) {

@@ -116,6 +116,19 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
     200: { description: "The run had already ended; nothing changed" },
   },
   cancelGeneration: { 200: { description: "The generation, cancelled (or already terminal)" } },
+  createTranscription: {
+    202: {
+      description: "Queued: poll `Location` at the `Retry-After` interval",
+      headers: ["Location", "Retry-After"],
+    },
+  },
+  getTranscription: {
+    200: {
+      description: "The transcription; until it is terminal the response carries `Retry-After`",
+      headers: ["Retry-After"],
+    },
+  },
+  cancelTranscription: { 200: { description: "The transcription, cancelled (or already terminal)" } },
   runAssistant: {
     200: {
       description: "A `text/event-stream` of the run's events; the run id is in `X-Run-Id`",

@@ -3,6 +3,7 @@ import scalar from "@scalar/fastify-api-reference";
 import { ERROR_SCHEMA_ID, ErrorResponse } from "../schemas/common.ts";
 import { Generation } from "../schemas/generation.ts";
 import { Render } from "../schemas/render.ts";
+import { Transcription } from "../schemas/transcription.ts";
 import { Upload } from "../schemas/upload.ts";
 import { webhookMessagesDoc } from "../schemas/webhook.ts";
 import type { App } from "../types.ts";
@@ -24,6 +25,11 @@ export const TAGS = [
     description: "Chapters, summaries and B-roll spots from transcripts (no vendor calls)",
   },
   { name: "Generation", description: "Image generation and still-to-video" },
+  {
+    name: "Transcription",
+    description:
+      "Speech to text of an upload (offline PocketSphinx by default, or a configured engine) and its caption exports",
+  },
   { name: "Assistant", description: "Assistant sessions and the orchestrator stream" },
   { name: "Compositions", description: "Timelines of tracks and clips" },
   { name: "Renders", description: "Render jobs that turn a composition into a file" },
@@ -74,7 +80,12 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
         },
       },
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],
-      webhooks: webhookMessagesDoc({ render: Render, generation: Generation, upload: Upload }),
+      webhooks: webhookMessagesDoc({
+        render: Render,
+        generation: Generation,
+        transcription: Transcription,
+        upload: Upload,
+      }),
     },
     // Descriptions, headers and recorded examples of success responses (openapi-responses.ts).
     transformObject: (documents) =>

@@ -271,13 +271,20 @@ const SIGNATURE_HEADERS = [
  * one per event type, with their signature headers.
  * @param resources - the resource schemas carried as `data`.
  */
-export function webhookMessagesDoc(resources: { render: TSchema; generation: TSchema; upload: TSchema }) {
+export function webhookMessagesDoc(resources: {
+  render: TSchema;
+  generation: TSchema;
+  transcription: TSchema;
+  upload: TSchema;
+}) {
   const data: Record<string, TSchema> = {
     "render.succeeded": resources.render,
     "render.failed": resources.render,
     "render.cancelled": resources.render,
     "generation.succeeded": resources.generation,
     "generation.failed": resources.generation,
+    "transcription.succeeded": resources.transcription,
+    "transcription.failed": resources.transcription,
     "upload.created": resources.upload,
     "webhook.test": Type.Object({ endpointId: Type.String(), message: Type.String() }),
   };

@@ -23,7 +23,6 @@ import { announceSettled } from "../../domain/generation/settled.ts";
 import type { WebhookEvents } from "../../domain/webhooks/events.ts";
 import { generationOutcomes } from "../../metrics/process-metrics.ts";
 import {
-  type AttemptControl,
   type AttemptOutcome,
   type DescribedFailure,
   type ResourceLifecycle,
@@ -31,6 +30,7 @@ import {
 } from "../attempt-runner.ts";
 import { type GenerationJobV1, JOBS } from "../catalog.ts";
 import type { JobHandler } from "../registry.ts";
+import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "./row-job.ts";
 import type { WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** What a successful generation attempt produced: the ids of its output uploads. */
@@ -74,12 +74,7 @@ export function generationLifecycle(deps: {
   events?: WebhookEvents;
 }): ResourceLifecycle<GenerationRow, GenerationOutput, GenerationWarning> {
   const { db, clock } = deps;
-  const readControl = async (id: string, attempt: number): Promise<AttemptControl> => {
-    const row = await readGenerationControl(db, id);
-    if (!row || row.attempt !== attempt) return "superseded";
-    if (row.status === "cancelled") return "cancelling";
-    return row.status === "running" ? "ok" : "superseded";
-  };
+  const readControl = immediateCancelControl((id) => readGenerationControl(db, id));
   return {
     claim: (id) => claimGeneration(db, id, clock.now()),
     readControl,
@@ -193,44 +188,20 @@ export function generationJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<GenerationJobV1> {
-  const { pipeline, log } = opts;
-  return {
-    concurrency: opts.concurrency,
-    ...(opts.pollingIntervalSeconds !== undefined
-      ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
-      : {}),
-    async run(data) {
-      const outcome = await runGenerationAttempt(opts, data.generationId);
-      log.info({ generationId: data.generationId, outcome }, "generation attempt ended");
-      return outcome;
-    },
-    async deadLetter(data) {
-      await endGenerationWithEvent(pipeline.db, pipeline.events, data.generationId, (tx) =>
-        failGenerationUnfenced(tx, {
-          id: data.generationId,
-          error: {
-            code: "worker_lost",
-            message: "The worker running this generation stopped responding on every attempt",
-          },
-          now: pipeline.clock.now(),
-        }),
-      );
-    },
-  };
+  const { pipeline } = opts;
+  return rowJobHandler<GenerationJobV1>({
+    ...opts,
+    kind: "generation",
+    idOf: (data) => data.generationId,
+    runAttempt: (id) => runGenerationAttempt(opts, id),
+    failLost: (id) =>
+      endGenerationWithEvent(pipeline.db, pipeline.events, id, (tx) =>
+        failGenerationUnfenced(tx, { id, error: workerLostError("generation"), now: pipeline.clock.now() }),
+      ),
+  });
 }
 
 /** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
 export function generationWorkDirs(db: Db): WorkDirOwner {
-  return {
-    idPrefix: "gen",
-    async readAttempts(ids) {
-      const rows = await readGenerationAttempts(db, ids);
-      return new Map(
-        [...rows].map(([id, r]) => [
-          id,
-          { attempt: r.attempt, ended: GENERATION_TERMINAL.includes(r.status) },
-        ]),
-      );
-    },
-  };
+  return rowWorkDirs("gen", (ids) => readGenerationAttempts(db, ids), GENERATION_TERMINAL);
 }

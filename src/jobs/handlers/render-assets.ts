@@ -9,6 +9,7 @@ import { SNIFF_BYTES, sniffType } from "../../domain/uploads/sniff.ts";
 import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-asset.ts";
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { localCopy } from "../../storage/local-copy.ts";
 
 /** Where a composition refers to a media or subtitle source: one entry per clip. */
 export interface AssetRef {
@@ -59,15 +60,6 @@ export const DEFAULT_REMOTE_LIMITS: RemoteAssetLimits = {
   maxBytes: 512 * 1024 * 1024,
   timeoutMs: 5 * 60_000,
 };
-
-/** A local path for a stored object: in place on local disk, else downloaded into `dir`. */
-async function localCopy(store: BlobStore, key: string, dir: string, name: string): Promise<string> {
-  const inPlace = store.localPath(key);
-  if (inPlace) return inPlace;
-  const target = path.join(dir, name);
-  await store.downloadTo(key, target);
-  return target;
-}
 
 /**
  * Resolves every source a render reads to a local file: uploads (in place on local disk, else

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { detectChapters, suggestBroll } from "../../analysis/index.ts";
 import type { Marker } from "../../composition/schema.ts";
 import { applyEdit } from "../edit.ts";
-import { ToolError, toolErrorOf } from "../tool-context.ts";
+import { type ToolContext, ToolError, toolErrorOf } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { pickSubtitleUpload, readCues } from "./subtitles.ts";
 
@@ -14,6 +14,49 @@ function analyse<T>(fn: () => T): T {
     const e = toolErrorOf(err);
     throw new ToolError(e.code, e.message);
   }
+}
+
+/**
+ * Finds the chapters of a timed transcript and, unless `addMarkers` is false, adds them as
+ * timeline markers (a marker already there is not added twice).
+ * @param tool - the tool name recorded with the edit.
+ */
+export async function addChapterMarkers(
+  ctx: ToolContext,
+  toolCallId: string,
+  tool: string,
+  input: {
+    transcript: { start: number; end: number; text: string }[];
+    duration: number;
+    maxChapters?: number | undefined;
+    addMarkers?: boolean;
+    label: string;
+  },
+) {
+  const { chapters } = analyse(() =>
+    detectChapters({
+      transcript: input.transcript,
+      duration: input.duration,
+      ...(input.maxChapters ? { maxChapters: input.maxChapters } : {}),
+    }),
+  );
+  const list = chapters.map((c) => ({ start: c.start, end: c.end, title: c.title }));
+  if (input.addMarkers === false) {
+    return { summary: `Found ${list.length} chapters in ${input.label}`, chapters: list };
+  }
+  return applyEdit(ctx, toolCallId, tool, (draft) => {
+    const markers = draft.markers ?? [];
+    for (const c of list) {
+      if (!markers.some((m) => Math.abs(m.time - c.start) < 1e-3 && m.label === c.title)) {
+        markers.push({ time: c.start, duration: c.end - c.start, label: c.title } as Marker);
+      }
+    }
+    draft.markers = markers.sort((a, b) => a.time - b.time);
+    return {
+      summary: `Found ${list.length} chapters in ${input.label}; added them as markers`,
+      chapters: list,
+    };
+  });
 }
 
 /** The `detect_chapters` tool: what it does is its `description`, shown to the model. */
@@ -29,30 +72,12 @@ export const detectChaptersTool = defineTool({
   async run(input, { ctx, toolCallId }) {
     const upload = await pickSubtitleUpload(ctx, input.upload);
     const cues = await readCues(ctx, upload);
-    const duration = Math.max(...cues.map((c) => c.end));
-    const { chapters } = analyse(() =>
-      detectChapters({
-        transcript: cues.map((c) => ({ start: c.start, end: c.end, text: c.text })),
-        duration,
-        ...(input.maxChapters ? { maxChapters: input.maxChapters } : {}),
-      }),
-    );
-    const list = chapters.map((c) => ({ start: c.start, end: c.end, title: c.title }));
-    if (!input.addMarkers) {
-      return { summary: `Found ${list.length} chapters in ${upload.name}`, chapters: list };
-    }
-    return applyEdit(ctx, toolCallId, "detect_chapters", (draft) => {
-      const markers = draft.markers ?? [];
-      for (const c of list) {
-        if (!markers.some((m) => Math.abs(m.time - c.start) < 1e-3 && m.label === c.title)) {
-          markers.push({ time: c.start, duration: c.end - c.start, label: c.title } as Marker);
-        }
-      }
-      draft.markers = markers.sort((a, b) => a.time - b.time);
-      return {
-        summary: `Found ${list.length} chapters in ${upload.name}; added them as markers`,
-        chapters: list,
-      };
+    return addChapterMarkers(ctx, toolCallId, "detect_chapters", {
+      transcript: cues.map((c) => ({ start: c.start, end: c.end, text: c.text })),
+      duration: Math.max(...cues.map((c) => c.end)),
+      maxChapters: input.maxChapters,
+      addMarkers: input.addMarkers,
+      label: upload.name,
     });
   },
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clip, Track } from "../../composition/schema.ts";
 import { applyEdit } from "../edit.ts";
 import { findTrackIndex, resolveClip, uploadNamesOf } from "../references.ts";
-import { ToolError } from "../tool-context.ts";
+import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { pickSubtitleUpload, readCues } from "./subtitles.ts";
 import { TextStyleInput, textStyle } from "./timeline.ts";
@@ -36,24 +36,51 @@ export const addCaptions = defineTool({
       source = { uploadId: upload.id };
       label = upload.name;
     }
-    const duration = Math.max(...cues.map((c) => c.end));
-    return applyEdit(ctx, toolCallId, "add_captions", (draft) => {
-      const track = freeTrack(draft, "video", "Captions", input.start, input.start + duration);
-      const size = Math.round(draft.canvas.height / 20);
-      track.clips.push({
-        start: input.start,
-        duration,
-        asset: {
-          type: "caption",
-          style: textStyle(input.style, "bottom", size),
-          ...(input.mode ? { mode: input.mode } : {}),
-          source,
-        },
-      } as Clip);
-      return { summary: `Added captions from ${label} (${Math.round(duration)}s)`, duration };
+    return addCaptionClip(ctx, toolCallId, "add_captions", {
+      source,
+      cues,
+      label,
+      start: input.start,
+      mode: input.mode,
+      style: input.style,
     });
   },
 });
+
+/**
+ * Adds one caption clip on a free track above the picture, as long as its cues, at `start`.
+ * @param tool - the tool name recorded with the edit.
+ */
+export function addCaptionClip(
+  ctx: ToolContext,
+  toolCallId: string,
+  tool: string,
+  c: {
+    source: { uploadId: string } | { cues: { start: number; end: number; text: string }[] };
+    cues: { end: number }[];
+    label: string;
+    start: number;
+    mode: "static" | "karaoke" | undefined;
+    style: z.infer<typeof TextStyleInput> | undefined;
+  },
+) {
+  const duration = Math.max(...c.cues.map((cue) => cue.end));
+  return applyEdit(ctx, toolCallId, tool, (draft) => {
+    const track = freeTrack(draft, "video", "Captions", c.start, c.start + duration);
+    const size = Math.round(draft.canvas.height / 20);
+    track.clips.push({
+      start: c.start,
+      duration,
+      asset: {
+        type: "caption",
+        style: textStyle(c.style, "bottom", size),
+        ...(c.mode ? { mode: c.mode } : {}),
+        source: c.source,
+      },
+    } as Clip);
+    return { summary: `Added captions from ${c.label} (${Math.round(duration)}s)`, duration };
+  });
+}
 
 const SPEECH_NAMES = /voice|speech|dialog|narrat|vo\b|interview/i;
 

@@ -3,6 +3,7 @@ import { addCaptions, setVolume } from "./captions-audio.ts";
 import type { ToolSpec } from "./define.ts";
 import { animateImage, generateImage, startRenderTool } from "./media.ts";
 import { getComposition, listUploads, undo } from "./session.ts";
+import { addCaptionsFromSpeech, makeChapters, transcribeSpeech } from "./speech.ts";
 import { addClip, addText, addTransition, deleteClip, moveClip, splitClip, trimClip } from "./timeline.ts";
 
 /** Every assistant tool, in the order the model is shown them. */
@@ -21,6 +22,9 @@ export const ASSISTANT_TOOLS: ToolSpec<any>[] = [
   addTransition,
   detectChaptersTool,
   suggestBrollTool,
+  transcribeSpeech,
+  addCaptionsFromSpeech,
+  makeChapters,
   generateImage,
   animateImage,
   startRenderTool,

@@ -1,15 +1,19 @@
 import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
+import type { TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
+import type { UploadRow } from "../../../db/repositories/uploads.ts";
 import { deleteUpload, findUpload, listUploadsPage } from "../../../db/repositories/uploads.ts";
+import { type CreateTranscriptionDeps, createTranscription } from "../../../domain/transcription/create.ts";
 import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
 import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
-import { AppError, notFound } from "../../../errors.ts";
+import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
-import { presentUpload } from "../../presenters.ts";
+import { presentTranscription, presentUpload } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams } from "../../schemas/upload.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 
@@ -21,6 +25,38 @@ export interface UploadRouteDeps {
   signedUrlTtlSec: number;
   /** Records `upload.created` webhook events with the rows. */
   events?: WebhookEvents;
+  /** Queues transcriptions asked for with the `transcribe=true` field (absent: the field is refused). */
+  transcription?: Omit<CreateTranscriptionDeps, "db">;
+}
+
+/**
+ * Queues a transcription of each upload with sound (`transcribe=true` or a language code).
+ * @throws AppError 400 naming `/transcribe` for another value or a language the engine cannot do.
+ */
+async function transcribeAtIngest(
+  deps: UploadRouteDeps,
+  userId: string,
+  rows: UploadRow[],
+  value: string,
+  tx: Db,
+): Promise<TranscriptionRow[]> {
+  const transcription = deps.transcription;
+  if (!transcription || !(value === "true" || /^[A-Za-z]{2}$/.test(value))) {
+    throw invalidRequest("transcribe must be true or an ISO 639-1 language code", [
+      { path: "/transcribe", message: "must be true, false or a language code such as en" },
+    ]);
+  }
+  const out: TranscriptionRow[] = [];
+  for (const row of rows.filter((r) => r.media?.hasAudio)) {
+    const language = value === "true" ? undefined : value;
+    out.push(
+      await rewriteInvalidRequest(
+        () => createTranscription({ ...transcription, db: tx }, userId, { uploadId: row.id, language }, tx),
+        { detail: (d) => (d.path === "/language" ? { ...d, path: "/transcribe" } : d) },
+      ),
+    );
+  }
+  return out;
 }
 
 /** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */
@@ -45,12 +81,18 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         operationId: "createUploads",
         summary: "Upload one or more files",
         description:
-          "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept. A phone capture token (`crc_…`) may call this operation only, and only for its own project, which is also the default `projectId`.",
+          "multipart/form-data with 1–20 file parts and an optional `projectId` field (send it before the files). With `transcribe=true` (or a language code such as `transcribe=en`), a transcription of every audio or video file with sound is queued with the uploads (same transaction) and returned in `transcriptions`. Each file ≤ 512 MB (413 naming the file beyond). Type is detected from the bytes (video, audio, image, subtitle SRT/WebVTT, font TTF/OTF/WOFF2; else 415). Media is probed and gets a poster. If any file fails, nothing of the request is kept. A phone capture token (`crc_…`) may call this operation only, and only for its own project, which is also the default `projectId`.",
         tags: ["Uploads"],
         consumes: ["multipart/form-data"],
         body: Type.Object(
           {
             projectId: Type.Optional(Type.String({ description: "A project of the caller" })),
+            transcribe: Type.Optional(
+              Type.String({
+                description:
+                  "`true` (or an ISO 639-1 language code) queues a transcription of each audio or video file with sound",
+              }),
+            ),
             file: Type.Array(Type.String({ format: "binary" }), { description: "One or more file parts" }),
           },
           {
@@ -58,13 +100,20 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
             examples: [{ projectId: "prj_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", file: ["<intro.mp4>", "<still.png>"] }],
           },
         ),
-        response: responses({ 201: Type.Object({ data: Type.Array(Upload) }, { title: "UploadList" }) }, [
-          ...AUTH_ERRORS,
-          403,
-          404,
-          413,
-          415,
-        ]),
+        response: responses(
+          {
+            201: Type.Object(
+              {
+                data: Type.Array(Upload),
+                transcriptions: Type.Optional(
+                  Type.Array(Transcription, { description: "Queued with `transcribe=true`" }),
+                ),
+              },
+              { title: "UploadList" },
+            ),
+          },
+          [...AUTH_ERRORS, 403, 404, 413, 415],
+        ),
       },
     },
     async (request, reply) => {
@@ -74,6 +123,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
       };
       request.raw.once("close", onClose);
+      const transcriptions: TranscriptionRow[] = [];
       try {
         const rows = await createUploadsFromParts(deps, {
           userId: auth.userId,
@@ -84,9 +134,18 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
           transferChunks: true,
           checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
           defaultProjectId: auth.captureProjectId,
+          afterInsert: async (tx, inserted, fields) => {
+            if (fields.transcribe === undefined || fields.transcribe === "false") return;
+            transcriptions.push(
+              ...(await transcribeAtIngest(deps, auth.userId, inserted, fields.transcribe, tx)),
+            );
+          },
         });
         const data = await Promise.all(rows.map((r) => presentUpload(deps, r)));
-        return reply.code(201).send({ data });
+        return reply.code(201).send({
+          data,
+          ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
+        });
       } finally {
         request.raw.off("close", onClose);
       }

@@ -1,0 +1,201 @@
+import { Type } from "typebox";
+import type { Clock } from "../../../clock.ts";
+import type { Db } from "../../../db/client.ts";
+import {
+  findTranscription,
+  listTranscriptionsPage,
+  TRANSCRIPTION_TERMINAL,
+  type TranscriptionRow,
+} from "../../../db/repositories/transcriptions.ts";
+import { TRANSCRIPTION_STATUSES } from "../../../db/schema/transcriptions.ts";
+import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
+import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
+import type { Transcriber } from "../../../domain/transcription/types.ts";
+import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
+import { conflict, notFound } from "../../../errors.ts";
+import type { Enqueue } from "../../../jobs/enqueue.ts";
+import { decodeCursor, encodeCursor } from "../../pagination.ts";
+import { presentTranscription } from "../../presenters.ts";
+import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
+import {
+  Transcription,
+  TranscriptionCreate,
+  TranscriptionExportQuery,
+  TranscriptionParams,
+} from "../../schemas/transcription.ts";
+import { type App, requireAuth } from "../../types.ts";
+
+/** What the transcription routes need. */
+export interface TranscriptionRouteDeps {
+  db: Db;
+  clock: Clock;
+  enqueue: Enqueue;
+  /** The configured engine (TRANSCRIPTION_ENGINE). */
+  transcriber: Transcriber;
+  /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
+  allowPrivateCallbacks?: boolean;
+}
+
+const RETRY_AFTER = "3";
+const SRT_EXAMPLE = "1\n00:00:01,650 --> 00:00:04,100\nand mister john dashwood had then leisure\n";
+const MIME = { srt: "application/x-subrip", vtt: "text/vtt", txt: "text/plain" } as const;
+
+/** Transcription routes: create (always queued), list, fetch, export as captions or text, cancel. */
+export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDeps): void {
+  app.post(
+    "/api/v1/transcriptions",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "createTranscription",
+        summary: "Transcribe an upload's speech",
+        description:
+          'Always **202** with the queued transcription (`Location`, `Retry-After`); poll `GET /api/v1/transcriptions/{id}` or pass `callbackUrl` (`transcription.succeeded` / `transcription.failed`). The engine is the server\'s TRANSCRIPTION_ENGINE: offline PocketSphinx by default (`quality: "draft"`, English only — another `language` is a 400), fal.ai Whisper or an OpenAI-compatible server. An upload without audio is a 400 naming `uploadId`.',
+        tags: ["Transcription"],
+        body: TranscriptionCreate,
+        response: responses({ 202: Transcription }, [...AUTH_ERRORS, 403, 404, 503]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      if (request.body.callbackUrl) {
+        await checkWebhookTarget(
+          request.body.callbackUrl,
+          deps.allowPrivateCallbacks ?? false,
+          "/callbackUrl",
+        );
+      }
+      const row = await createTranscription(deps, auth.userId, request.body);
+      reply.header("Location", `/api/v1/transcriptions/${row.id}`);
+      reply.header("Retry-After", RETRY_AFTER);
+      return reply.code(202).send(presentTranscription(row));
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions",
+    {
+      schema: {
+        operationId: "listTranscriptions",
+        summary: "List the caller's transcriptions, newest first",
+        tags: ["Transcription"],
+        querystring: Type.Object({
+          ...PageQuery,
+          uploadId: Type.Optional(Type.String({ maxLength: 64 })),
+          status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
+        }),
+        response: responses({ 200: Page(Transcription, "TranscriptionPage") }),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await listTranscriptionsPage(deps.db, {
+        userId: auth.userId,
+        uploadId: request.query.uploadId,
+        status: request.query.status as TranscriptionRow["status"] | undefined,
+        limit: request.query.limit ?? 25,
+        afterId: decodeCursor(request.query.cursor),
+      });
+      const last = page.rows.at(-1);
+      return {
+        data: page.rows.map(presentTranscription),
+        nextCursor: page.hasMore && last ? encodeCursor(last.id) : null,
+      };
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions/:id",
+    {
+      schema: {
+        operationId: "getTranscription",
+        summary: "Fetch a transcription and its transcript",
+        description: "Until it is terminal the response carries `Retry-After`.",
+        tags: ["Transcription"],
+        params: TranscriptionParams,
+        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 404]),
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const t = await findTranscription(deps.db, auth.userId, request.params.id);
+      if (!t) throw notFound(`Transcription ${request.params.id}`);
+      if (!TRANSCRIPTION_TERMINAL.includes(t.status)) reply.header("Retry-After", RETRY_AFTER);
+      return presentTranscription(t);
+    },
+  );
+
+  app.get(
+    "/api/v1/transcriptions/:id/export",
+    {
+      schema: {
+        operationId: "exportTranscription",
+        summary: "A succeeded transcript as SRT, WebVTT or plain text",
+        description:
+          "Caption cues are the words grouped into lines of at most 42 characters and 7 seconds. 409 until the transcription has succeeded.",
+        tags: ["Transcription"],
+        params: TranscriptionParams,
+        querystring: TranscriptionExportQuery,
+        response: {
+          ...responses({}, [...AUTH_ERRORS, 404, 409], {
+            409: "The transcription has not succeeded (queued, running, failed or cancelled)",
+          }),
+          200: {
+            description: "The transcript as captions or text",
+            headers: {
+              ...STANDARD_HEADERS,
+              "Content-Disposition": {
+                type: "string",
+                description: 'inline; filename="<id>.srt" (or .vtt, .txt)',
+              },
+            },
+            content: {
+              [MIME.srt]: { schema: { type: "string", examples: [SRT_EXAMPLE] } },
+              [MIME.vtt]: {
+                schema: { type: "string", examples: [`WEBVTT\n\n${SRT_EXAMPLE.replace(/,/g, ".")}`] },
+              },
+              [MIME.txt]: {
+                schema: { type: "string", examples: ["and mister john dashwood had then leisure\n"] },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const t = await findTranscription(deps.db, auth.userId, request.params.id);
+      if (!t) throw notFound(`Transcription ${request.params.id}`);
+      if (t.status !== "succeeded" || !t.result) {
+        throw conflict(
+          `Transcription ${t.id} is ${t.status}; only a succeeded transcription can be exported`,
+        );
+      }
+      const format = request.query.format as keyof typeof MIME;
+      const body = format === "txt" ? plainText(t.result) : subtitleText(t.result, format);
+      reply.header("Content-Type", `${MIME[format]}; charset=utf-8`);
+      reply.header("Content-Disposition", `inline; filename="${t.id}.${format}"`);
+      return reply.send(body);
+    },
+  );
+
+  app.delete(
+    "/api/v1/transcriptions/:id",
+    {
+      config: { scope: "write" },
+      schema: {
+        operationId: "cancelTranscription",
+        summary: "Cancel a transcription (idempotent)",
+        description:
+          "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
+        tags: ["Transcription"],
+        params: TranscriptionParams,
+        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 403, 404]),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      return presentTranscription(await cancelTranscription(deps, auth.userId, request.params.id));
+    },
+  );
+}

@@ -1,0 +1,63 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../fixtures/render/media.ts";
+import { post, uploadFile } from "../generation/helpers.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { type FalStandIn, startFalStandIn } from "../helpers/fal-stand-in.ts";
+import { BURSTS, toneBursts, waitTranscribed } from "./helpers.ts";
+
+let t: TestApp;
+let fal: FalStandIn;
+let owner: { userId: string; key: string };
+let tmp: { dir: string; cleanup: () => Promise<void> };
+
+beforeAll(async () => {
+  fal = await startFalStandIn();
+  t = await startTestApp({
+    worker: true,
+    env: {
+      TRANSCRIPTION_ENGINE: "fal",
+      TRANSCRIPTION_API_KEY: "fal-stand-in-key",
+      TRANSCRIPTION_BASE_URL: fal.url,
+    },
+  });
+  owner = await t.createAccount();
+  tmp = await tempDir("cutroom-trn-fal-");
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+  await fal.close();
+  await tmp.cleanup();
+});
+
+describe("fal Whisper transcription engine (stand-in queue)", () => {
+  it("submits the audio to fal-ai/whisper with word chunks, polls the queue and groups words into sentences", async () => {
+    const file = await toneBursts(path.join(tmp.dir, "bursts.wav"));
+    const audio = await uploadFile(t, owner.key, await readFile(file), "bursts.wav");
+    const res = await post(t, owner.key, "/api/v1/transcriptions", { uploadId: audio.id });
+    expect(res.statusCode, res.body).toBe(202);
+    const done = await waitTranscribed(t, owner.key, res.json().id);
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done).toMatchObject({
+      engine: { provider: "fal", model: "fal-ai/whisper", offline: false },
+      quality: "standard",
+      language: "en",
+    });
+    const request = fal.requests.at(-1);
+    expect(request?.model).toBe("fal-ai/whisper");
+    expect(request?.authorization).toBe("Key fal-stand-in-key");
+    expect(request?.input).toMatchObject({ task: "transcribe", chunk_level: "word" });
+    expect(String(request?.input.audio_url)).toMatch(/^data:audio\/wav;base64,UklGR/);
+    // Polled until COMPLETED (IN_QUEUE, IN_PROGRESS, COMPLETED).
+    expect(request?.polls).toBe(fal.pollsBeforeDone + 1);
+    // Words at the bursts' times; a sentence ends every third word.
+    const words = done.segments.flatMap((s) => s.words);
+    expect(words).toHaveLength(BURSTS.length);
+    words.forEach((w, i) => {
+      expect(Math.abs(w.start - (BURSTS[i] as [number, number])[0])).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(w.end - (BURSTS[i] as [number, number])[1])).toBeLessThanOrEqual(0.02);
+    });
+    expect(done.segments.map((s) => s.text)).toEqual(["word1 word2 word3.", "word4"]);
+  });
+});

@@ -5,6 +5,8 @@
  */
 export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; url: string }[] = [
   { method: "POST", url: "/api/v1/projects" },
+  { method: "PATCH", url: "/api/v1/projects/:projectId" },
+  { method: "DELETE", url: "/api/v1/projects/:projectId" },
   { method: "PATCH", url: "/api/v1/me/settings" },
   { method: "POST", url: "/api/compositions" },
   { method: "POST", url: "/api/compositions/import" },
@@ -18,6 +20,8 @@ export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   { method: "POST", url: "/api/v1/generate/image" },
   { method: "POST", url: "/api/v1/generate/video" },
   { method: "DELETE", url: "/api/v1/generations/:id" },
+  { method: "POST", url: "/api/v1/transcriptions" },
+  { method: "DELETE", url: "/api/v1/transcriptions/:id" },
   { method: "POST", url: "/api/assistant/session" },
   { method: "DELETE", url: "/api/assistant/session/:id" },
   { method: "POST", url: "/api/assistant/orchestrator" },

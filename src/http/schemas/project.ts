@@ -32,7 +32,12 @@ export const ProjectUpdate = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ["Launch video (final)"] })),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
   },
-  { title: "ProjectUpdate", additionalProperties: false, minProperties: 1 },
+  {
+    title: "ProjectUpdate",
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: "Launch video (final)", description: "The cut approved on Friday" }],
+  },
 );
 
 /** What `DELETE /api/v1/projects/{projectId}` does with the project's contents. */

@@ -21,7 +21,11 @@ export const TranscriptionCreate = Type.Object(
     projectId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     callbackUrl: Type.Optional(CallbackUrl),
   },
-  { additionalProperties: false, title: "TranscriptionCreate" },
+  {
+    additionalProperties: false,
+    title: "TranscriptionCreate",
+    examples: [{ uploadId: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C", language: "en" }],
+  },
 );
 
 const Word = Type.Object(

@@ -320,3 +320,32 @@ describe("regression: a GIF keeps the colour of a solid clip after moving video"
     expect(Math.abs(r - 0x20) + Math.abs(g - 0xc0) + Math.abs(b - 0x40)).toBeLessThan(40);
   });
 });
+
+describe("regression: the soundtrack lasts the whole render after the last clip's sound", () => {
+  // Two sounding clips, a gap and a colour clip: once the first clip's sound ended, ffmpeg
+  // 5.1's `amix` gave the rest of the mix no timestamps, `apad` padded nothing and the sound
+  // stopped at 0.92 s of a 2.13 s render.
+  it("has audio as long as the video when a colour clip after a gap ends the render", async () => {
+    const outcome = await check({
+      canvas: { width: 96, height: 54, fps: 23.976, background: "#705080" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c1", start: 0, duration: 0.4, asset: { type: "video", uploadId: "v23976" } },
+            { id: "c2", start: 0.4, duration: 0.5, asset: { type: "video", uploadId: "v24" } },
+            {
+              id: "c4",
+              start: 1.52,
+              duration: 0.59,
+              asset: { type: "color", color: "#e03020" },
+              transition: { type: "fade", duration: 0.23 },
+            },
+          ],
+        },
+      ],
+    });
+    expect(outcome.problems).toEqual([]);
+  });
+});

@@ -349,3 +349,36 @@ describe("regression: the soundtrack lasts the whole render after the last clip'
     expect(outcome.problems).toEqual([]);
   });
 });
+
+describe("regression: a clip fade after an incoming transition", () => {
+  // Fades count frames from the clip's start; on a transition's lead those counts were
+  // negative, and ffmpeg 5.1's `fade` then made a fade-out transparent (and a fade-in opaque)
+  // for the whole clip: the colour card showed the background mid-clip.
+  it("keeps a colour clip with a short fade-out opaque until the fade (GIF)", async () => {
+    const outcome = await renderAndCheck(
+      {
+        canvas: { width: 64, height: 64, fps: 24, background: "#7a5a30" },
+        tracks: [
+          {
+            id: "base",
+            kind: "video",
+            clips: [
+              {
+                id: "c2",
+                start: 0.69,
+                duration: 0.36,
+                asset: { type: "color", color: "#30d0d0" },
+                fadeOut: 0.04,
+                transition: { type: "wipeleft", duration: 0.2 },
+              },
+            ],
+          },
+        ],
+      },
+      media.assets,
+      dir,
+      { sources: media.sources, output: { format: "gif" } },
+    );
+    expect(outcome.problems).toEqual([]);
+  });
+});

@@ -353,7 +353,7 @@ describe("regression: the soundtrack lasts the whole render after the last clip'
 describe("regression: a clip fade after an incoming transition", () => {
   // Fades count frames from the clip's start; on a transition's lead those counts were
   // negative, and ffmpeg 5.1's `fade` then made a fade-out transparent (and a fade-in opaque)
-  // for the whole clip: the colour card showed the background mid-clip.
+  // for the whole clip: a colour card showed the background mid-clip, a video lost its flash.
   it("keeps a colour clip with a short fade-out opaque until the fade (GIF)", async () => {
     const outcome = await renderAndCheck(
       {
@@ -379,6 +379,30 @@ describe("regression: a clip fade after an incoming transition", () => {
       dir,
       { sources: media.sources, output: { format: "gif" } },
     );
+    expect(outcome.problems).toEqual([]);
+  });
+
+  it("keeps a speed-4 video with a fade-out visible, its flash in sync with its beep", async () => {
+    const outcome = await check({
+      canvas: { width: 96, height: 54, fps: 60, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c4",
+              start: 1.44,
+              duration: 0.38,
+              asset: { type: "video", uploadId: "v25" },
+              fadeOut: 0.04,
+              speed: 4,
+              transition: { type: "slideup", duration: 0.21 },
+            },
+          ],
+        },
+      ],
+    });
     expect(outcome.problems).toEqual([]);
   });
 });

@@ -86,6 +86,15 @@ function buildClipAudio(ctx: BranchContext, seg: Segment & { clip: Clip }, windo
   return ctx.graph.chain([`${input.index}:a`], filters, "ac", clip.id);
 }
 
+/**
+ * Rebuilds an `amix` output's timestamps from its sample count (it starts at the window's
+ * start, time 0). Once its first input has ended, ffmpeg 5.1's `amix` gives the frames it still
+ * mixes from the others no timestamp; `apad` after it then padded nothing, and a soundtrack
+ * whose last sound comes before the end (a gap or a colour clip after it) ended there, short
+ * of the video.
+ */
+const AMIX_PTS = "asetpts=N/SR/TB";
+
 /** Maps a ducking depth in dB to a sidechaincompress ratio (see `buildAudioMix`). */
 export function duckingRatio(amountDb: number): number {
   const overshootDb = 16;
@@ -120,7 +129,7 @@ export function buildAudioMix(
     if (clips.length === 0) continue;
     const filters: string[] = [];
     if (clips.length > 1)
-      filters.push(`amix=inputs=${clips.length}:normalize=0:duration=longest:dropout_transition=0`);
+      filters.push(`amix=inputs=${clips.length}:normalize=0:duration=longest:dropout_transition=0`, AMIX_PTS);
     if ((track.volume ?? 1) !== 1) filters.push(`volume=${track.volume}`);
     // Every track lasts the whole window: ffmpeg 5.1 stops pulling a graph in which one
     // `asplit` copy of a track (a ducking key) ended before the others, and the mix then ends at
@@ -161,7 +170,7 @@ export function buildAudioMix(
     const key =
       keys.length === 1
         ? (keys[0] as string)
-        : g.chain(keys, [`amix=inputs=${keys.length}:normalize=0:duration=longest`], "key");
+        : g.chain(keys, [`amix=inputs=${keys.length}:normalize=0:duration=longest`, AMIX_PTS], "key");
     const ratio = duckingRatio(track.ducking?.amountDb ?? 12);
     duckedOut.set(
       track.id,
@@ -175,7 +184,10 @@ export function buildAudioMix(
   const mixInputs = [...trackStreams.keys()].map((id) => duckedOut.get(id) ?? take(id));
   const filters: string[] = [];
   if (mixInputs.length > 1) {
-    filters.push(`amix=inputs=${mixInputs.length}:normalize=0:duration=longest:dropout_transition=0`);
+    filters.push(
+      `amix=inputs=${mixInputs.length}:normalize=0:duration=longest:dropout_transition=0`,
+      AMIX_PTS,
+    );
   }
   filters.push(
     "alimiter=limit=0.97:attack=5:release=50:level=0",

@@ -350,3 +350,89 @@ describe("regression: a clip overlaid on its track starts on its own frame at 59
     );
   });
 });
+
+describe("regression: the soundtrack lasts the whole render after the last clip's sound", () => {
+  // Two sounding clips, a gap and a colour clip: once the first clip's sound ended, ffmpeg
+  // 5.1's `amix` gave the rest of the mix no timestamps, `apad` padded nothing and the sound
+  // stopped at 0.92 s of a 2.13 s render.
+  it("has audio as long as the video when a colour clip after a gap ends the render", async () => {
+    const outcome = await check({
+      canvas: { width: 96, height: 54, fps: 23.976, background: "#705080" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            { id: "c1", start: 0, duration: 0.4, asset: { type: "video", uploadId: "v23976" } },
+            { id: "c2", start: 0.4, duration: 0.5, asset: { type: "video", uploadId: "v24" } },
+            {
+              id: "c4",
+              start: 1.52,
+              duration: 0.59,
+              asset: { type: "color", color: "#e03020" },
+              transition: { type: "fade", duration: 0.23 },
+            },
+          ],
+        },
+      ],
+    });
+    expect(outcome.problems).toEqual([]);
+  });
+});
+
+describe("regression: a clip fade after an incoming transition", () => {
+  // Fades count frames from the clip's start; on a transition's lead those counts were
+  // negative, and ffmpeg 5.1's `fade` then made a fade-out transparent (and a fade-in opaque)
+  // for the whole clip: a colour card showed the background mid-clip, a video lost its flash.
+  it("keeps a colour clip with a short fade-out opaque until the fade (GIF)", async () => {
+    const outcome = await renderAndCheck(
+      {
+        canvas: { width: 64, height: 64, fps: 24, background: "#7a5a30" },
+        tracks: [
+          {
+            id: "base",
+            kind: "video",
+            clips: [
+              {
+                id: "c2",
+                start: 0.69,
+                duration: 0.36,
+                asset: { type: "color", color: "#30d0d0" },
+                fadeOut: 0.04,
+                transition: { type: "wipeleft", duration: 0.2 },
+              },
+            ],
+          },
+        ],
+      },
+      media.assets,
+      dir,
+      { sources: media.sources, output: { format: "gif" } },
+    );
+    expect(outcome.problems).toEqual([]);
+  });
+
+  it("keeps a speed-4 video with a fade-out visible, its flash in sync with its beep", async () => {
+    const outcome = await check({
+      canvas: { width: 96, height: 54, fps: 60, background: "#3a7050" },
+      tracks: [
+        {
+          id: "base",
+          kind: "video",
+          clips: [
+            {
+              id: "c4",
+              start: 1.44,
+              duration: 0.38,
+              asset: { type: "video", uploadId: "v25" },
+              fadeOut: 0.04,
+              speed: 4,
+              transition: { type: "slideup", duration: 0.21 },
+            },
+          ],
+        },
+      ],
+    });
+    expect(outcome.problems).toEqual([]);
+  });
+});

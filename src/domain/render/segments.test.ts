@@ -91,8 +91,10 @@ describe("buildSplitRenderPlan", () => {
     ]);
     const encoders = split.segments.map((s) => encoderOf(s.plan.args).join(" "));
     expect(new Set(encoders).size).toBe(1);
+    // Like the whole render, every segment encodes each graph frame as it is (`passthrough`):
+    // the graph already yields exactly the segment's frames at regular timestamps.
     expect(encoders[0]).toBe(
-      "-c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p -flags +cgop -an -f mp4 -r 25",
+      "-c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p -flags +cgop -an -f mp4 -r 25 -fps_mode passthrough",
     );
     for (const s of split.segments) {
       expect(s.plan.output.audio).toBe(false);

@@ -499,24 +499,28 @@ function placeFilters(ctx: BranchContext, clip: Clip, w: number, h: number): str
 }
 
 /**
- * Picture fades on the segment stream. Timestamps are first counted in frames from the clip's
- * start (exact integers, negative on a transition's lead), so `fade` (`st`, `d` from the clip's
- * start) gives every frame the same alpha in any window as in the whole render, also where a
- * window (range render, split segment) starts inside a fade; then they count from the stream
- * start again.
+ * Picture fades on the segment stream. Timestamps are first counted in frames (exact integers)
+ * from the first frame of the clip's whole stream (`Segment.uncut`, the transition's lead
+ * included), the same in any window, so `fade` gives every frame the same alpha in any window as
+ * in the whole render, also where a window (range render, split segment) starts inside a fade;
+ * then they count from the stream start again. The clip starts `head` frames into that count:
+ * never a negative timestamp, which ffmpeg 5.1's `fade` mishandles (a first frame before 0 made
+ * a fade-out transparent, and a fade-in opaque, for the whole clip).
  */
 function fadeFilters(clip: Clip, seg: Segment, rate: FrameRate): string[] {
   const fadeIn = clip.fadeIn ?? 0;
   const fadeOut = clip.fadeOut ?? 0;
   if (fadeIn <= 0 && fadeOut <= 0) return [];
-  const clipLength = frameToSeconds(secondsToFrame(clip.start + clip.duration, rate) - seg.origin, rate);
-  const lead = streamStart(seg) - seg.origin;
-  const out = [
-    `settb=${rate.den}/${rate.num}`,
-    lead === 0 ? "setpts=N" : `setpts=N${lead > 0 ? "+" : ""}${lead}`,
-  ];
-  if (fadeIn > 0) out.push(`fade=t=in:st=0:d=${sec(fadeIn)}:alpha=1`);
-  if (fadeOut > 0) out.push(`fade=t=out:st=${sec(clipLength - fadeOut)}:d=${sec(fadeOut)}:alpha=1`);
+  const first = seg.uncut?.start ?? streamStart(seg);
+  const head = Math.max(0, seg.origin - first);
+  const at = (frame: number) => frameToSeconds(frame - seg.origin + head, rate);
+  const offset = streamStart(seg) - seg.origin + head;
+  const out = [`settb=${rate.den}/${rate.num}`, offset === 0 ? "setpts=N" : `setpts=N+${offset}`];
+  if (fadeIn > 0) out.push(`fade=t=in:st=${sec(at(seg.origin))}:d=${sec(fadeIn)}:alpha=1`);
+  if (fadeOut > 0) {
+    const end = at(secondsToFrame(clip.start + clip.duration, rate));
+    out.push(`fade=t=out:st=${sec(end - fadeOut)}:d=${sec(fadeOut)}:alpha=1`);
+  }
   out.push(regularPts(rate));
   return out;
 }

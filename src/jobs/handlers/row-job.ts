@@ -52,6 +52,7 @@ export function rowJobHandler<P extends object>(opts: {
       const id = opts.idOf(data);
       const outcome = await opts.runAttempt(id);
       opts.log.info({ [`${opts.kind}Id`]: id, outcome }, `${opts.kind} attempt ended`);
+      return outcome;
     },
     async deadLetter(data) {
       await opts.failLost(opts.idOf(data));

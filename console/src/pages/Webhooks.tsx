@@ -105,7 +105,8 @@ function EndpointCard(props: { endpoint: Endpoint; onChange: (e: Endpoint | null
   const path = { params: { path: { id: e.id } } };
 
   async function setEnabled(enabled: boolean) {
-    const { data, error } = await api.PATCH("/api/v1/webhooks/{id}", { ...path, body: { enabled } });
+    const status = enabled ? "enabled" : "disabled";
+    const { data, error } = await api.PATCH("/api/v1/webhooks/{id}", { ...path, body: { status } });
     if (data) props.onChange(data);
     else setMessage({ text: errorMessage(error), kind: "error" });
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   APICallError,
   hasToolCall,
@@ -60,6 +61,9 @@ export interface RunDeps {
   transcription?: TranscriptionService | undefined;
   options: RunOptions;
 }
+
+/** Longest a cancelled run waits for its tools to wind down before its terminal event, milliseconds. */
+const TOOL_WIND_DOWN_MS = 10_000;
 
 /** Why a run's abort signal fired: a cancel request, the run was ended elsewhere, or shutdown. */
 export type AbortReason = "cancelled" | "lost" | "shutdown";
@@ -169,6 +173,7 @@ export async function executeRun(
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,
     paidGenerations: { started: 0, max: deps.options.maxPaidGenerationsPerRun },
+    inFlight: new Set(),
   };
   const currentVersion = async () => (await readComposition(ctx).catch(() => null))?.version ?? null;
   type Read = Awaited<ReturnType<typeof readComposition>> | { error: string };
@@ -308,6 +313,14 @@ export async function executeRun(
             };
   } finally {
     clearInterval(heartbeat);
+  }
+  // A cancelled run's tools see the abort and wind down (a followed render is cancelled and
+  // said so): their last events go before the terminal one.
+  if (abort.signal.aborted && ctx.inFlight && ctx.inFlight.size > 0) {
+    await Promise.race([
+      Promise.allSettled([...ctx.inFlight]),
+      sleep(TOOL_WIND_DOWN_MS, undefined, { ref: false }),
+    ]);
   }
   await chain;
   if (lost) return;

@@ -93,6 +93,12 @@ export interface ToolContext {
   renderLimits: RenderLimits;
   /** Paid vendor generations this run started, and the most it may (mutable, per run). */
   paidGenerations: { started: number; max: number };
+  /**
+   * Tool runs still in progress. A cancelled run waits for them (bounded) before its terminal
+   * event, so what a tool does on the way out (cancelling the render it follows) is in the
+   * run's events, not lost after them.
+   */
+  inFlight?: Set<Promise<unknown>>;
 }
 
 /**

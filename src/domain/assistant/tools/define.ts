@@ -39,12 +39,16 @@ export function toAiTools(
       inputSchema: spec.input,
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         await announce(options.toolCallId, spec.name, input);
+        const running = spec.run(input, { ctx, toolCallId: options.toolCallId });
+        ctx.inFlight?.add(running);
         try {
-          return await spec.run(input, { ctx, toolCallId: options.toolCallId });
+          return await running;
         } catch (err) {
           // A cancelled run ends as it does; any other failure reaches the model as its message.
           if (options.abortSignal?.aborted) throw err;
           throw asToolError(err);
+        } finally {
+          ctx.inFlight?.delete(running);
         }
       },
     });

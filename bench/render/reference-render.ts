@@ -182,6 +182,8 @@ async function main(): Promise<void> {
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
       PORT: String(port),
       WORKER_CONCURRENCY: "1",
+      // Several workers on one machine: no health/metrics server (each would want port 9464).
+      WORKER_PORT: "0",
     };
     const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
     procs.push(apiProc);

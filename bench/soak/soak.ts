@@ -279,6 +279,8 @@ async function main(): Promise<void> {
       PORT: String(port),
       HOST: "127.0.0.1",
       WORKER_CONCURRENCY: "1",
+      // Several workers on one machine: no health/metrics server (each would want port 9464).
+      WORKER_PORT: "0",
       QUOTA_UPGRADED_DAILY: "100000000",
     };
     const api = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });

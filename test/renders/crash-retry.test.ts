@@ -81,6 +81,8 @@ describe.skipIf(!onPostgres)(
         URL_SIGNING_SECRET: secret,
         LOG_LEVEL: "info",
         WORKER_CONCURRENCY: "1",
+        // Two workers on one machine: no health/metrics server (both would want port 9464).
+        WORKER_PORT: "0",
       };
       workers.push(...(await Promise.all([startWorkerProcess("A", env), startWorkerProcess("B", env)])));
     }, 60_000);

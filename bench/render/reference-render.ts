@@ -36,9 +36,9 @@ import {
   freshDatabase,
   type Proc,
   ROOT,
-  startProcess,
+  startApi,
+  startWorker,
   stopProcess,
-  waitUntil,
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
@@ -175,27 +175,16 @@ async function main(): Promise<void> {
     log(`generating inputs (${SECONDS} s composition)…`);
     const inputs = await makeReferenceInputs(dir, SECONDS);
 
-    const port = 39_000 + Math.floor(Math.random() * 1000);
     const env = {
       DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
-      PORT: String(port),
       WORKER_CONCURRENCY: "1",
-      // Several workers on one machine: no health/metrics server (each would want port 9464).
-      WORKER_PORT: "0",
     };
-    const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
-    procs.push(apiProc);
-    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(apiProc.output.join("")), 60_000, "the API's owner key");
-    const key = (/crk_[A-Za-z0-9]+/.exec(apiProc.output.join("")) as RegExpExecArray)[0];
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      30_000,
-      "the API",
-    );
-    const call = apiClient(base, key);
+    const api = await startApi(env, { ownerKey: true });
+    procs.push(api.proc);
+    const { base } = api;
+    const call = apiClient(base, api.key as string);
 
     const ids: Record<string, string> = {};
     for (const [k, file] of Object.entries(inputs)) {
@@ -212,15 +201,13 @@ async function main(): Promise<void> {
 
     // BENCH_WORKER_NODE_OPTIONS (e.g. --max-semi-space-size=4) is passed to the worker processes as NODE_OPTIONS.
     const workerEnv = {
-      ...env,
-      LOG_LEVEL: "info",
+      ...api.env,
       ...(process.env.BENCH_WORKER_NODE_OPTIONS
         ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
         : {}),
     };
-    const worker1 = startProcess("src/main/worker.ts", workerEnv);
+    const worker1 = await startWorker(workerEnv, "worker 1");
     procs.push(worker1);
-    await waitUntil(() => worker1.output.join("").includes("worker ready"), 60_000, "worker 1");
 
     const floors: number[] = [];
     const renders: number[] = [];
@@ -266,9 +253,8 @@ async function main(): Promise<void> {
       let started = Date.now();
       await Promise.all([renderOnce(call, comp.id, "standard"), renderOnce(call, comp.id, "standard")]);
       const oneWorker = (Date.now() - started) / 1000;
-      const worker2 = startProcess("src/main/worker.ts", workerEnv);
+      const worker2 = await startWorker(workerEnv, "worker 2");
       procs.push(worker2);
-      await waitUntil(() => worker2.output.join("").includes("worker ready"), 60_000, "worker 2");
       log("two standard renders at once, two worker processes…");
       const sampler2 = rssSampler(() => [worker1.child.pid as number, worker2.child.pid as number]);
       started = Date.now();

@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { tempDir } from "../../test/fixtures/render/media.ts";
-import { apiClient, freshDatabase, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { type Api, apiClient, freshDatabase, startApi, stopProcess } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "../render/reference-composition.ts";
 
 const SECONDS = 60;
@@ -36,26 +36,21 @@ function quantile(xs: number[], q: number): number {
 async function main(): Promise<void> {
   const { dir, cleanup } = await tempDir("cutroom-preview-");
   const database = await freshDatabase("cutroom_bench");
-  const port = 39_000 + Math.floor(Math.random() * 1000);
-  const api = startProcess("src/main/api.ts", {
-    DATABASE_URL: database.url,
-    DATA_DIR: path.join(dir, "data"),
-    URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
-    PORT: String(port),
-    WORKER_IN_PROCESS: "true",
-    WORKER_CONCURRENCY: "1",
-  });
+  let api: Api | undefined;
   try {
+    api = await startApi(
+      {
+        DATABASE_URL: database.url,
+        DATA_DIR: path.join(dir, "data"),
+        URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
+        WORKER_CONCURRENCY: "1",
+      },
+      { workerInProcess: true, ownerKey: true },
+    );
     log("generating inputs…");
     const inputs = await makeReferenceInputs(dir, SECONDS);
-    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(api.output.join("")), 60_000, "the API's owner key");
-    const key = (/crk_[A-Za-z0-9]+/.exec(api.output.join("")) as RegExpExecArray)[0];
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      30_000,
-      "the API",
-    );
+    const { base } = api;
+    const key = api.key as string;
     const call = apiClient(base, key);
     const ids: Record<string, string> = {};
     for (const [k, file] of Object.entries(inputs)) {
@@ -118,7 +113,7 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
-    await stopProcess(api);
+    if (api) await stopProcess(api.proc);
     await database.drop();
     await cleanup();
   }

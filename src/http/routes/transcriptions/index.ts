@@ -14,9 +14,8 @@ import type { Transcriber } from "../../../domain/transcription/types.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../jobs/enqueue.ts";
-import { decodeCursor, encodeCursor } from "../../pagination.ts";
 import { presentTranscription } from "../../presenters.ts";
-import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
+import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,
   TranscriptionCreate,
@@ -24,6 +23,7 @@ import {
   TranscriptionParams,
 } from "../../schemas/transcription.ts";
 import { type App, requireAuth } from "../../types.ts";
+import { registerJobResourceRoutes } from "../job-resource.ts";
 
 /** What the transcription routes need. */
 export interface TranscriptionRouteDeps {
@@ -72,58 +72,48 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
   );
 
-  app.get(
-    "/api/v1/transcriptions",
-    {
-      schema: {
-        operationId: "listTranscriptions",
-        summary: "List the caller's transcriptions, newest first",
-        tags: ["Transcription"],
-        querystring: Type.Object({
-          ...PageQuery,
-          uploadId: Type.Optional(Type.String({ maxLength: 64 })),
-          status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
+  registerJobResourceRoutes(app, {
+    path: "/api/v1/transcriptions",
+    idParam: "id",
+    noun: "Transcription",
+    tag: "Transcription",
+    schema: Transcription,
+    params: TranscriptionParams,
+    find: (userId, id) => findTranscription(deps.db, userId, id),
+    retryAfter: (t) => (TRANSCRIPTION_TERMINAL.includes(t.status) ? undefined : RETRY_AFTER),
+    present: presentTranscription,
+    list: {
+      operationId: "listTranscriptions",
+      summary: "List the caller's transcriptions, newest first",
+      pageTitle: "TranscriptionPage",
+      filters: {
+        uploadId: Type.Optional(Type.String({ maxLength: 64 })),
+        status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
+      },
+      page: (userId, query, limit, afterId) =>
+        listTranscriptionsPage(deps.db, {
+          userId,
+          uploadId: query.uploadId,
+          status: query.status as TranscriptionRow["status"] | undefined,
+          limit,
+          afterId,
         }),
-        response: responses({ 200: Page(Transcription, "TranscriptionPage") }),
-      },
     },
-    async (request) => {
-      const auth = requireAuth(request);
-      const page = await listTranscriptionsPage(deps.db, {
-        userId: auth.userId,
-        uploadId: request.query.uploadId,
-        status: request.query.status as TranscriptionRow["status"] | undefined,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
-      });
-      const last = page.rows.at(-1);
-      return {
-        data: page.rows.map(presentTranscription),
-        nextCursor: page.hasMore && last ? encodeCursor(last.id) : null,
-      };
+    get: {
+      operationId: "getTranscription",
+      summary: "Fetch a transcription and its transcript",
+      description: "Until it is terminal the response carries `Retry-After`.",
     },
-  );
-
-  app.get(
-    "/api/v1/transcriptions/:id",
-    {
-      schema: {
-        operationId: "getTranscription",
-        summary: "Fetch a transcription and its transcript",
-        description: "Until it is terminal the response carries `Retry-After`.",
-        tags: ["Transcription"],
-        params: TranscriptionParams,
-        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 404]),
-      },
+    cancel: {
+      operationId: "cancelTranscription",
+      summary: "Cancel a transcription (idempotent)",
+      description:
+        "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
+      ok: { 200: Transcription },
+      errors: [403, 404],
+      run: (_request, userId, id) => cancelTranscription(deps, userId, id),
     },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      const t = await findTranscription(deps.db, auth.userId, request.params.id);
-      if (!t) throw notFound(`Transcription ${request.params.id}`);
-      if (!TRANSCRIPTION_TERMINAL.includes(t.status)) reply.header("Retry-After", RETRY_AFTER);
-      return presentTranscription(t);
-    },
-  );
+  });
 
   app.get(
     "/api/v1/transcriptions/:id/export",
@@ -176,26 +166,6 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
       reply.header("Content-Type", `${MIME[format]}; charset=utf-8`);
       reply.header("Content-Disposition", `inline; filename="${t.id}.${format}"`);
       return reply.send(body);
-    },
-  );
-
-  app.delete(
-    "/api/v1/transcriptions/:id",
-    {
-      config: { scope: "write" },
-      schema: {
-        operationId: "cancelTranscription",
-        summary: "Cancel a transcription (idempotent)",
-        description:
-          "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
-        tags: ["Transcription"],
-        params: TranscriptionParams,
-        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 403, 404]),
-      },
-    },
-    async (request) => {
-      const auth = requireAuth(request);
-      return presentTranscription(await cancelTranscription(deps, auth.userId, request.params.id));
     },
   );
 }

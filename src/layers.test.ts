@@ -21,7 +21,17 @@ const LAYERS: { name: string; rank: number; paths: string[] }[] = [
   {
     name: "shared",
     rank: 1,
-    paths: ["clock.ts", "config.ts", "errors.ts", "ids.ts", "logger.ts", "repeat.ts", "types/"],
+    paths: [
+      "clock.ts",
+      "config.ts",
+      "errors.ts",
+      "ids.ts",
+      "logger.ts",
+      "repeat.ts",
+      "secret-formats.ts",
+      "text-guard.ts",
+      "types/",
+    ],
   },
 ];
 
@@ -42,24 +52,6 @@ const KNOWN_UPWARD: { from: string; to: string; typeOnly: boolean; why: string }
     to: "media/",
     typeOnly: true,
     why: "upload and analysis rows store the probe's and the analysers' results as JSON",
-  },
-  {
-    from: "config.ts",
-    to: "domain/render-jobs/limits.ts",
-    typeOnly: true,
-    why: "the render limits' environment variables are read into the domain's RenderLimits shape",
-  },
-  {
-    from: "logger.ts",
-    to: "domain/auth/api-key-secret.ts",
-    typeOnly: false,
-    why: "log redaction recognises secrets by the prefixes the auth domain issues",
-  },
-  {
-    from: "domain/uploads/ingest-parts.ts",
-    to: "http/plugins/string-guard.ts",
-    typeOnly: false,
-    why: "multipart text fields get the same NUL / lone-surrogate check as JSON bodies",
   },
 ];
 

@@ -10,9 +10,7 @@ import {
   claimGeneration,
   failGenerationUnfenced,
   findGenerationById,
-  GENERATION_TERMINAL,
   type GenerationRow,
-  readGenerationAttempts,
   readGenerationControl,
   updateGenerationFenced,
 } from "../../db/repositories/generations.ts";
@@ -26,8 +24,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { type GenerationJobV1, JOBS } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
-import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { immediateCancelControl, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "./pipeline.ts";
@@ -199,9 +196,4 @@ export function generationJobHandler(opts: {
         failGenerationUnfenced(tx, { id, error: workerLostError("generation"), now: pipeline.clock.now() }),
       ),
   });
-}
-
-/** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
-export function generationWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("gen", (ids) => readGenerationAttempts(db, ids), GENERATION_TERMINAL);
 }

@@ -11,7 +11,6 @@ import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { RenderError } from "../render/types.ts";
 import { explainRenderFailure } from "./render-failure.ts";
-import { ffmpegLaunch } from "./render-pipeline.ts";
 import { prepareRender } from "./render-prepare.ts";
 
 /** A rendered preview frame: JPEG bytes and the composition version it shows. */
@@ -117,7 +116,7 @@ export function createFramePreview(opts: FramePreviewOptions) {
       });
       try {
         await runFfmpeg({
-          ...ffmpegLaunch(plan.args),
+          args: plan.args,
           cwd: workDir,
           durationSec: plan.durationSec,
           signal,

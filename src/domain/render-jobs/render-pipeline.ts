@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -11,7 +11,7 @@ import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
-import { attemptWorkDirPrefix, sweepWorkDirs } from "../../queue/work-dir-sweep.ts";
+import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
 import { FORMAT_MIME } from "../render/outputs.ts";
@@ -28,22 +28,6 @@ import { prepareRender } from "./render-prepare.ts";
  * default (a thread per core for each input) makes memory grow with both; x264 uses the cores.
  */
 const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
-
-/** util-linux `setpriv`, when this is Linux and it is installed. */
-const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find(
-  (p) => process.platform === "linux" && existsSync(p),
-);
-
-/**
- * How ffmpeg is launched: on Linux through `setpriv --pdeathsig SIGKILL` (same process, it
- * execs ffmpeg), so that ffmpeg dies with a worker that is killed (OOM, SIGKILL, crash) instead
- * of encoding on as an orphan while another worker retries the render. Plain ffmpeg elsewhere.
- */
-export function ffmpegLaunch(args: readonly string[]): { ffmpegPath: string; args: string[] } {
-  return SETPRIV
-    ? { ffmpegPath: SETPRIV, args: ["--pdeathsig", "SIGKILL", "--", "ffmpeg", ...args] }
-    : { ffmpegPath: "ffmpeg", args: [...args] };
-}
 
 async function sha256File(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -83,15 +67,13 @@ export function createRenderPipeline(opts: {
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     const started = performance.now();
-    await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
-    if (hooks.attempt > 1) {
-      // A retry: the attempt before was lost with its worker. Sweeping now (this attempt's
-      // claim is the fence) frees its scratch space at once instead of at the next sweep.
-      const removed = await sweepWorkDirs(opts.workRoot, [renderWorkDirs(db)]).catch(() => []);
-      if (removed.length > 0)
-        opts.log.info({ renderId: render.id, removed }, "removed ended attempts' work directories");
-    }
+    const workDir = await makeAttemptWorkDir({
+      workRoot: opts.workRoot,
+      resourceId: render.id,
+      attempt: hooks.attempt,
+      owner: renderWorkDirs(db),
+      log: opts.log.child({ renderId: render.id }),
+    });
     const outputPrefix = renderPrefix(render.id);
     let stored = false;
     try {
@@ -118,7 +100,7 @@ export function createRenderPipeline(opts: {
       const damage = new DamageLog();
       try {
         await runFfmpeg({
-          ...ffmpegLaunch(plan.args),
+          args: plan.args,
           cwd: workDir,
           durationSec: plan.durationSec,
           signal: hooks.signal,

@@ -10,9 +10,7 @@ import {
   claimTranscription,
   failTranscriptionUnfenced,
   findTranscriptionById,
-  readTranscriptionAttempts,
   readTranscriptionControl,
-  TRANSCRIPTION_TERMINAL,
   type TranscriptionRow,
   updateTranscriptionFenced,
 } from "../../db/repositories/transcriptions.ts";
@@ -24,8 +22,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
-import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { immediateCancelControl, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { runTranscriptionPipeline, type TranscriptionPipelineDeps } from "./pipeline.ts";
 import { TranscriptionError, type TranscriptResult } from "./types.ts";
@@ -163,9 +160,4 @@ export function transcriptionJobHandler(opts: {
         }),
       ),
   });
-}
-
-/** Transcription attempts' work directories (`trn_…-a<attempt>-…`) for the work-directory sweep. */
-export function transcriptionWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("trn", (ids) => readTranscriptionAttempts(db, ids), TRANSCRIPTION_TERMINAL);
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { type TProperties, type TSchema, Type } from "typebox";
 import { notFound } from "../../errors.ts";
-import { decodeCursor, toPage } from "../pagination.ts";
+import { pageWindow, toPage } from "../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../schemas/common.ts";
 import { type App, requireAuth } from "../types.ts";
 
@@ -94,7 +94,8 @@ export function registerJobResourceRoutes<Row extends { id: string }>(app: App, 
       const { limit, cursor, ...filters } = request.query as Record<string, string | undefined> & {
         limit?: number;
       };
-      const page = await r.list.page(auth.userId, filters, limit ?? 25, decodeCursor(cursor));
+      const window = pageWindow({ limit, cursor });
+      const page = await r.list.page(auth.userId, filters, window.limit, window.afterId);
       const data = r.list.present
         ? await r.list.present(page.rows)
         : await Promise.all(page.rows.map((row) => r.present(row)));

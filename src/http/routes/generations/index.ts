@@ -20,7 +20,7 @@ import {
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
 import { waitForSettled } from "../../../domain/generation/settled.ts";
 import { presentGeneration, presentGenerationRow } from "../../../domain/presenters.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
@@ -51,11 +51,6 @@ export interface GenerationRouteDeps {
 /** Seconds a client should wait before polling a generation again. */
 const RETRY_AFTER: Record<"image" | "video", string> = { image: "2", video: "5" };
 
-/** 400 naming `/callbackUrl` when the request's callback URL is refused. */
-async function checkCallback(deps: GenerationRouteDeps, callbackUrl: string | undefined): Promise<void> {
-  if (callbackUrl) await checkWebhookTarget(callbackUrl, deps.allowPrivateCallbacks ?? false, "/callbackUrl");
-}
-
 const CREATE_ERRORS = [...AUTH_ERRORS, 403, 404, 503] as const;
 
 /**
@@ -79,7 +74,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallback(deps, request.body.callbackUrl);
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const created = await createImageGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -111,7 +106,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallback(deps, request.body.callbackUrl);
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const row = await createVideoGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },

@@ -8,7 +8,7 @@ import { cancelRender } from "../../../domain/render-jobs/cancel-render.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import { AppError, conflict } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
@@ -63,13 +63,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (request.body.callbackUrl) {
-        await checkWebhookTarget(
-          request.body.callbackUrl,
-          deps.allowPrivateCallbacks ?? false,
-          "/callbackUrl",
-        );
-      }
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const { render, created } = await startRender(
         {
           db: deps.db,

@@ -12,7 +12,7 @@ import { presentTranscription } from "../../../domain/presenters.ts";
 import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
 import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
 import type { Transcriber } from "../../../domain/transcription/types.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
@@ -58,13 +58,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (request.body.callbackUrl) {
-        await checkWebhookTarget(
-          request.body.callbackUrl,
-          deps.allowPrivateCallbacks ?? false,
-          "/callbackUrl",
-        );
-      }
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const row = await createTranscription(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/transcriptions/${row.id}`);
       reply.header("Retry-After", RETRY_AFTER);

@@ -24,7 +24,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { type GenerationJobV1, JOBS } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
+import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "./pipeline.ts";
@@ -75,14 +75,7 @@ export function generationLifecycle(deps: {
   return {
     claim: (id) => claimGeneration(db, id, clock.now()),
     readControl,
-    async heartbeat(id, attempt, progress) {
-      const ok = await updateGenerationFenced(db, {
-        id,
-        attempt,
-        set: { heartbeatAt: clock.now(), progress: progress.ratio },
-      });
-      return ok ? "ok" : readControl(id, attempt);
-    },
+    heartbeat: rowHeartbeat((input) => updateGenerationFenced(db, input), readControl, clock),
     async finish(id, attempt, end, progress) {
       if (end.status === "cancelled") {
         const ok = (await readControl(id, attempt)) === "cancelling";

@@ -22,7 +22,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
+import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { runTranscriptionPipeline, type TranscriptionPipelineDeps } from "./pipeline.ts";
 import { TranscriptionError, type TranscriptResult } from "./types.ts";
@@ -61,14 +61,7 @@ export function transcriptionLifecycle(
   return {
     claim: (id) => claimTranscription(db, id, clock.now()),
     readControl,
-    async heartbeat(id, attempt, progress) {
-      const ok = await updateTranscriptionFenced(db, {
-        id,
-        attempt,
-        set: { heartbeatAt: clock.now(), progress: progress.ratio },
-      });
-      return ok ? "ok" : readControl(id, attempt);
-    },
+    heartbeat: rowHeartbeat((input) => updateTranscriptionFenced(db, input), readControl, clock),
     async finish(id, attempt, end, progress) {
       if (end.status === "cancelled") return (await readControl(id, attempt)) === "cancelling";
       return endWithEvent(db, deps.events, id, (tx) =>

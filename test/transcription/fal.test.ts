@@ -3,31 +3,24 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../fixtures/render/media.ts";
 import { post, uploadFile } from "../generation/helpers.ts";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { type FalStandIn, startFalStandIn } from "../helpers/fal-stand-in.ts";
-import { BURSTS, toneBursts, waitTranscribed } from "./helpers.ts";
+import type { TestApp } from "../helpers/app.ts";
+import type { FalStandIn } from "../helpers/fal-stand-in.ts";
+import { BURSTS, startFalTranscriptionApp, toneBursts, waitTranscribed } from "./helpers.ts";
 
 let t: TestApp;
 let fal: FalStandIn;
+let stack: Awaited<ReturnType<typeof startFalTranscriptionApp>>;
 let owner: { userId: string; key: string };
 let tmp: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
-  fal = await startFalStandIn();
-  t = await startTestApp({
-    worker: true,
-    env: {
-      TRANSCRIPTION_ENGINE: "fal",
-      TRANSCRIPTION_API_KEY: "fal-stand-in-key",
-      TRANSCRIPTION_BASE_URL: fal.url,
-    },
-  });
+  stack = await startFalTranscriptionApp();
+  ({ t, fal } = stack);
   owner = await t.createAccount();
   tmp = await tempDir("cutroom-trn-fal-");
 }, 60_000);
 afterAll(async () => {
-  await t.close();
-  await fal.close();
+  await stack.close();
   await tmp.cleanup();
 });
 

@@ -128,3 +128,39 @@ export async function uploadNamesOf(
   );
   return new Map((await findUploadsByIds(ctx.db, ctx.userId, [...new Set(ids)])).map((u) => [u.id, u.name]));
 }
+
+/**
+ * The one clip or upload a tool works on when the user named none: `pick` chooses among the
+ * clips playing an uploaded video (or audio, with `audio`), in summary order.
+ * @throws ToolError `not_found` when there is none, `ambiguous` when there are several (listed).
+ */
+export function soleUploadClip(
+  c: Composition,
+  what: string,
+  opts: { audio?: boolean; sameUpload?: boolean } = {},
+): Clip {
+  const clips = orderedClips(c)
+    .map((x) => x.clip)
+    .filter(
+      (x) => (x.asset.type === "video" || (opts.audio && x.asset.type === "audio")) && !!x.asset.uploadId,
+    );
+  const first = clips[0];
+  if (!first)
+    throw new ToolError(
+      "not_found",
+      `No clip plays an uploaded ${opts.audio ? "video or audio" : "video"}; ${what}`,
+    );
+  const distinct = opts.sameUpload
+    ? new Set(clips.map((x) => (x.asset as { uploadId: string }).uploadId)).size
+    : clips.length;
+  if (distinct > 1) {
+    throw new ToolError(
+      "ambiguous",
+      `Several clips could be meant (${clips
+        .slice(0, 10)
+        .map((x) => x.id)
+        .join(", ")}); ${what}`,
+    );
+  }
+  return first;
+}

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isMediaAsset } from "../../composition/schema.ts";
 import { captionCues } from "../../transcription/exports.ts";
 import { readComposition } from "../edit.ts";
-import { resolveUpload } from "../references.ts";
+import { resolveUpload, soleUploadClip } from "../references.ts";
 import { orderedClips } from "../summary.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { addChapterMarkers } from "./analysis.ts";
@@ -50,13 +50,26 @@ export const addCaptionsFromSpeech = defineTool({
   description:
     "Caption what is said in a video or audio upload (id or name): transcribes it (or reuses its transcript) and adds a caption clip that takes its cues from that transcription, on a captions track. Without `start` the captions follow the upload's clip on the timeline (its start, length, trim and speed; the first one when it is used twice), else they start at 0; `start` places them there instead. `mode: karaoke` highlights each word as it is spoken.",
   input: z.object({
-    upload: z.string().min(1).max(300),
+    upload: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("Upload id or name; default the upload the timeline's video/audio clips play"),
     start: z.number().min(0).optional(),
     mode: z.enum(["static", "karaoke"]).optional(),
     style: TextStyleInput.optional(),
   }),
   async run(input, { ctx, toolCallId }) {
-    const t = await transcriptOf(ctx, toolCallId, input.upload);
+    const upload =
+      input.upload ??
+      (
+        soleUploadClip(await readComposition(ctx), "name the upload to caption", {
+          audio: true,
+          sameUpload: true,
+        }).asset as { uploadId: string }
+      ).uploadId;
+    const t = await transcriptOf(ctx, toolCallId, upload);
     const cues = captionCues(t.result);
     if (cues.length === 0) throw new ToolError("no_speech", `No speech was recognised in ${t.upload.name}`);
     const clip =

@@ -244,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     enqueue,
     transcriber: transcribers.active,
+    engines: transcribers.byProvider,
     allowPrivateCallbacks: allowPrivate,
   });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
@@ -263,7 +264,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifications,
       log: app.log as unknown as Logger,
     }),
-    transcription: createTranscriptionService({ db, clock, enqueue, transcriber: transcribers.active }),
+    transcription: createTranscriptionService({
+      db,
+      clock,
+      enqueue,
+      transcriber: transcribers.active,
+      engines: transcribers.byProvider,
+      log: app.log as unknown as Logger,
+    }),
     analysis: {
       analyse: (input) =>
         uploadAnalysis({ db, store, clock, workRoot: config.workDir }, input.userId, input.uploadId, {

@@ -143,7 +143,9 @@ export async function runTranscriptionPipeline(
     ).catch((err: unknown) => {
       // Not awaited: the vendor answering late must not hold the attempt's end.
       for (const requestId of orphans) {
-        engine.cancel?.(requestId).catch((e: unknown) => ctx.log.warn({ err: e, requestId }, "vendor cancel failed"));
+        engine
+          .cancel?.(requestId)
+          .catch((e: unknown) => ctx.log.warn({ err: e, requestId }, "vendor cancel failed"));
       }
       throw err;
     });

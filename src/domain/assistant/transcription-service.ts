@@ -9,7 +9,7 @@ import {
   listTranscriptionsPage,
   TRANSCRIPTION_TERMINAL,
 } from "../../db/repositories/transcriptions.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import {
   type CancelTranscriptionDeps,
   cancelTranscription,

@@ -95,6 +95,12 @@ export const removeSilences = defineTool({
       const analysis = await analysisOf(ctx, toolCallId, clip, {
         silenceMinDuration: Math.min(input.longerThan, ANALYSIS_DEFAULTS.silenceMinDuration),
       });
+      if (!analysis.silences && first.clips.length === 1) {
+        throw new ToolError(
+          "no_audio",
+          `Clip ${clip.id} plays ${clip.name ?? clip.asset.uploadId}, which has no sound`,
+        );
+      }
       silences.set(
         clip.asset.uploadId,
         (analysis.silences?.ranges ?? [])

@@ -138,7 +138,7 @@ describe("recut tools by chat with the offline command model", () => {
     expect(result.output?.removedSeconds).toBeCloseTo(1.3, 1);
   });
 
-  it("captions the speech in karaoke mode from the transcription, in step with the clip", async () => {
+  it("captions the speech in karaoke mode from the transcription, in step with the clip, also after cutting its silence", async () => {
     const s = await c.session();
     await turn(s, "add talk at 1s");
     const r = await turn(s, "add karaoke captions from the speech of talk");
@@ -148,6 +148,16 @@ describe("recut tools by chat with the offline command model", () => {
     expect(caption.asset.source?.transcriptionId).toMatch(/^trn_/);
     expect([caption.start, caption.duration]).toEqual([talkClip.start, talkClip.duration]);
     expect(server.requests).toHaveLength(1);
+    // Removing the silence recuts the captions the same way, so they stay in step.
+    const cut = await turn(s, "remove silences longer than 1 second from clip 1");
+    const place = (x: ClipJson) => [x.start, x.duration, x.trim ?? 0];
+    const media = cut.tracks[0]?.clips ?? [];
+    const captions = cut.tracks[1]?.clips ?? [];
+    expect(media).toHaveLength(2);
+    expect(captions.map(place)).toEqual(media.map(place));
+    expect(
+      captions.every((x) => x.asset.source?.transcriptionId === caption.asset.source?.transcriptionId),
+    ).toBe(true);
   });
 
   it("names the clip to cut when several could be meant", async () => {

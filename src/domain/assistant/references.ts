@@ -130,9 +130,10 @@ export async function uploadNamesOf(
 }
 
 /**
- * The one clip or upload a tool works on when the user named none: `pick` chooses among the
- * clips playing an uploaded video (or audio, with `audio`), in summary order.
- * @throws ToolError `not_found` when there is none, `ambiguous` when there are several (listed).
+ * The clip a tool works on when the user named none: the only clip playing an uploaded video
+ * (or audio too, with `audio`); with `sameUpload`, the first of several that all play the same
+ * upload. `what` ends the error message (what the user should do).
+ * @throws ToolError `not_found` when there is none, `ambiguous` when several could be meant (listed).
  */
 export function soleUploadClip(
   c: Composition,

@@ -148,9 +148,13 @@ describe("recut tools by chat with the offline command model", () => {
     expect(caption.asset.source?.transcriptionId).toMatch(/^trn_/);
     expect([caption.start, caption.duration]).toEqual([talkClip.start, talkClip.duration]);
     expect(server.requests).toHaveLength(1);
-    // Removing the silence recuts the captions the same way, so they stay in step.
-    const cut = await turn(s, "remove silences longer than 1 second from clip 1");
+    // Cutting at the scene change and removing the silence cut the captions the same way, so
+    // they stay in step piece by piece.
     const place = (x: ClipJson) => [x.start, x.duration, x.trim ?? 0];
+    const split = await turn(s, "cut clip 1 at scene changes");
+    expect(split.tracks[1]?.clips.map(place)).toEqual(split.tracks[0]?.clips.map(place));
+    expect(split.tracks[1]?.clips).toHaveLength(2);
+    const cut = await turn(s, "remove silences longer than 1 second");
     const media = cut.tracks[0]?.clips ?? [];
     const captions = cut.tracks[1]?.clips ?? [];
     expect(media).toHaveLength(2);

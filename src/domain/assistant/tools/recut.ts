@@ -163,7 +163,7 @@ export const removeSilences = defineTool({
 export const cutAtSceneChanges = defineTool({
   name: "cut_at_scene_changes",
   description:
-    "Split a video clip into consecutive clips at the scene changes (shot cuts) of its upload, as the upload's scene analysis finds them (`threshold` 0..1, default 0.3; lower finds more). Timing is unchanged: each piece plays its part of the source.",
+    "Split a video clip into consecutive clips at the scene changes (shot cuts) of its upload, as the upload's scene analysis finds them (`threshold` 0..1, default 0.3; lower finds more). Timing is unchanged: each piece plays its part of the source; caption clips in step with the clip (its speech's captions) are cut the same way.",
   input: z.object({
     clip: clipRef.optional().describe("Default: the only clip playing an uploaded video"),
     threshold: z.number().min(0.05).max(1).optional().describe("Scene-change score, default 0.3"),
@@ -183,16 +183,28 @@ export const cutAtSceneChanges = defineTool({
     const times = (analysis.scenes?.cuts ?? []).map((cut) => cut.time);
     return applyEdit(ctx, toolCallId, "cut_at_scene_changes", (draft) => {
       const track = draft.tracks.find((t) => t.clips.some((x) => x.id === clip.id));
-      if (!track) throw new ToolError("not_found", `Clip ${clip.id} is no longer in the composition`);
+      const current = track?.clips.find((x) => x.id === clip.id);
+      if (!track || !current)
+        throw new ToolError("not_found", `Clip ${clip.id} is no longer in the composition`);
+      // Caption clips in step with it (its speech's captions) are cut at the same times, so a
+      // later silence removal finds them in step with each piece.
+      const captions = draft.tracks.flatMap((other) =>
+        other === track
+          ? []
+          : other.clips
+              .filter((x) => x.asset.type === "caption" && inStep(x, current))
+              .map((x) => ({ other, id: x.id })),
+      );
       const pieces = splitAtSourceTimes(track, clip.id, times, MIN_PIECE_SECONDS);
       if (pieces.length === 1) {
         return { summary: `No scene change inside clip ${clip.id}`, clipIds: [clip.id] };
       }
+      for (const { other, id } of captions) splitAtSourceTimes(other, id, times, MIN_PIECE_SECONDS);
       return {
         summary: `Cut clip ${clip.id} at ${pieces.length - 1} scene change(s) into ${pieces.length} clips (at ${pieces
           .slice(1)
           .map((p) => `${r3(p.start)}s`)
-          .join(", ")})`,
+          .join(", ")})${captions.length > 0 ? "; its captions were cut the same way" : ""}`,
         clipIds: pieces.map((p) => p.id),
       };
     });

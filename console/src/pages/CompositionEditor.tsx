@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import {
   api,
   type Clip,
@@ -281,7 +281,9 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     else void apply(`Add ${u.name}`, addClipOps(t, clip as Omit<Clip, "id">));
   }
 
-  useEffect(() => {
+  // A layout effect: the handler that sees a new selection is in place before the next key press
+  // is handled (with a passive effect, Delete pressed right after a click could find the old one).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e.target) || !comp) return;
       const mod = e.ctrlKey || e.metaKey;

@@ -197,12 +197,18 @@ export function Timeline(props: TimelineProps) {
     ticks.push(Math.round(i * step * 1000) / 1000);
   const snap = (dx: number) => Math.round(dx / pps / frame) * frame;
 
-  /** Recomputes the drawn window from the scroll position (a no-op while it stays the same). */
+  /**
+   * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
+   * events) nothing is scheduled at all: the comparison is with a ref, not inside a state update.
+   */
+  const shown = useRef(win);
   const syncWindow = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
     const next = drawWindow(el.scrollLeft, el.clientWidth - HEADER_PX, pps);
-    setWin((w) => (w.from === next.from && w.to === next.to ? w : next));
+    if (next.from === shown.current.from && next.to === shown.current.to) return;
+    shown.current = next;
+    setWin(next);
   }, [pps]);
   useLayoutEffect(() => {
     syncWindow();

@@ -114,15 +114,34 @@ export const TextAssetSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Captions from a subtitle upload (SRT/WebVTT) or inline cues. */
+/**
+ * Captions from a subtitle upload (SRT/WebVTT), inline cues, or a succeeded transcription of the
+ * caller (its words grouped into cues; karaoke follows the spoken words' own times).
+ */
 export const CaptionAssetSchema = Type.Object(
   {
     type: Type.Literal("caption"),
     style: TextStyleSchema,
-    mode: Type.Optional(literals(["static", "karaoke"])),
+    mode: Type.Optional(
+      literals(
+        ["static", "karaoke"],
+        "karaoke highlights one word at a time: at the word times of a transcription, else spread over each cue by word length",
+      ),
+    ),
     source: Type.Union([
       Type.Object({ uploadId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
       Type.Object({ cues: Type.Array(CueSchema, { maxItems: 10_000 }) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          transcriptionId: Type.String({
+            minLength: 1,
+            maxLength: 100,
+            description:
+              "A succeeded transcription (trn_…) of the caller; cue times are seconds of the transcribed upload",
+          }),
+        },
+        { additionalProperties: false },
+      ),
     ]),
   },
   { additionalProperties: false },

@@ -14,6 +14,7 @@ import { createTranscriptionService } from "./domain/assistant/transcription-ser
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
+import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
@@ -243,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     enqueue,
     transcriber: transcribers.active,
+    engines: transcribers.byProvider,
     allowPrivateCallbacks: allowPrivate,
   });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
@@ -262,7 +264,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifications,
       log: app.log as unknown as Logger,
     }),
-    transcription: createTranscriptionService({ db, clock, enqueue, transcriber: transcribers.active }),
+    transcription: createTranscriptionService({
+      db,
+      clock,
+      enqueue,
+      transcriber: transcribers.active,
+      engines: transcribers.byProvider,
+      log: app.log as unknown as Logger,
+    }),
+    analysis: {
+      analyse: (input) =>
+        uploadAnalysis({ db, store, clock, workRoot: config.workDir }, input.userId, input.uploadId, {
+          ...ANALYSIS_DEFAULTS,
+          ...input.params,
+        }),
+    },
     log: app.log as unknown as Logger,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...deps.assistant,

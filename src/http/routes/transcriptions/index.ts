@@ -32,6 +32,8 @@ export interface TranscriptionRouteDeps {
   enqueue: Enqueue;
   /** The configured engine (TRANSCRIPTION_ENGINE). */
   transcriber: Transcriber;
+  /** Every engine by provider name (a cancel reaches the transcription's own vendor). */
+  engines: Partial<Record<string, Transcriber>>;
   /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
   allowPrivateCallbacks?: boolean;
 }
@@ -105,7 +107,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
         "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
       ok: { 200: Transcription },
       errors: [403, 404],
-      run: (_request, userId, id) => cancelTranscription(deps, userId, id),
+      run: (request, userId, id) => cancelTranscription({ ...deps, log: request.log }, userId, id),
     },
   });
 

@@ -45,11 +45,18 @@ const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
  * `streams` keeps only the video (`-an`) or only the audio (`-vn`) of the format; a video-only
  * mp4 also closes every GOP (`-flags +cgop`) so that segments join by stream copy. `lossless`
  * encodes H.264 losslessly (x264 `-qp 0`, same preset): internal, for exactness tests only.
+ * `fragmented` (mp4 only) writes a fragmented MP4 that plays while it is written (a stream to an
+ * HTTP response, "Play from here"): the header first (`empty_moov`), then one fragment per
+ * keyframe, a keyframe every {@link FRAGMENT_SECONDS} s, instead of `+faststart`.
  */
 export interface EncoderVariant {
   streams?: "video" | "audio";
   lossless?: boolean;
+  fragmented?: boolean;
 }
+
+/** Seconds between the keyframes, hence the fragments, of a `fragmented` mp4. */
+export const FRAGMENT_SECONDS = 0.5;
 
 /**
  * Encoder and muxer arguments for a format and quality preset (placed after the `-map`s):
@@ -78,6 +85,18 @@ export function encoderArgs(
       const audio = ["-c:a", "aac", "-b:a", AAC[quality], "-ar", "48000"];
       if (variant.streams === "video") return [...video, "-flags", "+cgop", "-an", "-f", "mp4"];
       if (variant.streams === "audio") return ["-vn", ...audio, "-f", "mp4"];
+      if (variant.fragmented) {
+        return [
+          ...video,
+          "-force_key_frames",
+          `expr:gte(t,n_forced*${FRAGMENT_SECONDS})`,
+          ...audio,
+          "-movflags",
+          "frag_keyframe+empty_moov+default_base_moof",
+          "-f",
+          "mp4",
+        ];
+      }
       return [...video, ...audio, "-movflags", "+faststart", "-f", "mp4"];
     }
     case "webm": {

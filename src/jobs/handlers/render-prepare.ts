@@ -2,6 +2,7 @@ import { decodeTime, isValid, ulid } from "ulid";
 import type { Db } from "../../db/client.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
 import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../../domain/render/index.ts";
+import type { EncoderVariant } from "../../domain/render/outputs.ts";
 import type { RenderOutputOptions, RenderWarning } from "../../domain/render/types.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
@@ -14,7 +15,7 @@ export interface PreparedRender {
   refsByPath: Map<string, AssetRef>;
   /** The plan's warnings and the written files' (`GLYPH_MISSING`), in that order. */
   warnings: RenderWarning[];
-  /** The output file, relative to the work directory. */
+  /** The output file, relative to the work directory (or the `output` asked for). */
   outputFile: string;
 }
 
@@ -28,6 +29,9 @@ export interface PreparedRender {
  *
  * @param input.workDir - the attempt's (or preflight's) working directory; the caller removes it.
  * @param input.decoderThreads - `-threads` of each video input's decoder.
+ * @param input.output - where ffmpeg writes (default `output.<format>` in `workDir`; `pipe:3`
+ *   to stream it, see `runFfmpeg`'s `onOutputPipe`).
+ * @param input.variant - the encoder variant (`buildRenderPlan`'s), e.g. a fragmented mp4.
  * @throws RenderError the first problem, with the other source problems in its `more`
  *   (`ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND`,
  *   `INVALID_COMPOSITION`); aborts with `signal`.
@@ -42,6 +46,8 @@ export async function prepareRender(input: {
   remote: RemoteAssetLimits;
   signal: AbortSignal;
   decoderThreads?: number;
+  output?: string;
+  variant?: EncoderVariant;
 }): Promise<PreparedRender> {
   const { assets, fonts, refsByPath } = await resolveRenderAssets({
     db: input.db,
@@ -53,7 +59,7 @@ export async function prepareRender(input: {
     signal: input.signal,
   });
   input.signal.throwIfAborted();
-  const outputFile = `output.${input.options.format}`;
+  const outputFile = input.output ?? `output.${input.options.format}`;
   const plan = buildRenderPlan({
     composition: input.composition,
     assets,
@@ -61,6 +67,7 @@ export async function prepareRender(input: {
     outputPath: outputFile,
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };

@@ -9,7 +9,7 @@ import { JOBS, type JobCatalog } from "./catalog.ts";
 import { createEnqueue } from "./enqueue.ts";
 import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
-import { preflightWorkDirs } from "./handlers/render-prepare.ts";
+import { scratchWorkDirs } from "./handlers/render-prepare.ts";
 import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
@@ -85,7 +85,9 @@ export async function startJobWorker(opts: {
     renderWorkDirs(db),
     generationWorkDirs(db),
     transcriptionWorkDirs(db),
-    preflightWorkDirs(),
+    scratchWorkDirs("pfl"),
+    scratchWorkDirs("frm"),
+    scratchWorkDirs("pvw"),
   ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });

@@ -77,7 +77,8 @@ beforeAll(async () => {
     ],
   });
   compId = comp.id;
-});
+  // Fixtures, an app with its worker and two uploads: slow on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await t?.close();
   await cleanup?.();
@@ -192,7 +193,7 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
         expect(res.statusCode).toBe(200);
         res.once("data", async () => {
           // Which ffmpeg writes this stream: the one whose working directory is the preview's.
-          const dirs = (await readdir(workRoot)).filter((d) => d.startsWith("preview-"));
+          const dirs = (await readdir(workRoot)).filter((d) => d.startsWith("pvw_"));
           const workDir = path.join(workRoot, dirs[0] ?? "");
           const pid = await ffmpegIn(workDir);
           req.destroy();
@@ -204,7 +205,7 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
       req.end();
     });
     await waitFor(async () => !(await alive(running.pid)), 10_000);
-    await waitFor(async () => !(await readdir(workRoot)).some((d) => d.startsWith("preview-")), 10_000);
+    await waitFor(async () => !(await readdir(workRoot)).some((d) => d.startsWith("pvw_")), 10_000);
     // The slot is free again: another preview streams at once.
     const after = await previewVideo("from=0&duration=0.4&width=160", "after.mp4");
     expect(after.res.status).toBe(200);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "../../jobs/handlers/render-assets.ts";
-import { preflightWorkDirPrefix, prepareRender } from "../../jobs/handlers/render-prepare.ts";
+import { prepareRender, scratchWorkDirPrefix } from "../../jobs/handlers/render-prepare.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { RenderError, type RenderErrorJson, type RenderWarning } from "../render/types.ts";
 import type { RenderLimits } from "./limits.ts";
@@ -71,7 +71,7 @@ export async function preflightRender(
   );
   const about = { compositionId: source.compositionId, compositionVersion: source.compositionVersion };
   await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, preflightWorkDirPrefix()));
+  const workDir = await mkdtemp(path.join(deps.workRoot, scratchWorkDirPrefix("pfl")));
   try {
     const prepared = await prepareRender({
       db: deps.db,

@@ -7,7 +7,7 @@ import type { CompositionRow } from "../../db/repositories/compositions.ts";
 import { conflict, invalidRequest } from "../../errors.ts";
 import { explainRenderFailure } from "../../jobs/handlers/render-failure.ts";
 import { ffmpegLaunch } from "../../jobs/handlers/render-pipeline.ts";
-import { prepareRender } from "../../jobs/handlers/render-prepare.ts";
+import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "../../jobs/handlers/render-prepare.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { compositionDuration } from "../composition/duration.ts";
@@ -61,8 +61,8 @@ export interface PreviewJob {
   variant?: EncoderVariant;
   /** Where ffmpeg writes: a file name in the scratch directory, or `pipe:3` with `onOutputPipe`. */
   output?: string;
-  /** Scratch directory name prefix, e.g. `frame-`. */
-  prefix: string;
+  /** Which scratch directory: `frm` a frame's, `pvw` a video's (the work-directory sweep removes leftovers). */
+  scratch: ScratchKind;
   signal: AbortSignal;
   onOutputPipe?: (output: Readable) => void;
 }
@@ -90,7 +90,7 @@ export async function runPreview<T>(
 ): Promise<{ value: T; spans: PreviewSpans }> {
   const started = performance.now();
   await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, job.prefix));
+  const workDir = await mkdtemp(path.join(deps.workRoot, scratchWorkDirPrefix(job.scratch)));
   try {
     const { plan, refsByPath, outputFile } = await prepareRender({
       db: deps.db,

@@ -81,7 +81,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
           options: { format: "mp4", quality: "draft", range: { start: from, duration }, width: range.width },
           variant: { fragmented: true },
           output: "pipe:3",
-          prefix: "preview-",
+          scratch: "pvw",
           signal,
           onOutputPipe: gotPipe,
         },

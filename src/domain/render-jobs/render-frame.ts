@@ -83,7 +83,7 @@ export function createFramePreview(opts: FramePreviewOptions) {
                 row,
                 doc: previewWindow(row.document, at, at, { sound: false }),
                 options: { format: "jpg", quality: "draft", frameAt: at, width },
-                prefix: "frame-",
+                scratch: "frm",
                 signal: AbortSignal.timeout(opts.stallTimeoutMs * 2),
               },
               (file) => readFile(file),

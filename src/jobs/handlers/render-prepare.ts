@@ -73,31 +73,38 @@ export async function prepareRender(input: {
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
 }
 
-/** A preflight lasts minutes (its downloads are time-limited); one whose directory is older was left by a process that died. */
+/** A preflight or a preview lasts minutes (downloads and runs are time-limited); one whose directory is older was left by a process that died. */
 const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
 
 /**
- * The name prefix of a new preflight's scratch directory under `WORK_DIR`: `pfl_<ULID>-a1-`
- * (`mkdtemp` adds the random part), so that the work-directory sweep can tell its age.
+ * Scratch directories the API process makes outside any job: `pfl` a preflight's, `frm` a
+ * preview frame's, `pvw` a preview video's.
  */
-export function preflightWorkDirPrefix(): string {
-  return attemptWorkDirPrefix(`pfl_${ulid()}`, 1);
+export type ScratchKind = "pfl" | "frm" | "pvw";
+
+/**
+ * The name prefix of a new scratch directory of `kind` under `WORK_DIR`:
+ * `<kind>_<ULID>-a1-` (`mkdtemp` adds the random part), so that the work-directory sweep can
+ * tell its age.
+ */
+export function scratchWorkDirPrefix(kind: ScratchKind): string {
+  return attemptWorkDirPrefix(`${kind}_${ulid()}`, 1);
 }
 
 /**
- * Preflight scratch directories for the work-directory sweep: a preflight removes its own
- * directory when it ends, so one whose ULID is over an hour old was left behind by an API
- * process that died mid-check and is removed.
+ * Scratch directories of one kind for the work-directory sweep: each
+ * removes its own directory when it ends, so one whose ULID is over an hour old was left behind
+ * by an API process that died meanwhile and is removed.
  *
  * @param now - the current time (tests pass a later one).
  */
-export function preflightWorkDirs(now: () => Date = () => new Date()): WorkDirOwner {
+export function scratchWorkDirs(kind: ScratchKind, now: () => Date = () => new Date()): WorkDirOwner {
   return {
-    idPrefix: "pfl",
+    idPrefix: kind,
     async readAttempts(ids) {
       const rows = new Map<string, { attempt: number; ended: boolean }>();
       for (const id of ids) {
-        const time = id.slice("pfl_".length);
+        const time = id.slice(kind.length + 1);
         // A name this code did not make is left alone.
         if (!isValid(time)) {
           rows.set(id, { attempt: 1, ended: false });

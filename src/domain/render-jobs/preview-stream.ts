@@ -42,7 +42,7 @@ export interface PreviewVideo {
  * at a preview width, streamed as it is encoded. The real renderer plans it exactly as a
  * `POST /api/render` of that `range` with `quality: draft` and `width` (only the clips near the
  * range are resolved and opened), except the container: a fragmented MP4 written to a pipe (a
- * keyframe and a fragment every half second), which a `<video>` plays from its first fragment
+ * short first fragment, then one every half second), which a `<video>` plays from its first fragment
  * instead of waiting for the whole file.
  */
 export function createPreviewStream(opts: PreviewStreamOptions) {

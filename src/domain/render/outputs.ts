@@ -47,7 +47,8 @@ const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
  * encodes H.264 losslessly (x264 `-qp 0`, same preset): internal, for exactness tests only.
  * `fragmented` (mp4 only) writes a fragmented MP4 that plays while it is written (a stream to an
  * HTTP response, "Play from here"): the header first (`empty_moov`), then one fragment per
- * keyframe, a keyframe every {@link FRAGMENT_SECONDS} s, instead of `+faststart`.
+ * keyframe, instead of `+faststart`. The first fragment holds {@link FIRST_FRAGMENT_SECONDS} s
+ * (so a player has a picture early), the next ones {@link FRAGMENT_SECONDS} s each.
  */
 export interface EncoderVariant {
   streams?: "video" | "audio";
@@ -55,8 +56,10 @@ export interface EncoderVariant {
   fragmented?: boolean;
 }
 
-/** Seconds between the keyframes, hence the fragments, of a `fragmented` mp4. */
+/** Seconds between the keyframes, hence the fragments, of a `fragmented` mp4 (after the first). */
 export const FRAGMENT_SECONDS = 0.5;
+/** Length of the first fragment of a `fragmented` mp4, seconds. */
+export const FIRST_FRAGMENT_SECONDS = 0.1;
 
 /**
  * Encoder and muxer arguments for a format and quality preset (placed after the `-map`s):
@@ -89,7 +92,8 @@ export function encoderArgs(
         return [
           ...video,
           "-force_key_frames",
-          `expr:gte(t,n_forced*${FRAGMENT_SECONDS})`,
+          // Keyframes at 0, at FIRST_FRAGMENT_SECONDS, then every FRAGMENT_SECONDS.
+          `expr:if(lt(n_forced,2),gte(t,n_forced*${FIRST_FRAGMENT_SECONDS}),gte(t,prev_forced_t+${FRAGMENT_SECONDS}))`,
           ...audio,
           "-movflags",
           "frag_keyframe+empty_moov+default_base_moof",

@@ -5,15 +5,16 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { CompositionRow } from "../../db/repositories/compositions.ts";
 import { conflict, invalidRequest } from "../../errors.ts";
-import { explainRenderFailure } from "../../jobs/handlers/render-failure.ts";
-import { ffmpegLaunch } from "../../jobs/handlers/render-pipeline.ts";
-import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "../../jobs/handlers/render-prepare.ts";
+
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
 import type { EncoderVariant } from "../render/outputs.ts";
 import { RenderError, type RenderOutputOptions } from "../render/types.ts";
+import { explainRenderFailure } from "./render-failure.ts";
+import { ffmpegLaunch } from "./render-pipeline.ts";
+import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "./render-prepare.ts";
 
 /** Longest transition (seconds), plus a second: clips farther than this from a window cannot show in it. */
 const REACH_SECONDS = 11;

@@ -50,6 +50,10 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
             headers: {
               ...STANDARD_HEADERS,
               "X-Composition-Version": { type: "integer", description: "The version the video shows" },
+              "Accept-Ranges": {
+                type: "string",
+                description: "`none`: the video is written while it is sent, so it has no byte ranges",
+              },
               "X-Preview-Duration": {
                 type: "number",
                 description:

@@ -31,8 +31,6 @@ export interface PreviewVideo {
   /** Seconds of timeline: where it starts, and how long it is (cut at the composition's end). */
   from: number;
   duration: number;
-  /** Stops ffmpeg now (the client went away); the scratch directory is removed once it exited. */
-  stop(): void;
   /** Settles (never rejects) once ffmpeg has exited, its slot is free and its files are gone. */
   finished: Promise<void>;
 }
@@ -52,6 +50,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
      * Starts the preview video and resolves once ffmpeg wrote its first bytes (the header: the
      * plan's graph is running), so that a plan ffmpeg refuses is still an error response.
      * @param range.duration - seconds, at most {@link PREVIEW_MAX_SECONDS}; cut at the end.
+     * @param gone - aborts when the client went away (also before the first bytes): ffmpeg stops.
      * @throws 404 when the composition is absent or another owner's; 400 naming `/from` at or
      *   past the end; 409 `conflict` with `renderError` when the renderer cannot render it;
      *   429 when too many preview videos are running and waiting.
@@ -60,6 +59,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
       userId: string,
       compositionId: string,
       range: { from: number; duration: number; width: number },
+      gone?: AbortSignal,
     ): Promise<PreviewVideo> {
       const row = await findComposition(opts.db, userId, compositionId);
       if (!row) throw notFound(`Composition ${compositionId}`);
@@ -67,8 +67,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
       const from = range.from;
       const duration = Math.min(range.duration, PREVIEW_MAX_SECONDS, total - from);
       const release = await slots.take();
-      const stopper = new AbortController();
-      const signal = AbortSignal.any([stopper.signal, AbortSignal.timeout(opts.maxRunMs)]);
+      const signal = AbortSignal.any([AbortSignal.timeout(opts.maxRunMs), ...(gone ? [gone] : [])]);
       let gotPipe: (output: Readable) => void = () => {};
       const pipe = new Promise<Readable>((resolve) => {
         gotPipe = resolve;
@@ -91,7 +90,8 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
         .then(
           () => undefined,
           (err: unknown) => {
-            if (err instanceof FfmpegError && err.code === "ABORTED") return;
+            // Stopped on purpose (the client went away, or the time limit): nothing to report.
+            if (signal.aborted || (err instanceof FfmpegError && err.code === "ABORTED")) return;
             opts.log.warn({ compositionId: row.id, err }, "preview video failed");
           },
         )
@@ -110,11 +110,10 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
           version: row.version,
           from,
           duration,
-          stop: () => stopper.abort(),
           finished,
         };
       } catch (err) {
-        stopper.abort();
+        // The run failed (ffmpeg has exited): the renderer's reason.
         throw asPreviewConflict(err);
       }
     },

@@ -75,13 +75,20 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const video = await deps.previews.open(auth.userId, request.params.id, {
-        from: request.query.from,
-        duration: request.query.duration ?? DEFAULT_SECONDS,
-        width: request.query.width ?? 640,
-      });
-      // However the response ends (done, or the client went away), ffmpeg goes with it.
-      reply.raw.once("close", () => video.stop());
+      // However the response ends (done, or the client went away, also while the preview is
+      // starting), ffmpeg goes with it.
+      const gone = new AbortController();
+      reply.raw.once("close", () => gone.abort());
+      const video = await deps.previews.open(
+        auth.userId,
+        request.params.id,
+        {
+          from: request.query.from,
+          duration: request.query.duration ?? DEFAULT_SECONDS,
+          width: request.query.width ?? 640,
+        },
+        gone.signal,
+      );
       return reply
         .header("content-type", "video/mp4")
         .header("cache-control", "no-store")

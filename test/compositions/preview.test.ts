@@ -168,6 +168,28 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("answers 409 with the renderer's reason, for the video and the frame, when a source is gone", async () => {
+    const [up] = await api.upload([fx.red]);
+    const broken = await api.createComposition({
+      name: "loses its source",
+      canvas,
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 2, asset: { type: "video", uploadId: up?.id } }] },
+      ],
+    });
+    expect((await api.json("DELETE", `/api/v1/uploads/${up?.id}`)).status).toBe(204);
+    for (const url of [`preview.mp4?from=0.5&duration=1`, `frame?t=0.5`]) {
+      const res = await fetch(`${base}/api/compositions/${broken.id}/${url}`, { headers: bearer(key) });
+      const body = (await res.json()) as {
+        error: { code: string; renderError?: { code: string; clipId?: string } };
+      };
+      expect(res.status, url).toBe(409);
+      expect(body.error.code).toBe("conflict");
+      expect(body.error.renderError?.code, url).toBe("ASSET_NOT_FOUND");
+    }
+    expect((await readdir(t.config.workDir)).filter((d) => /^(pvw|frm)_/.test(d))).toEqual([]);
+  });
+
   it("stops ffmpeg and removes its files when the client goes away", async () => {
     // Ten seconds of 1080p noise: far more to encode than the moment the client stays.
     const noise = path.join(dir, "noise.mp4");

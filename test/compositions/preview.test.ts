@@ -19,6 +19,8 @@ import { client, download, onServer, waitFor } from "../renders/helpers.ts";
 let t: TestApp;
 let base: string;
 let key: string;
+/** A key of the same account with only the `read` scope. */
+let readKey: string;
 let api: ReturnType<typeof client>;
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -33,7 +35,9 @@ beforeAll(async () => {
     startTestApp({ worker: true, env: { RENDER_MAX_WIDTH: "1920" } }),
   ]);
   base = await t.listen();
-  key = (await t.createAccount()).key;
+  const account = await t.createAccount();
+  key = account.key;
+  readKey = (await t.addKey(account.userId, ["read"])).key;
   api = client(base, key);
   const [video, still] = await api.upload([fx.video, fx.still]);
   const comp = await api.createComposition({
@@ -137,7 +141,7 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
     expect((await probe(file, true)).video?.frames).toBe(12);
   });
 
-  it("answers 400 naming the field for a bad from, duration or width", async () => {
+  it("answers 400 naming the field for a bad from, duration or width; a read-only key may watch", async () => {
     const cases: Array<[string, string]> = [
       ["from=4", "/from"],
       ["from=-1", "/from"],
@@ -166,6 +170,14 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
     expect(foreign.status).toBe(404);
     const anonymous = await fetch(`${base}/api/compositions/${compId}/preview.mp4?from=0`);
     expect(anonymous.status).toBe(401);
+    const reading = await fetch(
+      `${base}/api/compositions/${compId}/preview.mp4?from=0&duration=0.2&width=64`,
+      {
+        headers: bearer(readKey),
+      },
+    );
+    expect(reading.status).toBe(200);
+    expect((await reading.arrayBuffer()).byteLength).toBeGreaterThan(0);
   });
 
   it("answers 409 with the renderer's reason, for the video and the frame, when a source is gone", async () => {

@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import { generationJobHandler, generationWorkDirs } from "../domain/generation/generation-job.ts";
 import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
-import { preflightWorkDirs } from "../domain/render-jobs/render-prepare.ts";
+import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
@@ -85,7 +85,9 @@ export async function startJobWorker(opts: {
     renderWorkDirs(db),
     generationWorkDirs(db),
     transcriptionWorkDirs(db),
-    preflightWorkDirs(),
+    scratchWorkDirs("pfl"),
+    scratchWorkDirs("frm"),
+    scratchWorkDirs("pvw"),
   ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });

@@ -1,7 +1,12 @@
 import { decodeTime, isValid, ulid } from "ulid";
 import type { Db } from "../../db/client.ts";
 import type { Timeline } from "../../domain/composition/schema.ts";
-import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../../domain/render/index.ts";
+import {
+  buildRenderPlan,
+  type EncoderVariant,
+  type RenderPlan,
+  writePlanFiles,
+} from "../../domain/render/index.ts";
 import type { RenderOutputOptions, RenderWarning } from "../../domain/render/types.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
@@ -42,6 +47,8 @@ export async function prepareRender(input: {
   remote: RemoteAssetLimits;
   signal: AbortSignal;
   decoderThreads?: number;
+  /** Encoder variant of the plan (lossless H.264 for exactness tests); default: the format as is. */
+  variant?: EncoderVariant;
 }): Promise<PreparedRender> {
   const { assets, fonts, refsByPath } = await resolveRenderAssets({
     db: input.db,
@@ -61,6 +68,7 @@ export async function prepareRender(input: {
     outputPath: outputFile,
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };

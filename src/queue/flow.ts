@@ -4,8 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import type { PgBoss } from "pg-boss";
-import type { JobToSend } from "../jobs/enqueue.ts";
-import type { JobDefinition } from "../jobs/registry.ts";
+import type { JobToSend } from "./enqueue.ts";
+import type { JobDefinition } from "./registry.ts";
 
 /** One job of a flow: a {@link JobToSend} with its id, a reference and its dependencies. */
 export interface FlowJobToSend<P extends object> extends Omit<JobToSend<P>, "startAfterSeconds"> {

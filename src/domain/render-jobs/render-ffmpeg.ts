@@ -5,13 +5,13 @@
 import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
-import type { AssetRef, RemoteAssetLimits } from "../../jobs/handlers/render-assets.ts";
-import { explainRenderFailure } from "../../jobs/handlers/render-failure.ts";
 import { FfmpegError, type FfmpegProgress, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
 import type { RenderPlan } from "../render/plan.ts";
 import { RenderError } from "../render/types.ts";
+import type { AssetRef, RemoteAssetLimits } from "./render-assets.ts";
+import { explainRenderFailure } from "./render-failure.ts";
 
 /** What the render pipelines (whole render, part of a split render, join) run on. */
 export interface RenderRunDeps {

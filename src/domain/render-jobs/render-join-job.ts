@@ -10,16 +10,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { listRenderParts } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
-import { JOBS, type RenderJoinJobV1 } from "../../jobs/catalog.ts";
-import {
-  failLostRender,
-  type RenderAttemptDeps,
-  type RenderPipeline,
-  runRenderAttempt,
-} from "../../jobs/handlers/render-job.ts";
-import { attemptWorkDirPrefix } from "../../jobs/handlers/work-dir-sweep.ts";
-import type { JobHandler } from "../../jobs/registry.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
 import { renderPartsPrefix } from "../../storage/keys.ts";
 import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
@@ -27,6 +21,12 @@ import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError } from "../render/types.ts";
 import type { RenderRunDeps } from "./render-ffmpeg.ts";
 import { ffmpegLaunch } from "./render-ffmpeg.ts";
+import {
+  failLostRender,
+  type RenderAttemptDeps,
+  type RenderPipeline,
+  runRenderAttempt,
+} from "./render-job.ts";
 import { storeRenderOutput } from "./render-output.ts";
 
 /**

@@ -28,24 +28,20 @@ import {
   type ResourceLifecycle,
   runAttempt,
   workerLostError,
-} from "../../jobs/attempt-runner.ts";
-import { JOBS, type RenderPartJobV1 } from "../../jobs/catalog.ts";
-import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "../../jobs/handlers/render-assets.ts";
-import { describeRenderError, endRenderWithEvent } from "../../jobs/handlers/render-job.ts";
-import { DECODER_THREADS } from "../../jobs/handlers/render-pipeline.ts";
-import {
-  attemptWorkDirPrefix,
-  sweepWorkDirs,
-  type WorkDirOwner,
-} from "../../jobs/handlers/work-dir-sweep.ts";
-import type { JobHandler } from "../../jobs/registry.ts";
+} from "../../queue/attempt-runner.ts";
+import { JOBS, type RenderPartJobV1 } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { attemptWorkDirPrefix, sweepWorkDirs, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import { buildAudioPlan, buildSegmentPlan } from "../render/segments.ts";
 import { RenderError, type RenderWarning } from "../render/types.ts";
 import { writePlanFiles } from "../render/write-plan-files.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
+import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
+import { describeRenderError, endRenderWithEvent } from "./render-job.ts";
+import { DECODER_THREADS } from "./render-pipeline.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
 interface PartDeps {

@@ -18,7 +18,12 @@ import {
 import { ACTIVE_STATUSES, findRenderById, type RenderRow } from "../../db/repositories/renders.ts";
 import { renders } from "../../db/schema/renders.ts";
 import { newId } from "../../ids.ts";
-import { JOBS, type RenderJoinJobV1, type RenderPartJobV1, renderExpirySeconds } from "../../jobs/catalog.ts";
+import {
+  JOBS,
+  type RenderJoinJobV1,
+  type RenderPartJobV1,
+  renderExpirySeconds,
+} from "../../queue/catalog.ts";
 import { type FlowJobToSend, type FlowQueue, jobIdFor } from "../../queue/flow.ts";
 import { type FrameRange, planSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";

@@ -2,18 +2,18 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import { dedupeWarnings } from "../../domain/render/plan.ts";
-import type { RenderOutput } from "../../domain/render/types.ts";
-import { type RenderRunDeps, runRenderFfmpeg } from "../../domain/render-jobs/render-ffmpeg.ts";
-import { storeRenderOutput } from "../../domain/render-jobs/render-output.ts";
-import type { SplitRenderStarter } from "../../domain/render-jobs/split-render.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
-import { AttemptHandedOff } from "../attempt-runner.ts";
+import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
+import { attemptWorkDirPrefix, sweepWorkDirs } from "../../queue/work-dir-sweep.ts";
+import { dedupeWarnings } from "../render/plan.ts";
+import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
+import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
-import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
+import type { SplitRenderStarter } from "./split-render.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is

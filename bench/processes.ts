@@ -17,10 +17,15 @@ export interface Proc {
 
 /**
  * Starts `node <script>` from the repository root with a minimal environment (PATH, HOME,
- * `LOG_LEVEL=warn`) plus `env`, collecting its output.
+ * `LOG_LEVEL=warn`) plus `env`, collecting its output. With `opts.cpu`, the process (and the
+ * ffmpeg it starts) runs pinned to that CPU (`taskset -c <cpu>`, which execs node: same pid).
  */
-export function startProcess(script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [script], {
+export function startProcess(script: string, env: Record<string, string>, opts: { cpu?: number } = {}): Proc {
+  const [command, args] =
+    opts.cpu === undefined
+      ? [process.execPath, [script]]
+      : ["taskset", ["-c", String(opts.cpu), process.execPath, script]];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -184,6 +184,8 @@ async function main(): Promise<void> {
       WORKER_CONCURRENCY: "1",
       // Several workers on one machine: no health/metrics server (each would want port 9464).
       WORKER_PORT: "0",
+      // The render in one piece against the encode floor (split renders: split-scaling.ts).
+      RENDER_SEGMENT_SEC: "0",
     };
     const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
     procs.push(apiProc);

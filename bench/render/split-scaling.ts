@@ -25,7 +25,16 @@ import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { tempDir } from "../../test/fixtures/render/media.ts";
-import { apiClient, freshDatabase, type Proc, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import {
+  type apiClient,
+  connectApi,
+  freshDatabase,
+  type Proc,
+  startProcess,
+  stopProcess,
+  uploadAll,
+  waitUntil,
+} from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
 const args = process.argv.slice(2);
@@ -141,22 +150,9 @@ async function main(): Promise<void> {
     };
     const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
     procs.push(apiProc);
-    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(apiProc.output.join("")), 60_000, "the API's owner key");
-    const key = (/crk_[A-Za-z0-9]+/.exec(apiProc.output.join("")) as RegExpExecArray)[0];
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      30_000,
-      "the API",
-    );
+    const { call } = await connectApi(apiProc, port);
     await db.connect();
-    const call = apiClient(base, key);
-    const ids: Record<string, string> = {};
-    for (const [k, file] of Object.entries(inputs)) {
-      const form = new FormData();
-      form.append("file", new Blob([await readFile(file)]), path.basename(file));
-      ids[k] = (await call<{ data: { id: string }[] }>("POST", "/api/v1/uploads", form)).data[0]?.id ?? "";
-    }
+    const ids = await uploadAll(call, inputs);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
     const wall = (r: RenderBody) =>
       (new Date(r.finishedAt ?? 0).getTime() - new Date(r.createdAt).getTime()) / 1000;

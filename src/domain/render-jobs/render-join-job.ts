@@ -11,6 +11,7 @@ import path from "node:path";
 import { listRenderParts } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
 import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
@@ -32,8 +33,9 @@ import { storeRenderOutput } from "./render-output.ts";
 /**
  * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; downloads every
  * part (all must have succeeded), writes the ffconcat list with each segment's exact duration,
- * runs the stream-copy join, then stores the output (`storeRenderOutput`). The work directory
- * is removed when the attempt ends.
+ * runs the stream-copy join, then stores the output (`storeRenderOutput`) and records the whole
+ * render's wall-clock seconds per timeline second (`cutroom_render_seconds_per_timeline_second`).
+ * The work directory is removed when the attempt ends.
  *
  * @throws RenderError `INTERNAL` (not retryable) when a part is missing; `FFMPEG_FAILED`
  *   (retryable) when the join fails; `OUTPUT_UPLOAD_FAILED` when storing fails.
@@ -107,6 +109,11 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
         },
       });
       hooks.progress({ ratio: 1 });
+      if (render.startedAt && durationSec > 0) {
+        // The whole split render, from its first claim: what the parts in parallel achieved.
+        const seconds = (Date.now() - render.startedAt.getTime()) / 1000;
+        renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / durationSec);
+      }
       return output;
     } finally {
       await rm(workDir, { recursive: true, force: true });

@@ -24,11 +24,11 @@
  * Prints a JSON summary; bench/README.md records the figures.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { apiClient, freshDatabase, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { connectApi, freshDatabase, startProcess, stopProcess, uploadAll } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "../render/reference-composition.ts";
 
 const SECONDS = 60;
@@ -85,21 +85,8 @@ async function main(): Promise<void> {
   try {
     log("generating inputs…");
     const inputs = await makeReferenceInputs(dir, SECONDS);
-    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(api.output.join("")), 60_000, "the API's owner key");
-    const key = (/crk_[A-Za-z0-9]+/.exec(api.output.join("")) as RegExpExecArray)[0];
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      30_000,
-      "the API",
-    );
-    const call = apiClient(base, key);
-    const ids: Record<string, string> = {};
-    for (const [k, file] of Object.entries(inputs)) {
-      const form = new FormData();
-      form.append("file", new Blob([await readFile(file)]), path.basename(file));
-      ids[k] = (await call<{ data: { id: string }[] }>("POST", "/api/v1/uploads", form)).data[0]?.id ?? "";
-    }
+    const { base, key, call } = await connectApi(api, port);
+    const ids = await uploadAll(call, inputs);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
 
     const frame = async (t: number) => {

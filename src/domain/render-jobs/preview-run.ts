@@ -13,7 +13,7 @@ import type { Timeline } from "../composition/schema.ts";
 import type { EncoderVariant } from "../render/outputs.ts";
 import { RenderError, type RenderOutputOptions } from "../render/types.ts";
 import { explainRenderFailure } from "./render-failure.ts";
-import { ffmpegLaunch } from "./render-pipeline.ts";
+import { ffmpegLaunch } from "./render-ffmpeg.ts";
 import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "./render-prepare.ts";
 
 /** Longest transition (seconds), plus a second: clips farther than this from a window cannot show in it. */

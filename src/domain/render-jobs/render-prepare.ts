@@ -3,8 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../render/index.ts";
-import type { EncoderVariant } from "../render/outputs.ts";
+import { buildRenderPlan, type EncoderVariant, type RenderPlan, writePlanFiles } from "../render/index.ts";
 import type { RenderOutputOptions, RenderWarning } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 

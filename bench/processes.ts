@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,18 +29,26 @@ export interface StartOptions {
   inheritEnv?: boolean;
   /** Also copy everything the process prints to this process's stderr. */
   echo?: boolean;
+  /** Pin the process (and the ffmpeg it starts) to this CPU with `taskset -c`. */
+  cpu?: number;
 }
 
 /**
  * Starts `node [nodeArgs] <script>` from the repository root with a minimal environment (PATH,
  * HOME; or this process's whole environment with `inheritEnv`), `LOG_LEVEL=warn`, then `env`,
- * collecting its output.
+ * collecting its output. With `cpu`, the process (and the ffmpeg it starts) runs pinned to that
+ * CPU (`taskset -c <cpu>`, which execs node: same pid).
  */
 export function startProcess(script: string, env: Record<string, string>, options: StartOptions = {}): Proc {
   const base = options.inheritEnv
     ? { ...process.env, LOG_LEVEL: "warn" }
     : { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+  const nodeArgs = [...(options.nodeArgs ?? []), script];
+  const [command, args] =
+    options.cpu === undefined
+      ? [process.execPath, nodeArgs]
+      : ["taskset", ["-c", String(options.cpu), process.execPath, ...nodeArgs]];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...base, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -240,4 +249,18 @@ export function cliApiKey(env: Record<string, string>, plan: string, scopes: str
   }[];
   if (!key) throw new Error("the CLI printed no key");
   return key.secret;
+}
+
+/** Uploads each file in a request of its own. @returns the upload id of each name of `files`. */
+export async function uploadAll(
+  call: ReturnType<typeof apiClient>,
+  files: Record<string, string>,
+): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const [name, file] of Object.entries(files)) {
+    const form = new FormData();
+    form.append("file", new Blob([await readFile(file)]), path.basename(file));
+    ids[name] = (await call<{ data: { id: string }[] }>("POST", "/api/v1/uploads", form)).data[0]?.id ?? "";
+  }
+  return ids;
 }

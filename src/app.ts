@@ -12,6 +12,7 @@ import { createGenerationService } from "./domain/assistant/generation-service.t
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createPreviewStream } from "./domain/render-jobs/preview-stream.ts";
 import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
@@ -31,6 +32,7 @@ import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
+import { registerPreviewRoute } from "./http/routes/compositions/preview.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
 import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
 import { registerKeyRoutes } from "./http/routes/console/keys.ts";
@@ -197,6 +199,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       maxWaiting: 8,
       cacheBytes: 64 * 1024 * 1024,
       stallTimeoutMs: 20_000,
+    }),
+  });
+  registerPreviewRoute(app, {
+    previews: createPreviewStream({
+      db,
+      store,
+      workRoot: config.workDir,
+      log: app.log as Logger,
+      concurrency: 2,
+      maxWaiting: 2,
+      stallTimeoutMs: 20_000,
+      maxRunMs: 120_000,
     }),
   });
   registerInterchangeRoutes(app, {

@@ -180,6 +180,8 @@ async function main(): Promise<void> {
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
       WORKER_CONCURRENCY: "1",
+      // The render in one piece against the encode floor (split renders: split-scaling.ts).
+      RENDER_SEGMENT_SEC: "0",
     };
     const api = await startApi(env, { ownerKey: true });
     procs.push(api.proc);

@@ -211,6 +211,18 @@ export function studioTests(h: StudioHarness): void {
       .poll(() => frame.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
       .toBe(640);
     await page.getByText("This is the real renderer").waitFor();
+    // Play from here streams a draft render into a <video>: it shows a first frame while the
+    // server still renders; then back to the frame.
+    await page.getByRole("button", { name: /^Play from here/ }).click();
+    const played = page.getByLabel(/^Preview from 0\.0 s/);
+    await played.waitFor();
+    await expect
+      .poll(() => played.evaluate((v) => (v as unknown as { readyState: number }).readyState), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThanOrEqual(2);
+    await page.getByRole("button", { name: "Back to frame" }).click();
+    await frame.waitFor();
     await h.axe(page, "editor");
     await h.shot(page, "11-editor");
 

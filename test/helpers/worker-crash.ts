@@ -3,7 +3,7 @@
 // job, and the other must take the job over.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -77,6 +77,8 @@ export interface WorkerKill<T> {
   running: T;
   /** `Date.now()` once the victim had exited. */
   killedAt: number;
+  /** The working directories (absolute) of the victim's killed tool processes, read before the kill. */
+  childDirs: string[];
 }
 
 /** A test app with no worker and two worker processes (A and B) on its database. */
@@ -159,6 +161,9 @@ export async function startCrashRig(env: Record<string, string> = {}): Promise<C
           60_000,
           100,
         );
+        const childDirs = (
+          await Promise.all(children.map((pid) => readlink(`/proc/${pid}/cwd`).catch(() => "")))
+        ).filter((d) => d !== "");
         process.kill(victim.child.pid as number, "SIGKILL");
         await victim.exited;
         const killedAt = Date.now();
@@ -171,7 +176,7 @@ export async function startCrashRig(env: Record<string, string> = {}): Promise<C
         // place (started while the job waits out the missed heartbeats; either may retry it).
         const index = workers.indexOf(victim);
         workers[index] = await startWorkerProcess(`${victim.name}'`, workerEnv);
-        return { victim, survivors: [...workers], running, killedAt };
+        return { victim, survivors: [...workers], running, killedAt, childDirs };
       },
       async leftoverWorkDirs(resourceId) {
         const names = await readdir(t.config.workDir).catch(() => [] as string[]);

@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import { probe } from "../fixtures/render/media.ts";
 import { type CrashRig, canRunCrashTests, startCrashRig } from "../helpers/worker-crash.ts";
 import { client, download, onServer, type RenderBody } from "./helpers.ts";
@@ -14,52 +15,60 @@ import { client, download, onServer, type RenderBody } from "./helpers.ts";
 const HALF = 300;
 const TERMINAL = ["succeeded", "failed", "cancelled"];
 
+/** `2 * HALF` seconds of two colours joined by a wipe, under a text. */
+const CRASH_TIMELINE = {
+  name: "crash",
+  canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+  tracks: [
+    {
+      kind: "video",
+      clips: [
+        { start: 0, duration: HALF, asset: { type: "color", color: "#204080" } },
+        {
+          start: HALF,
+          duration: HALF,
+          asset: { type: "color", color: "#802040" },
+          transition: { type: "wipeleft", duration: 1 },
+        },
+      ],
+    },
+    {
+      kind: "video",
+      clips: [
+        {
+          start: 0,
+          duration: 2 * HALF,
+          asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
+        },
+      ],
+    },
+  ],
+};
+
 describe.skipIf(!canRunCrashTests)(
   "crash-retry (PostgreSQL only: two worker processes cannot share an embedded PGlite; set TEST_DATABASE_URL)",
   () => {
-    let rig: CrashRig;
+    let rig: CrashRig | undefined;
     let dir: string;
 
     beforeAll(async () => {
       dir = await mkdtemp(path.join(tmpdir(), "cutroom-crash-"));
-      rig = await startCrashRig();
-    }, 60_000);
+    });
+
+    afterEach(async () => {
+      await rig?.close();
+      rig = undefined;
+    });
 
     afterAll(async () => {
-      await rig?.close();
       await rm(dir, { recursive: true, force: true });
     });
 
     it("a worker SIGKILLed mid-render: another worker process takes it over and it succeeds", async () => {
+      // Rendered in one piece: the retry is of the whole render.
+      rig = await startCrashRig({ RENDER_SEGMENT_SEC: "0" });
       const api = client(rig.base, (await rig.t.createAccount()).key);
-      const comp = await api.createComposition({
-        name: "crash",
-        canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
-        tracks: [
-          {
-            kind: "video",
-            clips: [
-              { start: 0, duration: HALF, asset: { type: "color", color: "#204080" } },
-              {
-                start: HALF,
-                duration: HALF,
-                asset: { type: "color", color: "#802040" },
-                transition: { type: "wipeleft", duration: 1 },
-              },
-            ],
-          },
-          {
-            kind: "video",
-            clips: [
-              {
-                start: 0,
-                duration: 2 * HALF,
-                asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
-              },
-            ],
-          },
-        ],
-      });
+      const comp = await api.createComposition(CRASH_TIMELINE);
       const r = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
 
       // Wait until one worker's ffmpeg is encoding, then SIGKILL that worker (only the Node
@@ -112,5 +121,48 @@ describe.skipIf(!canRunCrashTests)(
         `crash-retry: attempt 2 started ${takenOverInMs} ms and finished ${recoveredInMs} ms after the kill\n`,
       );
     }, 180_000);
+
+    it("a worker SIGKILLed mid-segment of a split render costs only that segment", async () => {
+      // 600 s in segments of 200 s: three video segments (each several seconds of encoding)
+      // and the audio, two workers taking one part at a time.
+      rig = await startCrashRig({ RENDER_SEGMENT_SEC: "200" });
+      const api = client(rig.base, (await rig.t.createAccount()).key);
+      const comp = await api.createComposition(CRASH_TIMELINE);
+      const r = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
+
+      // Wait until a worker's ffmpeg is encoding a segment, SIGKILL that worker, and tell which
+      // part it was from the killed ffmpeg's work directory (`rsg_…-a1-…`).
+      const { childDirs } = await rig.killWorkerMidJob(async () => {
+        const got = (await api.getRender(r.id)).body as RenderBody;
+        if (TERMINAL.includes(got.status)) throw new Error(`the render ended (${got.status}) too soon`);
+        return got.status === "rendering" && got.progress.ratio >= 0.15 ? got : null;
+      }, ["ffmpeg"]);
+      const partId = childDirs.map((d) => /^(rsg_[0-9A-Z]+)-a1-/.exec(path.basename(d))?.[1]).find(Boolean);
+      expect(partId, `killed ffmpeg ran in ${childDirs.join(", ")}`).toBeDefined();
+
+      const end = (await api.pollUntilTerminal(r.id, { timeoutMs: 150_000 })).at(-1);
+      expect(end?.status, JSON.stringify(end?.error)).toBe("succeeded");
+      expect(end?.segments).toEqual({ total: 3, done: 3 });
+      // Only the killed part ran twice; every other part, and the render's own job, once
+      // (attempt 2 of the render is its join).
+      const parts = await listRenderParts(rig.t.database.db, r.id);
+      expect(parts).toHaveLength(4);
+      expect(parts.map((p) => [p.id, p.status, p.attempt])).toEqual(
+        parts.map((p) => [p.id, "succeeded", p.id === partId ? 2 : 1]),
+      );
+      expect(end?.attempt).toBe(2);
+      // The killed attempt's work directory went with its retry; nothing of the render is left.
+      const left = (await readdir(rig.t.config.workDir).catch(() => [] as string[])).filter(
+        (name) => name.startsWith(`${r.id}-`) || parts.some((p) => name.startsWith(`${p.id}-`)),
+      );
+      expect(left).toEqual([]);
+
+      const file = path.join(dir, "split-out.mp4");
+      const got = await download(onServer(rig.base, end?.output?.url ?? ""), file);
+      expect(got.sha256).toBe(end?.output?.sha256);
+      const p = await probe(file, true);
+      expect(p.video?.frames).toBe(2 * HALF * 25);
+      expect(Math.abs(p.duration - 2 * HALF)).toBeLessThanOrEqual(0.05);
+    }, 240_000);
   },
 );

@@ -1,39 +1,26 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { rm, stat, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import type { Logger } from "pino";
-import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
-import { makePoster } from "../../media/poster.ts";
-import { probeMedia } from "../../media/probe.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
+import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
 import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
-import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
-import { FORMAT_MIME } from "../render/outputs.ts";
-import { RenderError, type RenderOutput } from "../render/types.ts";
-import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
+import { dedupeWarnings } from "../render/plan.ts";
+import type { RenderOutput } from "../render/types.ts";
+import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
-import { explainRenderFailure } from "./render-failure.ts";
+import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
+import type { SplitRenderStarter } from "./split-render.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
  * open for its whole length, and a frame-threaded decoder holds frames per thread, so ffmpeg's
  * default (a thread per core for each input) makes memory grow with both; x264 uses the cores.
  */
-const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
-
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  await pipeline(createReadStream(file), hash);
-  return hash.digest("hex");
-}
+export const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
 
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
@@ -55,14 +42,7 @@ async function sha256File(file: string): Promise<string> {
  * `Render.error.message` is plain language: ffmpeg's messages, command line and paths are
  * logged, never shown to the caller.
  */
-export function createRenderPipeline(opts: {
-  db: Db;
-  store: BlobStore;
-  workRoot: string;
-  log: Logger;
-  stallTimeoutMs: number;
-  remote?: RemoteAssetLimits;
-}): RenderPipeline {
+export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRenderStarter }): RenderPipeline {
   const { db, store } = opts;
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
@@ -74,8 +54,6 @@ export function createRenderPipeline(opts: {
       owner: renderWorkDirs(db),
       log: opts.log.child({ renderId: render.id }),
     });
-    const outputPrefix = renderPrefix(render.id);
-    let stored = false;
     try {
       const doc = render.composition;
       const options = render.options;
@@ -91,54 +69,45 @@ export function createRenderPipeline(opts: {
         remote,
         signal: hooks.signal,
         decoderThreads: DECODER_THREADS,
+        ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });
       for (const w of warnings) hooks.warn(w);
+
+      // A long mp4: its segments and audio become jobs of their own, joined by another.
+      const segments = opts.split?.segments(render);
+      if (opts.split && segments) {
+        await opts.split.start(
+          render,
+          hooks.attempt,
+          segments,
+          dedupeWarnings([...render.warnings, ...warnings]),
+        );
+        throw new AttemptHandedOff(`render split into ${segments.length} segments`);
+      }
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
 
       // Rendering: one ffmpeg process.
       await hooks.phase("rendering");
       const damage = new DamageLog();
-      try {
-        await runFfmpeg({
-          args: plan.args,
-          cwd: workDir,
-          durationSec: plan.durationSec,
-          signal: hooks.signal,
-          stallTimeoutMs: opts.stallTimeoutMs,
-          // The partial output is thrown away: no time for ffmpeg to finalise it (with
-          // +faststart that would rewrite the whole file) before it is killed.
-          killGraceMs: 200,
-          onStderrLine: damage.onLine,
-          onProgress: (p) =>
-            hooks.progress({
-              ratio: p.ratio,
-              ...(p.speed !== undefined ? { speed: p.speed } : {}),
-              ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
-            }),
-        });
-      } catch (err) {
-        if (err instanceof FfmpegError && err.code !== "ABORTED") {
-          // ffmpeg's own words (command, stderr, paths) go to the log only, never to the caller.
-          opts.log.warn(
-            {
-              renderId: render.id,
-              attempt: hooks.attempt,
-              code: err.code,
-              detail: err.message,
-              stderr: err.stderrTail,
-            },
-            "ffmpeg failed",
-          );
-          if (err.code === "TIMEOUT") {
-            throw new RenderError(
-              "TIMEOUT",
-              `The render failed: the encoder made no progress for ${opts.stallTimeoutMs / 1000} s and was stopped; retry, or render a shorter range to find the part that stalls`,
-            );
-          }
-          throw await explainRenderFailure(err, { plan, composition: doc, refsByPath });
-        }
-        throw err;
-      }
+      await runRenderFfmpeg({
+        plan,
+        cwd: workDir,
+        signal: hooks.signal,
+        stallTimeoutMs: opts.stallTimeoutMs,
+        onStderrLine: damage.onLine,
+        onProgress: (p) =>
+          hooks.progress({
+            ratio: p.ratio,
+            ...(p.speed !== undefined ? { speed: p.speed } : {}),
+            ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
+          }),
+        failure: {
+          log: opts.log,
+          logFields: { renderId: render.id, attempt: hooks.attempt },
+          composition: doc,
+          refsByPath,
+        },
+      });
 
       // Finalizing: name damaged sources, probe, poster, hash, store.
       await hooks.phase("finalizing");
@@ -149,53 +118,21 @@ export function createRenderPipeline(opts: {
           opts.log.warn({ renderId: render.id, ...found }, "ffmpeg reported damaged source data"),
       });
       for (const w of damaged) hooks.warn(w);
-      const outPath = path.join(workDir, outputFile);
-      const [info, size, sha256] = await Promise.all([
-        probeMedia(outPath).catch(() => null),
-        stat(outPath).then((s) => s.size),
-        sha256File(outPath),
-      ]);
-      const mime = FORMAT_MIME[options.format];
-      const key = renderOutputKey(render.id, options.format);
-      stored = true;
-      try {
-        await store.putFile(key, outPath, { contentType: mime });
-      } catch (err) {
-        opts.log.warn({ renderId: render.id, err }, "storing the render output failed");
-        throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing the rendered file failed");
-      }
-      let posterKey: string | undefined;
-      if (plan.output.width && options.format !== "jpg" && options.format !== "png") {
-        const poster = await makePoster(outPath, {
-          type: "video",
-          duration: info?.duration ?? plan.durationSec,
-        }).catch(() => null);
-        if (poster) {
-          const posterFile = path.join(workDir, "poster.jpg");
-          await writeFile(posterFile, poster);
-          posterKey = renderPosterKey(render.id);
-          await store.putFile(posterKey, posterFile, { contentType: "image/jpeg" });
-        }
-      }
+      const output = await storeRenderOutput({
+        store,
+        log: opts.log,
+        renderId: render.id,
+        options,
+        outPath: path.join(workDir, outputFile),
+        workDir,
+        plan,
+      });
       hooks.progress({ ratio: 1 });
       if (plan.durationSec > 0) {
         const seconds = (performance.now() - started) / 1000;
         renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / plan.durationSec);
       }
-      return {
-        key,
-        ...(posterKey ? { posterKey } : {}),
-        format: options.format,
-        ...(plan.output.width ? { width: info?.width ?? plan.output.width } : {}),
-        ...(plan.output.height ? { height: info?.height ?? plan.output.height } : {}),
-        ...(plan.output.fps ? { fps: info?.fps ?? plan.output.fps } : {}),
-        duration: info?.duration ?? plan.durationSec,
-        size,
-        sha256,
-      };
-    } catch (err) {
-      if (stored) await store.deletePrefix(outputPrefix).catch(() => {});
-      throw err;
+      return output;
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }

@@ -1,5 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScratchDatabase, type ScratchDatabase } from "../test/helpers/database.ts";
@@ -16,26 +18,156 @@ export interface Proc {
   exited: Promise<void>;
 }
 
+/** How {@link startProcess} starts a script. */
+export interface StartOptions {
+  /** Node flags before the script, e.g. `["--cpu-prof"]`. */
+  nodeArgs?: string[];
+  /**
+   * Start from this process's whole environment (e.g. a DATABASE_URL or vendor settings the
+   * benchmark's own CLI calls also see) instead of the minimal one.
+   */
+  inheritEnv?: boolean;
+  /** Also copy everything the process prints to this process's stderr. */
+  echo?: boolean;
+  /** Pin the process (and the ffmpeg it starts) to this CPU with `taskset -c`. */
+  cpu?: number;
+}
+
 /**
- * Starts `node <script>` from the repository root with a minimal environment (PATH, HOME,
- * `LOG_LEVEL=warn`) plus `env`, collecting its output. With `opts.cpu`, the process (and the
- * ffmpeg it starts) runs pinned to that CPU (`taskset -c <cpu>`, which execs node: same pid).
+ * Starts `node [nodeArgs] <script>` from the repository root with a minimal environment (PATH,
+ * HOME; or this process's whole environment with `inheritEnv`), `LOG_LEVEL=warn`, then `env`,
+ * collecting its output. With `cpu`, the process (and the ffmpeg it starts) runs pinned to that
+ * CPU (`taskset -c <cpu>`, which execs node: same pid).
  */
-export function startProcess(script: string, env: Record<string, string>, opts: { cpu?: number } = {}): Proc {
+export function startProcess(script: string, env: Record<string, string>, options: StartOptions = {}): Proc {
+  const base = options.inheritEnv
+    ? { ...process.env, LOG_LEVEL: "warn" }
+    : { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn" };
+  const nodeArgs = [...(options.nodeArgs ?? []), script];
   const [command, args] =
-    opts.cpu === undefined
-      ? [process.execPath, [script]]
-      : ["taskset", ["-c", String(opts.cpu), process.execPath, script]];
+    options.cpu === undefined
+      ? [process.execPath, nodeArgs]
+      : ["taskset", ["-c", String(options.cpu), process.execPath, ...nodeArgs]];
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
+    env: { ...base, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  child.stdout?.on("data", (c: Buffer) => output.push(String(c)));
-  child.stderr?.on("data", (c: Buffer) => output.push(String(c)));
+  const collect = (c: Buffer) => {
+    output.push(String(c));
+    if (options.echo) process.stderr.write(c);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return { child, output, exited };
+}
+
+/** A free TCP port on loopback (closed again before the caller's server takes it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Awaits `wait`; if it throws, stops `proc` (so a failed start leaves nothing running) and rethrows. */
+async function ready(proc: Proc, wait: () => Promise<void>): Promise<void> {
+  try {
+    await wait();
+  } catch (err) {
+    await stopProcess(proc);
+    throw err;
+  }
+}
+
+/** An API process started by {@link startApi}. */
+export interface Api {
+  proc: Proc;
+  /** e.g. `http://127.0.0.1:41234`. */
+  base: string;
+  port: number;
+  /** The owner key the first start printed (`crk_…`); null unless `ownerKey` was asked for. */
+  key: string | null;
+  /** The environment it was given (with PORT and HOST): workers started with it sign the same URLs. */
+  env: Record<string, string>;
+}
+
+/** How {@link startApi} starts the API, on top of {@link StartOptions}. */
+export interface ApiOptions extends StartOptions {
+  /** Run the worker inside the API process (WORKER_IN_PROCESS); default false (see {@link startWorker}). */
+  workerInProcess?: boolean;
+  /**
+   * Wait for the owner key a first start on a fresh database prints, and return it (default
+   * false: the benchmark makes its keys with the CLI).
+   */
+  ownerKey?: boolean;
+  /** How long start-up may take; default 60 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts `src/main/api.ts` on a free loopback port (HOST=127.0.0.1, PORT chosen here) with
+ * `env` (DATA_DIR, DATABASE_URL, …) and waits until `GET /api/v1/health` answers 2xx (and, with
+ * `ownerKey`, the owner key has been printed).
+ * @throws if the process exits first (with what it printed) or after `timeoutMs`; the process is
+ *   stopped then.
+ */
+export async function startApi(env: Record<string, string>, options: ApiOptions = {}): Promise<Api> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const apiEnv = {
+    HOST: "127.0.0.1",
+    WORKER_IN_PROCESS: String(options.workerInProcess ?? false),
+    ...env,
+    PORT: String(port),
+  };
+  const proc = startProcess("src/main/api.ts", apiEnv, options);
+  const ownerKey = () => /crk_[A-Za-z0-9]+/.exec(proc.output.join(""))?.[0] ?? null;
+  await ready(proc, () =>
+    waitUntil(
+      async () => {
+        if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+          throw new Error(`the API exited at start: ${proc.output.join("")}`);
+        if (options.ownerKey && !ownerKey()) return false;
+        return (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true;
+      },
+      options.timeoutMs ?? 60_000,
+      options.ownerKey ? "the API and its owner key" : "the API",
+    ),
+  );
+  return { proc, base, port, key: options.ownerKey ? ownerKey() : null, env: apiEnv };
+}
+
+/**
+ * Starts a worker process (`src/main/worker.ts`, WORKER_PORT=0 so several fit on one machine,
+ * LOG_LEVEL=info for its ready line; `env` may override both) with `env` and waits for "worker ready".
+ * @throws if the process exits first (with what it printed) or after 60 s (naming `name`); the
+ *   process is stopped then.
+ */
+export async function startWorker(
+  env: Record<string, string>,
+  name = "the worker",
+  options: StartOptions = {},
+): Promise<Proc> {
+  const proc = startProcess("src/main/worker.ts", { WORKER_PORT: "0", LOG_LEVEL: "info", ...env }, options);
+  await ready(proc, () =>
+    waitUntil(
+      () => {
+        if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+          throw new Error(`${name} exited at start: ${proc.output.join("")}`);
+        return proc.output.join("").includes("worker ready");
+      },
+      60_000,
+      name,
+    ),
+  );
+  return proc;
 }
 
 /** Polls `check` every 100 ms. @throws after `timeoutMs` (naming `what`). */
@@ -70,11 +202,12 @@ export const ADMIN_URL =
   "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
- * Creates a fresh database named `<prefix>_<pid>_<random>` on {@link ADMIN_URL}
- * (`createScratchDatabase`). Its `drop()` never throws: a benchmark's cleanup goes on.
+ * Creates a fresh database named `<prefix>_<pid>_<random>` on `adminUrl` (default
+ * {@link ADMIN_URL}; `createScratchDatabase`). Its `drop()` never throws: a benchmark's cleanup
+ * goes on.
  */
-export async function freshDatabase(prefix: string): Promise<ScratchDatabase> {
-  const scratch = await createScratchDatabase(ADMIN_URL, prefix);
+export async function freshDatabase(prefix: string, adminUrl = ADMIN_URL): Promise<ScratchDatabase> {
+  const scratch = await createScratchDatabase(adminUrl, prefix);
   return { ...scratch, drop: () => scratch.drop().catch(() => {}) };
 }
 
@@ -96,20 +229,26 @@ export function apiClient(base: string, key: string) {
 }
 
 /**
- * Waits until an API process started by a benchmark printed its owner key and answers its
- * health check on `port`. @returns its base URL, the key and a client with that key.
- * @throws after 60 s without a key or 30 s without health.
+ * Creates a user (a fresh email per call: a PostgreSQL database may outlive the run) and an API
+ * key for it with the CLI (`src/main/cli.ts --json --init`, so a fresh data directory or
+ * database is migrated first), in this process's environment plus `env` (DATA_DIR,
+ * DATABASE_URL: the API's). Returns the key's secret (`crk_…`).
+ * @param plan - `admin`, `upgraded`, …; `scopes` e.g. `"read,write"`.
+ * @throws if the CLI fails.
  */
-export async function connectApi(api: Proc, port: number) {
-  await waitUntil(() => /crk_[A-Za-z0-9]+/.test(api.output.join("")), 60_000, "the API's owner key");
-  const key = (/crk_[A-Za-z0-9]+/.exec(api.output.join("")) as RegExpExecArray)[0];
-  const base = `http://127.0.0.1:${port}`;
-  await waitUntil(
-    async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-    30_000,
-    "the API",
-  );
-  return { base, key, call: apiClient(base, key) };
+export function cliApiKey(env: Record<string, string>, plan: string, scopes: string): string {
+  const cli = (args: string[]) =>
+    execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    }).toString();
+  const email = `bench-${Date.now().toString(36)}-${process.pid}-${randomBytes(2).toString("hex")}@example.test`;
+  cli(["users", "create", "--email", email, "--plan", plan]);
+  const [key] = JSON.parse(cli(["keys", "create", "--user", email, "--scopes", scopes])) as {
+    secret: string;
+  }[];
+  if (!key) throw new Error("the CLI printed no key");
+  return key.secret;
 }
 
 /** Uploads each file in a request of its own. @returns the upload id of each name of `files`. */

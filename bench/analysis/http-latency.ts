@@ -25,12 +25,12 @@
  * `API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the API process,
  * `API_STDOUT=1` shows its output (e.g. with `--trace-gc`), `BENCH_TRACE=1` prints every request's time.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { waitHealthy } from "../wait-healthy.ts";
+import { cliApiKey, startApi, stopProcess } from "../processes.ts";
 import { buildLongTranscript, loadSources } from "./eval-data.ts";
 import * as machine from "./machine-reference.ts";
 import { generateTranscript } from "./synthetic-transcript.ts";
@@ -48,34 +48,18 @@ const rounds = Number(values.rounds);
 if (!(Number.isInteger(runs) && runs > 0 && Number.isInteger(rounds) && rounds > 0))
   throw new Error("--runs and --rounds are positive integers");
 if (values.text !== "synthetic" && values.text !== "prose") throw new Error("--text is synthetic or prose");
-const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-analysis-bench-"));
-const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", WORKER_IN_PROCESS: "false" };
-const cli = (args: string[]) =>
-  execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
-    cwd: root,
-    env,
-  }).toString();
-// A fresh email per run: with DATABASE_URL the database outlives the run.
-const email = `bench-${Date.now().toString(36)}-${process.pid}@example.test`;
-cli(["users", "create", "--email", email, "--plan", "admin"]);
-const key = (
-  JSON.parse(cli(["keys", "create", "--user", email, "--scopes", "read"])) as {
-    secret: string;
-  }[]
-)[0]?.secret;
-const port = String(20000 + Math.floor(Math.random() * 20000));
-const server: ChildProcess = spawn(
-  process.execPath,
-  [...(process.env.API_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "src/main/api.ts"],
+const key = cliApiKey({ DATA_DIR: dataDir }, "admin", "read");
+const api = await startApi(
+  { DATA_DIR: dataDir },
   {
-    cwd: root,
-    env: { ...env, PORT: port },
-    stdio: process.env.API_STDOUT ? ["ignore", "inherit", "inherit"] : "ignore",
+    inheritEnv: true,
+    nodeArgs: process.env.API_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
+    echo: Boolean(process.env.API_STDOUT),
   },
 );
-const base = `http://127.0.0.1:${port}`;
-await waitHealthy(base);
+const { base } = api;
+const server = api.proc.child;
 
 /** CPU time (user + system, all threads) of the API process in ms; NaN where /proc is missing. */
 const clockTicks = (() => {
@@ -215,6 +199,6 @@ try {
       .join(", ")}\n`,
   );
 } finally {
-  server.kill("SIGTERM");
+  await stopProcess(api.proc);
   rmSync(dataDir, { recursive: true, force: true });
 }

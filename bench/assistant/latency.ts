@@ -12,46 +12,23 @@
  *
  * Targets: p95 < 50 ms to the first event, < 150 ms to `done`.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createParser } from "eventsource-parser";
-import { waitHealthy } from "../wait-healthy.ts";
+import { cliApiKey, startApi, stopProcess } from "../processes.ts";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "100" }, concurrent: { type: "string", default: "50" } },
 });
 const runs = Number(values.runs);
 const concurrent = Number(values.concurrent);
-const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-assistant-bench-"));
-const env = {
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: "warn",
-  WORKER_IN_PROCESS: "false",
-  ASSISTANT_MODEL: "offline",
-};
-const cli = (args: string[]) =>
-  execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
-    cwd: root,
-    env,
-  }).toString();
-const email = `bench-${Date.now().toString(36)}-${process.pid}@example.test`;
-cli(["users", "create", "--email", email, "--plan", "admin"]);
-const key = (
-  JSON.parse(cli(["keys", "create", "--user", email, "--scopes", "read,write"])) as { secret: string }[]
-)[0]?.secret as string;
-const port = String(20000 + Math.floor(Math.random() * 20000));
-const server: ChildProcess = spawn(process.execPath, ["src/main/api.ts"], {
-  cwd: root,
-  env: { ...env, PORT: port },
-  stdio: "ignore",
-});
-const base = `http://127.0.0.1:${port}`;
-await waitHealthy(base);
+const env = { DATA_DIR: dataDir, ASSISTANT_MODEL: "offline" };
+const key = cliApiKey(env, "admin", "read,write");
+const api = await startApi(env, { inheritEnv: true });
+const { base } = api;
 const auth = { authorization: `Bearer ${key}` };
 const json = { ...auth, "content-type": "application/json" };
 const COMMAND = "add a title 'Hi' at 1s for 2 seconds";
@@ -175,7 +152,6 @@ try {
   );
   if (ok !== concurrent) process.exitCode = 1;
 } finally {
-  server.kill("SIGTERM");
-  await new Promise((r) => server.once("exit", r));
+  await stopProcess(api.proc);
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -10,13 +10,13 @@
  * when it is installed, else autocannon in this process (`--tool autocannon` forces it):
  * wrk is C and reports sub-millisecond percentiles; autocannon rounds them to whole ms.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import pg from "pg";
+import { cliApiKey, freshDatabase, startApi, startProcess, stopProcess, waitUntil } from "../processes.ts";
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +42,6 @@ const hasWrk = (() => {
 const tool = values.tool ?? (hasWrk ? "wrk" : "autocannon");
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-const root = path.resolve(import.meta.dirname, "../..");
 
 interface Row {
   target: string;
@@ -51,41 +50,6 @@ interface Row {
   p99: number;
   ok: number;
   non2xx: number;
-}
-
-async function waitForHealth(base: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server at ${base} did not become healthy`);
-}
-
-function startProcess(
-  args: string[],
-  env: Record<string, string>,
-  ready: RegExp | null,
-): Promise<{ child: ChildProcess; out: string[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const out: string[] = [];
-    if (!ready) resolve({ child, out });
-    const onData = (d: Buffer) => {
-      out.push(String(d));
-      if (ready?.test(out.join(""))) resolve({ child, out });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`process exited ${code}: ${out.join("")}`)));
-  });
 }
 
 /** Runs wrk and reads its summary: requests/s, the latency distribution and the response counts. */
@@ -127,31 +91,14 @@ async function load(
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"], non2xx: r.non2xx };
 }
 
-function cli(env: Record<string, string>, args: string[]): string {
-  return execFileSync(process.execPath, ["src/main/cli.ts", "--json", "--init", ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-  }).toString();
-}
-
 async function benchDatabase(label: string, env: Record<string, string>, bareRps: number): Promise<Row[]> {
   // Seed an upgraded account with a limit far above what the run can use, so every call is counted and granted.
-  const email = `bench-${Date.now()}@example.test`;
-  cli(env, ["users", "create", "--email", email, "--plan", "upgraded"]);
-  const key =
-    (
-      JSON.parse(cli(env, ["keys", "create", "--user", email, "--scopes", "read,write"])) as {
-        secret: string;
-      }[]
-    )[0]?.secret ?? "";
-  const port = String(20000 + Math.floor(Math.random() * 20000));
-  const { child } = await startProcess(
-    ["src/main/api.ts"],
-    { ...env, PORT: port, LOG_LEVEL: values["log-level"] ?? "warn", QUOTA_UPGRADED_DAILY: "2000000000" },
-    null,
+  const key = cliApiKey(env, "upgraded", "read,write");
+  const api = await startApi(
+    { ...env, LOG_LEVEL: values["log-level"] ?? "warn", QUOTA_UPGRADED_DAILY: "2000000000" },
+    { inheritEnv: true },
   );
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHealth(base);
+  const { base } = api;
   const auth = { authorization: `Bearer ${key}` };
   try {
     for (let i = 0; i < 5; i++) {
@@ -178,42 +125,36 @@ async function benchDatabase(label: string, env: Record<string, string>, bareRps
       { target: `${label} GET /api/v1/projects?limit=25`, ...projects },
     ].map((r) => ({ ...r, ratio: r.rps / bareRps }));
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
+    await stopProcess(api.proc);
   }
 }
 
-const bare = await startProcess(["bench/foundation/bare-server.ts"], {}, /listening (\d+)/);
-const barePort = /listening (\d+)/.exec(bare.out.join(""))?.[1];
+const bare = startProcess("bench/foundation/bare-server.ts", {}, { inheritEnv: true });
+await waitUntil(() => /listening (\d+)/.test(bare.output.join("")), 30_000, "the bare server");
+const barePort = /listening (\d+)/.exec(bare.output.join(""))?.[1];
 await load(`http://127.0.0.1:${barePort}/bare`, {}, 2);
 const bareRow = {
   target: "bare Fastify constant route",
   ...(await load(`http://127.0.0.1:${barePort}/bare`)),
 };
-bare.child.kill();
+await stopProcess(bare);
 
 const rows: (Row & { ratio?: number })[] = [bareRow];
 const dataDir = mkdtempSync(path.join(tmpdir(), "cutroom-bench-"));
 rows.push(...(await benchDatabase("PGlite", { DATA_DIR: dataDir }, bareRow.rps)));
 rmSync(dataDir, { recursive: true, force: true });
 
-const dbName = `cutroom_bench_${process.pid}`;
-const admin = new pg.Client({ connectionString: values.pg });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const pgUrl = new URL(values.pg ?? "");
-pgUrl.pathname = `/${dbName}`;
+const database = await freshDatabase("cutroom_bench", values.pg);
 try {
   rows.push(
     ...(await benchDatabase(
       "PostgreSQL",
-      { DATABASE_URL: pgUrl.toString(), DATA_DIR: mkdtempSync(path.join(tmpdir(), "cutroom-bench-")) },
+      { DATABASE_URL: database.url, DATA_DIR: mkdtempSync(path.join(tmpdir(), "cutroom-bench-")) },
       bareRow.rps,
     )),
   );
 } finally {
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.end();
+  await database.drop();
 }
 
 process.stdout.write(

@@ -32,14 +32,13 @@ import { promisify } from "node:util";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
 import {
-  type apiClient,
-  connectApi,
+  apiClient,
   freshDatabase,
   type Proc,
   ROOT,
-  startProcess,
+  startApi,
+  startWorker,
   stopProcess,
-  waitUntil,
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
@@ -176,21 +175,18 @@ async function main(): Promise<void> {
     log(`generating inputs (${SECONDS} s composition)…`);
     const inputs = await makeReferenceInputs(dir, SECONDS);
 
-    const port = 39_000 + Math.floor(Math.random() * 1000);
     const env = {
       DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
-      PORT: String(port),
       WORKER_CONCURRENCY: "1",
-      // Several workers on one machine: no health/metrics server (each would want port 9464).
-      WORKER_PORT: "0",
       // The render in one piece against the encode floor (split renders: split-scaling.ts).
       RENDER_SEGMENT_SEC: "0",
     };
-    const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
-    procs.push(apiProc);
-    const { base, call } = await connectApi(apiProc, port);
+    const api = await startApi(env, { ownerKey: true });
+    procs.push(api.proc);
+    const { base } = api;
+    const call = apiClient(base, api.key as string);
 
     const ids: Record<string, string> = {};
     for (const [k, file] of Object.entries(inputs)) {
@@ -207,15 +203,13 @@ async function main(): Promise<void> {
 
     // BENCH_WORKER_NODE_OPTIONS (e.g. --max-semi-space-size=4) is passed to the worker processes as NODE_OPTIONS.
     const workerEnv = {
-      ...env,
-      LOG_LEVEL: "info",
+      ...api.env,
       ...(process.env.BENCH_WORKER_NODE_OPTIONS
         ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS }
         : {}),
     };
-    const worker1 = startProcess("src/main/worker.ts", workerEnv);
+    const worker1 = await startWorker(workerEnv, "worker 1");
     procs.push(worker1);
-    await waitUntil(() => worker1.output.join("").includes("worker ready"), 60_000, "worker 1");
 
     const floors: number[] = [];
     const renders: number[] = [];
@@ -261,9 +255,8 @@ async function main(): Promise<void> {
       let started = Date.now();
       await Promise.all([renderOnce(call, comp.id, "standard"), renderOnce(call, comp.id, "standard")]);
       const oneWorker = (Date.now() - started) / 1000;
-      const worker2 = startProcess("src/main/worker.ts", workerEnv);
+      const worker2 = await startWorker(workerEnv, "worker 2");
       procs.push(worker2);
-      await waitUntil(() => worker2.output.join("").includes("worker ready"), 60_000, "worker 2");
       log("two standard renders at once, two worker processes…");
       const sampler2 = rssSampler(() => [worker1.child.pid as number, worker2.child.pid as number]);
       started = Date.now();

@@ -26,14 +26,13 @@ import path from "node:path";
 import pg from "pg";
 import { tempDir } from "../../test/fixtures/render/media.ts";
 import {
-  type apiClient,
-  connectApi,
+  apiClient,
   freshDatabase,
   type Proc,
-  startProcess,
+  startApi,
+  startWorker,
   stopProcess,
   uploadAll,
-  waitUntil,
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
@@ -112,14 +111,9 @@ async function withWorkers<T>(
   cpus: number[],
   work: () => Promise<T>,
 ): Promise<{ result: T; cpu: number }> {
-  // LOG_LEVEL info: the worker says "worker ready".
-  const workers: Proc[] = cpus.map((cpu) =>
-    startProcess("src/main/worker.ts", { ...env, LOG_LEVEL: "info" }, { cpu }),
-  );
+  const workers: Proc[] = [];
   try {
-    for (const [i, w] of workers.entries()) {
-      await waitUntil(() => w.output.join("").includes("worker ready"), 60_000, `worker ${i + 1}`);
-    }
+    for (const [i, cpu] of cpus.entries()) workers.push(await startWorker(env, `worker ${i + 1}`, { cpu }));
     const before = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
     const result = await work();
     const after = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
@@ -138,19 +132,17 @@ async function main(): Promise<void> {
   try {
     log(`generating inputs (${SECONDS} s composition)…`);
     const inputs = await makeReferenceInputs(dir, SECONDS);
-    const port = 39_000 + Math.floor(Math.random() * 1000);
     const env = {
       DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
       URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
-      PORT: String(port),
       WORKER_CONCURRENCY: "1",
       WORKER_PORT: "0",
       NODE_OPTIONS: "--max-semi-space-size=4",
     };
-    const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
-    procs.push(apiProc);
-    const { call } = await connectApi(apiProc, port);
+    const api = await startApi(env, { ownerKey: true });
+    procs.push(api.proc);
+    const call = apiClient(api.base, api.key as string);
     await db.connect();
     const ids = await uploadAll(call, inputs);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));

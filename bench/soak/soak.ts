@@ -40,7 +40,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { insertUser } from "../../src/db/repositories/users.ts";
 import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
 import { ffmpeg, tempDir } from "../../test/fixtures/render/media.ts";
-import { freshDatabase, type Proc, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { freshDatabase, type Proc, startApi, startWorker, stopProcess, waitUntil } from "../processes.ts";
 
 const { values } = parseArgs({
   options: {
@@ -271,33 +271,21 @@ async function main(): Promise<void> {
   let failed = false;
   try {
     const media = await makeMedia(dir);
-    const port = 40_000 + Math.floor(Math.random() * 1000);
-    const base = `http://127.0.0.1:${port}`;
-    const env = {
+    const api = await startApi({
       DATABASE_URL: database.url,
       DATA_DIR: path.join(dir, "data"),
-      PORT: String(port),
-      HOST: "127.0.0.1",
       WORKER_CONCURRENCY: "1",
-      // Several workers on one machine: no health/metrics server (each would want port 9464).
-      WORKER_PORT: "0",
       QUOTA_UPGRADED_DAILY: "100000000",
-    };
-    const api = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
-    procs.push(api);
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      60_000,
-      "the API",
-    );
+    });
+    procs.push(api.proc);
+    const { base } = api;
     const workers: Proc[] = [];
-    const startWorker = async (i: number) => {
-      const w = startProcess("src/main/worker.ts", { ...env, LOG_LEVEL: "info" });
+    const addWorker = async (i: number) => {
+      const w = await startWorker(api.env, `worker ${i}`);
       procs.push(w);
       workers[i] = w;
-      await waitUntil(() => w.output.join("").includes("worker ready"), 60_000, `worker ${i}`);
     };
-    for (let i = 0; i < WORKERS; i++) await startWorker(i);
+    for (let i = 0; i < WORKERS; i++) await addWorker(i);
 
     // Accounts straight in the database (the API has no sign-up), then their setup through HTTP.
     const direct = await openDatabase({ databaseUrl: database.url, dataDir: dir, poolSize: 2 });
@@ -405,7 +393,7 @@ async function main(): Promise<void> {
         kills.push({ at: new Date().toISOString(), worker: i, pid, whileRendering: rendering });
         log(`killed worker ${i} (pid ${pid}${rendering ? ", mid-render" : ""}); restarting in 1 s`);
         await sleep(1000);
-        await startWorker(i);
+        await addWorker(i);
       }
     })();
     const reporter = setInterval(() => {
@@ -457,7 +445,7 @@ async function main(): Promise<void> {
       () => [] as string[],
     );
     const apiHealthy =
-      api.child.exitCode === null &&
+      api.proc.child.exitCode === null &&
       (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true &&
       workers.every((w) => w.child.exitCode === null);
     const outcomes: Record<string, number> = {};

@@ -28,7 +28,7 @@ import { writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { connectApi, freshDatabase, startProcess, stopProcess, uploadAll } from "../processes.ts";
+import { type Api, apiClient, freshDatabase, startApi, stopProcess, uploadAll } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "../render/reference-composition.ts";
 
 const SECONDS = 60;
@@ -73,19 +73,22 @@ async function main(): Promise<void> {
   const loadBefore = loads();
   const { dir, cleanup } = await tempDir("cutroom-preview-");
   const database = await freshDatabase("cutroom_bench");
-  const port = 39_000 + Math.floor(Math.random() * 1000);
-  const api = startProcess("src/main/api.ts", {
-    DATABASE_URL: database.url,
-    DATA_DIR: path.join(dir, "data"),
-    URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
-    PORT: String(port),
-    WORKER_IN_PROCESS: "true",
-    WORKER_CONCURRENCY: "1",
-  });
+  let api: Api | undefined;
   try {
+    api = await startApi(
+      {
+        DATABASE_URL: database.url,
+        DATA_DIR: path.join(dir, "data"),
+        URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
+        WORKER_CONCURRENCY: "1",
+      },
+      { workerInProcess: true, ownerKey: true },
+    );
     log("generating inputs…");
     const inputs = await makeReferenceInputs(dir, SECONDS);
-    const { base, key, call } = await connectApi(api, port);
+    const { base } = api;
+    const key = api.key as string;
+    const call = apiClient(base, key);
     const ids = await uploadAll(call, inputs);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
 
@@ -202,7 +205,7 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
-    await stopProcess(api);
+    if (api) await stopProcess(api.proc);
     await database.drop();
     await cleanup();
   }

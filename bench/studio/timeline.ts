@@ -25,7 +25,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { ROOT, startProcess, stopProcess, waitUntil } from "../processes.ts";
+import { type Api, ROOT, startApi, stopProcess, waitUntil } from "../processes.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CLIPS = 500;
@@ -129,20 +129,12 @@ const load = () => loadavg().map((x) => Math.round(x * 10) / 10);
 async function measure(consoleDir: string): Promise<Result> {
   const loadBefore = load();
   const dir = await mkdtemp(path.join(tmpdir(), "cutroom-timeline-"));
-  const port = 39_000 + Math.floor(Math.random() * 1000);
-  const api = startProcess("src/main/api.ts", {
-    DATA_DIR: path.join(dir, "data"),
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    WORKER_IN_PROCESS: "false",
-    CONSOLE_DIR: consoleDir,
-  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  let api: Api | undefined;
   try {
-    await waitUntil(() => api.output.join("").includes("cutroom api ready"), 60_000, "the API");
+    api = await startApi({ DATA_DIR: path.join(dir, "data"), CONSOLE_DIR: consoleDir });
     const setup = (
-      /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(api.output.join("")) as RegExpExecArray
+      /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(api.proc.output.join("")) as RegExpExecArray
     )[1];
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(setup as string);
@@ -153,9 +145,7 @@ async function measure(consoleDir: string): Promise<Result> {
     const created = await page.evaluate<{ projectId: string; id: string }>(create(bigComposition()));
 
     const t0 = Date.now();
-    await page.goto(
-      `http://127.0.0.1:${port}/console/projects/${created.projectId}/compositions/${created.id}`,
-    );
+    await page.goto(`${api.base}/console/projects/${created.projectId}/compositions/${created.id}`);
     await waitUntil(async () => (await page.locator(".clip").count()) === CLIPS, 60_000, "500 blocks");
     const openMs = Date.now() - t0;
     log(`${consoleDir}: opened in ${openMs} ms`);
@@ -191,7 +181,7 @@ async function measure(consoleDir: string): Promise<Result> {
     };
   } finally {
     await browser.close();
-    await stopProcess(api);
+    if (api) await stopProcess(api.proc);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -6,15 +6,11 @@ import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { createPocketsphinxTranscriber } from "../../src/domain/transcription/engines/pocketsphinx.ts";
-import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { LIBRIVOX_DIR } from "../../test/transcription/helpers.ts";
+import { probe, tempDir } from "../../test/fixtures/render/media.ts";
+import { librivoxTranscripts, speechTrack, utteranceFile } from "../../test/fixtures/speech.ts";
 import { normalizeWords, wordErrors } from "./wer.ts";
 
-const references = new Map<string, string>();
-for (const line of (await readFile(path.join(LIBRIVOX_DIR, "transcription"), "utf8")).split("\n")) {
-  const m = /^<s> (.*) <\/s> \((\S+)\)$/.exec(line.trim());
-  if (m) references.set(m[2] as string, m[1] as string);
-}
+const references = await librivoxTranscripts();
 const engine = createPocketsphinxTranscriber();
 let errors = 0;
 let refWords = 0;
@@ -26,7 +22,7 @@ console.log(
     .join(" ")}`,
 );
 for (const [id, reference] of references) {
-  const file = path.join(LIBRIVOX_DIR, `${id}.wav`);
+  const file = utteranceFile(id);
   const duration = (await probe(file)).duration;
   const t0 = performance.now();
   const result = await engine.transcribe({
@@ -66,19 +62,7 @@ const { dir, cleanup } = await tempDir("cutroom-asr-bench-");
 try {
   const joined = path.join(dir, "all.wav");
   const ids = [...references.keys()];
-  await ffmpeg([
-    "-y",
-    ...ids.flatMap((id) => ["-i", path.join(LIBRIVOX_DIR, `${id}.wav`)]),
-    "-filter_complex",
-    `${ids.map((_, i) => `[${i}:a]apad=pad_dur=1[p${i}];`).join("")}${ids.map((_, i) => `[p${i}]`).join("")}concat=n=${ids.length}:v=0:a=1`,
-    "-ar",
-    "16000",
-    "-ac",
-    "1",
-    "-c:a",
-    "pcm_s16le",
-    joined,
-  ]);
+  await speechTrack(ids.map(utteranceFile), joined, 1);
   const duration = (await probe(joined)).duration;
   const cpu0 = await childCpuSeconds();
   const t0 = performance.now();

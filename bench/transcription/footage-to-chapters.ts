@@ -2,56 +2,29 @@
 // LibriVox utterances of pocketsphinx-testdata looped (1 s apart) to the length asked, muxed
 // with a 320×180 test picture, sent through the API with the in-process worker.
 // Usage: node bench/transcription/footage-to-chapters.ts [--minutes 10]
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ffmpeg, tempDir } from "../../test/fixtures/render/media.ts";
+import { tempDir } from "../../test/fixtures/render/media.ts";
+import {
+  librivoxTranscripts,
+  speechTrack,
+  talkingHeadVideo,
+  utteranceFile,
+} from "../../test/fixtures/speech.ts";
 import { uploadFile } from "../../test/generation/helpers.ts";
 import { startTestApp } from "../../test/helpers/app.ts";
-import { LIBRIVOX_DIR, waitTranscribed } from "../../test/transcription/helpers.ts";
+import { waitTranscribed } from "../../test/transcription/helpers.ts";
 
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" } } });
 const seconds = Number(values.minutes) * 60;
 const { dir, cleanup } = await tempDir("cutroom-asr-e2e-");
 const t = await startTestApp({ worker: true, env: { LOG_LEVEL: "warn" } });
 try {
-  const wavs = (await readdir(LIBRIVOX_DIR)).filter((f) => f.endsWith(".wav")).sort();
-  const loop = path.join(dir, "loop.wav");
-  await ffmpeg([
-    "-y",
-    ...wavs.flatMap((f) => ["-i", path.join(LIBRIVOX_DIR, f)]),
-    "-filter_complex",
-    `${wavs.map((_, i) => `[${i}:a]apad=pad_dur=1[p${i}];`).join("")}${wavs.map((_, i) => `[p${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1`,
-    loop,
-  ]);
-  const video = path.join(dir, "talk.mp4");
-  await ffmpeg([
-    "-y",
-    "-stream_loop",
-    "-1",
-    "-i",
-    loop,
-    "-f",
-    "lavfi",
-    "-i",
-    "testsrc2=size=320x180:rate=15",
-    "-t",
-    String(seconds),
-    "-map",
-    "1:v",
-    "-map",
-    "0:a",
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-pix_fmt",
-    "yuv420p",
-    "-c:a",
-    "aac",
-    video,
-  ]);
+  const wavs = [...(await librivoxTranscripts()).keys()].map(utteranceFile);
+  const loop = await speechTrack(wavs, path.join(dir, "loop.wav"), 1);
+  const video = await talkingHeadVideo(loop, path.join(dir, "talk.mp4"), seconds);
   // Unlimited quota: polling a long transcription would use up a free plan's daily calls.
   const { key } = await t.createAccount({ plan: "admin" });
   console.log(

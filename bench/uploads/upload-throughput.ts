@@ -23,14 +23,14 @@
  * server (e.g. --trace-gc, --cpu-prof; its stdout is then shown). --cpu also prints, per round,
  * the CPU time the server's threads and curl (through /usr/bin/time) used during the upload.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createReadStream, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
+import { type Api, startApi, stopProcess } from "../processes.ts";
 import { makeLargeMp4 } from "./make-large-file.ts";
 
 const run = promisify(execFile);
@@ -51,54 +51,6 @@ const client = values.client === "node" ? "node" : "curl";
 const serverArgs = values["server-args"].split(" ").filter(Boolean);
 const databaseUrl = values["database-url"];
 const showCpu = values.cpu;
-const root = path.resolve(import.meta.dirname, "../..");
-
-/** A free TCP port on loopback (closed again before the server takes it). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts the API; resolves with the owner key once it is healthy. */
-async function startApi(dataDir: string, port: number): Promise<{ child: ChildProcess; key: string }> {
-  const child = spawn(process.execPath, [...serverArgs, "src/main/api.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      WORKER_IN_PROCESS: "false",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => process.stderr.write(d));
-  if (serverArgs.length > 0) child.stdout?.on("data", (d: Buffer) => process.stderr.write(d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`API exited with ${child.exitCode}: ${out}`);
-    const key = /crk_[A-Za-z0-9]{40}/.exec(out)?.[0];
-    const healthy = await fetch(`${base}/api/v1/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (key && healthy) return { child, key };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("API did not start in 60 s");
-}
 
 /** Resident set size of `pid` in bytes (Linux). */
 function rssBytes(pid: number): number {
@@ -207,14 +159,17 @@ const mbps = (ms: number) => bytes / MiB / (ms / 1000);
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), "cutroom-upload-bench-"));
   const dataDir = path.join(work, "data");
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  let api: ChildProcess | undefined;
+  let api: Api | undefined;
   try {
-    const started = await startApi(dataDir, port);
-    api = started.child;
-    const { key } = started;
-    const pid = api.pid as number;
+    // The whole environment, as the operator's shell has it; Node flags and the server's output
+    // shown with --server-args.
+    api = await startApi(
+      { DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      { ownerKey: true, inheritEnv: true, nodeArgs: serverArgs, echo: serverArgs.length > 0 },
+    );
+    const { base } = api;
+    const key = api.key as string;
+    const pid = api.proc.child.pid as number;
     const file = path.join(work, "big.mp4");
     const genMs = await makeLargeMp4(file, bytes);
     // On disk before measuring: otherwise its writeback starts ~30 s later, in some round.
@@ -305,12 +260,7 @@ async function main(): Promise<void> {
       `${growth.toFixed(1)} MB (largest of ${rounds}; baseline ${(baselineRss / MiB).toFixed(0)} MB; target < 100 MB: ${growth < 100 ? "met" : "NOT met"})`,
     );
   } finally {
-    if (api && api.exitCode === null) {
-      const exited = new Promise((r) => api?.once("exit", r));
-      api.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (api.exitCode === null) api.kill("SIGKILL");
-    }
+    if (api) await stopProcess(api.proc);
     await rm(work, { recursive: true, force: true });
   }
 }

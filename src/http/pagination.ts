@@ -23,6 +23,21 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   return m[1];
 }
 
+/** Rows per page when a list request gives no `limit` (PageQuery's default). */
+export const DEFAULT_PAGE_SIZE = 25;
+
+/**
+ * The window a list request asks for (`PageQuery`): its `limit` (default
+ * {@link DEFAULT_PAGE_SIZE}) and the id after which the page starts, from its cursor.
+ * @throws AppError 400 naming `/cursor` when the cursor is not one of ours.
+ */
+export function pageWindow(query: { limit?: number | undefined; cursor?: string | undefined }): {
+  limit: number;
+  afterId: string | undefined;
+} {
+  return { limit: query.limit ?? DEFAULT_PAGE_SIZE, afterId: decodeCursor(query.cursor) };
+}
+
 /** `{ data, nextCursor }` from a page of rows fetched with one extra row. */
 export function toPage<R extends { id: string }, T>(
   page: { rows: R[]; hasMore: boolean },

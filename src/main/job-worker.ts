@@ -3,17 +3,17 @@ import type { Clock } from "../clock.ts";
 import type { WebhookConfig } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import type { RenderPartRow } from "../db/repositories/render-segments.ts";
-import { generationJobHandler, generationWorkDirs } from "../domain/generation/generation-job.ts";
-import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
+import { generationJobHandler } from "../domain/generation/generation-job.ts";
+import { type GenerationPipelineDeps, generationWorkDirs } from "../domain/generation/pipeline.ts";
 import type { RenderWarning } from "../domain/render/types.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
 import { renderJoinJobHandler } from "../domain/render-jobs/render-join-job.ts";
 import { renderPartJobHandler, renderPartWorkDirs } from "../domain/render-jobs/render-part-job.ts";
 import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
+import { transcriptionWorkDirs } from "../domain/transcription/pipeline.ts";
 import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
-  transcriptionWorkDirs,
 } from "../domain/transcription/transcription-job.ts";
 import type { WebhookEvents } from "../domain/webhooks/events.ts";
 import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";

@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ffmpegFailures } from "../metrics/process-metrics.ts";
+import { orphanSafeLaunch, toolNotExecuted } from "./tool-launch.ts";
 
 /** Progress of a running ffmpeg, from `-progress pipe:1`. */
 export interface FfmpegProgress {
@@ -59,7 +60,7 @@ export interface RunFfmpegOptions {
   stallTimeoutMs?: number;
   /** Time between SIGTERM and SIGKILL (ms). Default 1 000, so ffmpeg is gone within ~1 s. */
   killGraceMs?: number;
-  /** Binary to run. Default `ffmpeg` from PATH. */
+  /** Binary to run. Default `ffmpeg` from PATH. It dies with this process (`orphanSafeLaunch`). */
   ffmpegPath?: string;
   /** Called with every complete stderr line (trimmed, non-empty), as ffmpeg writes it. */
   onStderrLine?: (line: string) => void;
@@ -106,7 +107,9 @@ function spawnFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
       reject(new FfmpegError("ABORTED", "ffmpeg was not started: the render was cancelled"));
       return;
     }
-    const child = spawn(options.ffmpegPath ?? "ffmpeg", [...options.args], {
+    // Launched to die with this process: a killed worker leaves no ffmpeg encoding as an orphan.
+    const launch = orphanSafeLaunch(options.ffmpegPath ?? "ffmpeg", options.args);
+    const child = spawn(launch.command, launch.args, {
       cwd: options.cwd,
       stdio: ["ignore", "pipe", "pipe", options.onOutputPipe ? "pipe" : "ignore"],
     }) as ChildProcessByStdio<null, Readable, Readable>;
@@ -202,8 +205,9 @@ function spawnFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
       options.signal?.removeEventListener("abort", onAbort);
       if (failure) {
         reject(failure);
-      } else if (spawnError) {
-        reject(new FfmpegError("FFMPEG_FAILED", `ffmpeg could not be started: ${spawnError.message}`));
+      } else if (spawnError || toolNotExecuted(code, stderr)) {
+        const why = spawnError?.message ?? lastLines(tail(stderr), 1);
+        reject(new FfmpegError("FFMPEG_FAILED", `ffmpeg could not be started: ${why}`));
       } else if (code !== 0) {
         const t = tail(stderr);
         reject(

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { orphanSafeLaunch, toolNotExecuted } from "./tool-launch.ts";
 
 /** Stream facts of an upload (`Upload.media`). Units: seconds, pixels, frames per second. */
 export interface MediaInfo {
@@ -188,7 +189,7 @@ export interface RunOptions {
 
 /**
  * Runs `ffprobe`, `ffmpeg` or PocketSphinx's `pocketsphinx_continuous` (from PATH) with `args`,
- * collecting stdout.
+ * collecting stdout; the tool dies with this process (see `orphanSafeLaunch`).
  * @throws MediaProbeError on a non-zero exit (with the last stderr line), timeout, abort,
  *   stdout over the limit, or when the tool is missing.
  */
@@ -198,7 +199,8 @@ export function runMediaTool(
   opts: RunOptions,
 ): Promise<{ stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const launch = orphanSafeLaunch(tool, args);
+    const child = spawn(launch.command, launch.args, { stdio: ["ignore", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";
@@ -227,8 +229,10 @@ export function runMediaTool(
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       if (failure) return reject(failure);
+      const last = stderr.trim().split("\n").pop() ?? "";
+      if (toolNotExecuted(code, stderr))
+        return reject(new MediaProbeError(`${tool} could not be started: ${last}`));
       if (code !== 0) {
-        const last = stderr.trim().split("\n").pop() ?? "";
         return reject(new MediaProbeError(`${tool} failed (exit ${code}): ${last}`));
       }
       resolve({ stdout: Buffer.concat(chunks), stderr });

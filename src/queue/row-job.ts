@@ -5,7 +5,8 @@
  * work-directory owner for the sweep.
  */
 import type { Logger } from "pino";
-import type { AttemptControl, AttemptOutcome } from "./attempt-runner.ts";
+import type { Clock } from "../clock.ts";
+import type { AttemptControl, AttemptOutcome, AttemptProgress } from "./attempt-runner.ts";
 import type { JobHandler } from "./registry.ts";
 import type { WorkDirOwner } from "./work-dir-sweep.ts";
 
@@ -25,6 +26,31 @@ export function immediateCancelControl(
     if (!row || row.attempt !== attempt) return "superseded";
     if (row.status === "cancelled") return "cancelling";
     return row.status === "running" ? "ok" : "superseded";
+  };
+}
+
+/**
+ * The heartbeat of a row resource's lifecycle: writes `heartbeatAt` (now) and the progress ratio
+ * fenced by the attempt; when that write applies to no row, `readControl` says why (cancelling
+ * or superseded).
+ * @param updateFenced - the table's fenced update; true when it changed the row.
+ */
+export function rowHeartbeat(
+  updateFenced: (input: {
+    id: string;
+    attempt: number;
+    set: { heartbeatAt: Date; progress: number };
+  }) => Promise<boolean>,
+  readControl: (id: string, attempt: number) => Promise<AttemptControl>,
+  clock: Clock,
+): (id: string, attempt: number, progress: AttemptProgress) => Promise<AttemptControl> {
+  return async (id, attempt, progress) => {
+    const ok = await updateFenced({
+      id,
+      attempt,
+      set: { heartbeatAt: clock.now(), progress: progress.ratio },
+    });
+    return ok ? "ok" : readControl(id, attempt);
   };
 }
 

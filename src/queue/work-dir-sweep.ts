@@ -4,7 +4,7 @@
  * `WORK_DIR/<resourceId>-a<attempt>-<random>/` (see {@link attemptWorkDirPrefix}) and removes
  * it when it ends; a worker that is killed leaves it behind, possibly gigabytes.
  */
-import { readdir, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
 import { repeatInBackground } from "../repeat.ts";
@@ -26,6 +26,31 @@ export interface WorkDirOwner {
  */
 export function attemptWorkDirPrefix(resourceId: string, attempt: number): string {
   return `${resourceId}-a${attempt}-`;
+}
+
+/**
+ * Makes the scratch directory of one attempt, `<workRoot>/<resourceId>-a<attempt>-<random>/`
+ * (the caller removes it when the attempt ends). On a retry (`attempt` > 1) the attempt before
+ * was lost with its worker and left its directory: the ended attempts of `owner` are swept first
+ * (this attempt's claim is the fence), freeing that space at once instead of at the next
+ * periodic sweep; a failed sweep is left to that one.
+ * @returns the directory's absolute path.
+ * @throws when the directory cannot be made.
+ */
+export async function makeAttemptWorkDir(opts: {
+  workRoot: string;
+  resourceId: string;
+  attempt: number;
+  owner: WorkDirOwner;
+  log: Pick<Logger, "info">;
+}): Promise<string> {
+  await mkdir(opts.workRoot, { recursive: true });
+  const dir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(opts.resourceId, opts.attempt)));
+  if (opts.attempt > 1) {
+    const removed = await sweepWorkDirs(opts.workRoot, [opts.owner]).catch(() => []);
+    if (removed.length > 0) opts.log.info({ removed }, "removed ended attempts' work directories");
+  }
+  return dir;
 }
 
 /**

@@ -3,11 +3,10 @@
 // alive and healthy; at the end, that no job is left running and no scratch files are left.
 // A new job kind joins by adding one entry to KINDS.
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Proc, startProcess, stopProcess, waitUntil } from "../../bench/processes.ts";
+import { type Proc, startApi, stopProcess, waitUntil } from "../../bench/processes.ts";
 import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../helpers/database.ts";
 import { filesUnder } from "../helpers/files.ts";
@@ -94,14 +93,6 @@ const KINDS: JobKind[] = [
   },
 ];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function healthy(): Promise<boolean> {
   const res = await fetch(`${base}/api/v1/health`).catch(() => null);
   return res?.status === 200 && ((await res.json()) as { ok: boolean }).ok;
@@ -109,21 +100,19 @@ async function healthy(): Promise<boolean> {
 
 beforeAll(async () => {
   tmp = await tempDir("cutroom-cancel-");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
   // On the PostgreSQL pass the process uses a fresh server database, else embedded PGlite.
   const adminUrl = process.env.TEST_DATABASE_URL;
   scratch = adminUrl ? await createScratchDatabase(adminUrl, "cutroom_cancel") : undefined;
-  proc = startProcess("src/main/api.ts", {
-    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    PORT: String(port),
-    PUBLIC_URL: base,
-    DATA_DIR: path.join(tmp.dir, "data"),
-    LOG_LEVEL: "info",
-  });
-  await waitUntil(() => /crk_[A-Za-z0-9_-]+/.test(proc.output.join("")), 60_000, "the owner key");
-  key = (proc.output.join("").match(/crk_[A-Za-z0-9_-]+/) as RegExpMatchArray)[0];
-  await waitUntil(healthy, 30_000, "the API");
+  const api = await startApi(
+    {
+      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+      DATA_DIR: path.join(tmp.dir, "data"),
+      LOG_LEVEL: "info",
+    },
+    { workerInProcess: true, ownerKey: true },
+  );
+  ({ proc, base } = api);
+  key = api.key as string;
   const still = path.join(tmp.dir, "still.png");
   const video = path.join(tmp.dir, "clip.mp4");
   await ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=1280x720", "-frames:v", "1", still]);
@@ -146,7 +135,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await stopProcess(proc);
+  if (proc) await stopProcess(proc);
   await scratch?.drop();
   await tmp.cleanup();
 });

@@ -1,13 +1,13 @@
-// Shared helpers of the transcription tests: a talking-head fixture made from Debian's
-// pocketsphinx-testdata LibriVox utterances, and polling.
+// Shared helpers of the transcription tests: a talking-head fixture of two LibriVox utterances
+// (test/fixtures/speech.ts), tone bursts, and polling.
 import path from "node:path";
 import { expect } from "vitest";
 import { ffmpeg } from "../fixtures/render/media.ts";
+import { speechTrack, talkingHeadVideo, utteranceFile } from "../fixtures/speech.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { type FalStandIn, startFalStandIn } from "../helpers/fal-stand-in.ts";
 
-/** Debian's pocketsphinx-testdata LibriVox utterances (16 kHz mono WAV) and their transcripts. */
-export const LIBRIVOX_DIR = "/usr/share/pocketsphinx/test/data/librivox";
+/** Two LibriVox utterances of pocketsphinx-testdata and their transcripts. */
 export const UTTERANCES = {
   "0870":
     "and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them",
@@ -23,44 +23,9 @@ export async function talkingHead(
   ids: (keyof typeof UTTERANCES)[],
   gapSec: number,
 ): Promise<string> {
-  const out = path.join(dir, `talk-${ids.join("-")}.mp4`);
-  const inputs: string[] = [];
-  const labels: string[] = [];
-  const gap = ["-f", "lavfi", "-t", String(gapSec), "-i", "anullsrc=r=16000:cl=mono"];
-  let n = 0;
-  inputs.push(...gap);
-  labels.push(`[${n++}:a]`);
-  for (const id of ids) {
-    inputs.push("-i", path.join(LIBRIVOX_DIR, `sense_and_sensibility_01_austen_64kb-${id}.wav`), ...gap);
-    labels.push(`[${n++}:a]`, `[${n++}:a]`);
-  }
-  await ffmpeg([
-    "-y",
-    ...inputs,
-    "-f",
-    "lavfi",
-    "-i",
-    "testsrc2=size=320x180:rate=15",
-    "-filter_complex",
-    `${labels.join("")}concat=n=${labels.length}:v=0:a=1[a]`,
-    "-map",
-    `${n}:v`,
-    "-map",
-    "[a]",
-    "-shortest",
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-pix_fmt",
-    "yuv420p",
-    "-c:a",
-    "aac",
-    "-ar",
-    "48000",
-    out,
-  ]);
-  return out;
+  const name = `talk-${ids.join("-")}`;
+  const audio = await speechTrack(ids.map(utteranceFile), path.join(dir, `${name}.wav`), gapSec, true);
+  return talkingHeadVideo(audio, path.join(dir, `${name}.mp4`));
 }
 
 /** The Transcription resource as the tests read it. */

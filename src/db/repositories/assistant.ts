@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import { type Db, rowsOf } from "../client.ts";
 import { findPgError } from "../errors.ts";
@@ -11,6 +11,7 @@ import {
   assistantRuns,
   assistantSessions,
 } from "../schema/assistant.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A session row. */
 export type SessionRow = typeof assistantSessions.$inferSelect;
@@ -51,14 +52,7 @@ export async function listSessionsPage(
   input: { userId: string; limit: number; afterId: string | undefined },
 ): Promise<{ rows: SessionRow[]; hasMore: boolean }> {
   const conditions = [eq(assistantSessions.userId, input.userId)];
-  if (input.afterId) conditions.push(lt(assistantSessions.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(assistantSessions)
-    .where(and(...conditions))
-    .orderBy(desc(assistantSessions.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, assistantSessions, conditions, input);
 }
 
 /** Deletes a session with its history, runs, events and edits; true when it existed. */

@@ -1,7 +1,8 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import type { Db } from "../client.ts";
 import { type CompositionDocument, compositions } from "../schema/compositions.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A composition row. */
 export type CompositionRow = typeof compositions.$inferSelect;
@@ -43,14 +44,7 @@ export async function listCompositionsPage(
 ): Promise<{ rows: CompositionRow[]; hasMore: boolean }> {
   const conditions = [eq(compositions.userId, input.userId)];
   if (input.projectId) conditions.push(eq(compositions.projectId, input.projectId));
-  if (input.afterId) conditions.push(lt(compositions.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(compositions)
-    .where(and(...conditions))
-    .orderBy(desc(compositions.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, compositions, conditions, input);
 }
 
 /**

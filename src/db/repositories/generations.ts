@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { type GenerationStatus, generations } from "../schema/generations.ts";
 import { uploads } from "../schema/uploads.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 import type { UploadRow } from "./uploads.ts";
 
 /** A generation row. */
@@ -52,14 +53,7 @@ export async function listGenerationsPage(
   if (input.status) conditions.push(eq(generations.status, input.status));
   if (input.projectId === null) conditions.push(isNull(generations.projectId));
   else if (input.projectId) conditions.push(eq(generations.projectId, input.projectId));
-  if (input.afterId) conditions.push(lt(generations.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(generations)
-    .where(and(...conditions))
-    .orderBy(desc(generations.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, generations, conditions, input);
 }
 
 /** The output uploads of each generation, in creation order. */

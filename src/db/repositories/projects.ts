@@ -1,7 +1,8 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import type { Db } from "../client.ts";
 import { projects } from "../schema/projects.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A project row. */
 export type ProjectRow = typeof projects.$inferSelect;
@@ -24,8 +25,7 @@ export async function insertProject(
 }
 
 /**
- * One page of a user's projects, newest first (IDs are time-sortable, so id order is
- * creation order). Fetches `limit + 1` rows to know whether another page exists.
+ * One page of a user's projects, newest first (`newestFirstPage`).
  *
  * @param afterId - the last id of the previous page (from the decoded cursor), or undefined.
  */
@@ -33,16 +33,7 @@ export async function listProjectsPage(
   db: Db,
   input: { userId: string; limit: number; afterId: string | undefined },
 ): Promise<{ rows: ProjectRow[]; hasMore: boolean }> {
-  const where = input.afterId
-    ? and(eq(projects.userId, input.userId), lt(projects.id, input.afterId))
-    : eq(projects.userId, input.userId);
-  const rows = await db
-    .select()
-    .from(projects)
-    .where(where)
-    .orderBy(desc(projects.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, projects, [eq(projects.userId, input.userId)], input);
 }
 
 /** One project of `userId`, or null (also for another owner's project). */

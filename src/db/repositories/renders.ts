@@ -1,7 +1,8 @@
-import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { RenderErrorJson } from "../../domain/render/types.ts";
 import type { Db } from "../client.ts";
 import { type RenderStatus, renders } from "../schema/renders.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A render row. */
 export type RenderRow = typeof renders.$inferSelect;
@@ -66,14 +67,7 @@ export async function listRendersPage(
   if (input.status) conditions.push(eq(renders.status, input.status));
   if (input.compositionId) conditions.push(eq(renders.compositionId, input.compositionId));
   if (input.projectId) conditions.push(sql`${renders.composition}->>'projectId' = ${input.projectId}`);
-  if (input.afterId) conditions.push(lt(renders.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(renders)
-    .where(and(...conditions))
-    .orderBy(desc(renders.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, renders, conditions, input);
 }
 
 /**

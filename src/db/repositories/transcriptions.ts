@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { type TranscriptionStatus, transcriptions } from "../schema/transcriptions.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A transcription row. */
 export type TranscriptionRow = typeof transcriptions.$inferSelect;
@@ -78,14 +79,7 @@ export async function listTranscriptionsPage(
   const conditions = [eq(transcriptions.userId, input.userId)];
   if (input.uploadId) conditions.push(eq(transcriptions.uploadId, input.uploadId));
   if (input.status) conditions.push(eq(transcriptions.status, input.status));
-  if (input.afterId) conditions.push(lt(transcriptions.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(transcriptions)
-    .where(and(...conditions))
-    .orderBy(desc(transcriptions.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, transcriptions, conditions, input);
 }
 
 /** Claims a queued or running transcription for a new attempt (the fence); null when terminal. */

@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, lt } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { uploads } from "../schema/uploads.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** An upload row. */
 export type UploadRow = typeof uploads.$inferSelect;
@@ -46,14 +47,7 @@ export async function listUploadsPage(
   const conditions = [eq(uploads.userId, input.userId)];
   if (input.projectId) conditions.push(eq(uploads.projectId, input.projectId));
   if (input.type) conditions.push(eq(uploads.type, input.type));
-  if (input.afterId) conditions.push(lt(uploads.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(uploads)
-    .where(and(...conditions))
-    .orderBy(desc(uploads.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, uploads, conditions, input);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import {
   webhookCallbackSecrets,
@@ -6,6 +6,7 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from "../schema/webhooks.ts";
+import { newestFirstPage } from "./newest-first-page.ts";
 
 /** A webhook endpoint row. */
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -51,14 +52,7 @@ export async function listWebhookEndpointsPage(
   input: { userId: string; limit: number; afterId: string | undefined },
 ): Promise<{ rows: WebhookEndpointRow[]; hasMore: boolean }> {
   const conditions = [eq(webhookEndpoints.userId, input.userId)];
-  if (input.afterId) conditions.push(lt(webhookEndpoints.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(...conditions))
-    .orderBy(desc(webhookEndpoints.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, webhookEndpoints, conditions, input);
 }
 
 /** Deletes an endpoint of `userId` and (cascade) its deliveries. Returns whether one was deleted. */
@@ -149,14 +143,7 @@ export async function listWebhookDeliveriesPage(
   input: { endpointId: string; limit: number; afterId: string | undefined },
 ): Promise<{ rows: WebhookDeliveryRow[]; hasMore: boolean }> {
   const conditions = [eq(webhookDeliveries.endpointId, input.endpointId)];
-  if (input.afterId) conditions.push(lt(webhookDeliveries.id, input.afterId));
-  const rows = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(...conditions))
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(input.limit + 1);
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return newestFirstPage(db, webhookDeliveries, conditions, input);
 }
 
 /**

@@ -10,9 +10,7 @@ import {
   claimGeneration,
   failGenerationUnfenced,
   findGenerationById,
-  GENERATION_TERMINAL,
   type GenerationRow,
-  readGenerationAttempts,
   readGenerationControl,
   updateGenerationFenced,
 } from "../../db/repositories/generations.ts";
@@ -26,8 +24,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { type GenerationJobV1, JOBS } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
-import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "./pipeline.ts";
@@ -78,14 +75,7 @@ export function generationLifecycle(deps: {
   return {
     claim: (id) => claimGeneration(db, id, clock.now()),
     readControl,
-    async heartbeat(id, attempt, progress) {
-      const ok = await updateGenerationFenced(db, {
-        id,
-        attempt,
-        set: { heartbeatAt: clock.now(), progress: progress.ratio },
-      });
-      return ok ? "ok" : readControl(id, attempt);
-    },
+    heartbeat: rowHeartbeat((input) => updateGenerationFenced(db, input), readControl, clock),
     async finish(id, attempt, end, progress) {
       if (end.status === "cancelled") {
         const ok = (await readControl(id, attempt)) === "cancelling";
@@ -199,9 +189,4 @@ export function generationJobHandler(opts: {
         failGenerationUnfenced(tx, { id, error: workerLostError("generation"), now: pipeline.clock.now() }),
       ),
   });
-}
-
-/** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
-export function generationWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("gen", (ids) => readGenerationAttempts(db, ids), GENERATION_TERMINAL);
 }

@@ -1,10 +1,16 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
-import { type GenerationRow, setVendorRequestId } from "../../db/repositories/generations.ts";
-import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
+import {
+  GENERATION_TERMINAL,
+  type GenerationRow,
+  readGenerationAttempts,
+  setVendorRequestId,
+} from "../../db/repositories/generations.ts";
+import { rowWorkDirs } from "../../queue/row-job.ts";
+import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
@@ -85,8 +91,13 @@ export async function runGenerationPipeline(
       `The ${generation.model.provider} provider is not configured on this worker`,
     );
   }
-  await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, attemptWorkDirPrefix(generation.id, attempt)));
+  const workDir = await makeAttemptWorkDir({
+    workRoot: deps.workRoot,
+    resourceId: generation.id,
+    attempt,
+    owner: generationWorkDirs(deps.db),
+    log: ctx.log,
+  });
   try {
     let requestId = generation.vendorRequestId;
     if (!requestId) {
@@ -186,4 +197,9 @@ async function waitCompleted(
     await sleep(delay, ctx.signal);
     delay = Math.min(maxDelay, delay * 1.5);
   }
+}
+
+/** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
+export function generationWorkDirs(db: Db): WorkDirOwner {
+  return rowWorkDirs("gen", (ids) => readGenerationAttempts(db, ids), GENERATION_TERMINAL);
 }

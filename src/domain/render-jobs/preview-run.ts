@@ -13,7 +13,6 @@ import type { Timeline } from "../composition/schema.ts";
 import type { EncoderVariant } from "../render/outputs.ts";
 import { RenderError, type RenderOutputOptions } from "../render/types.ts";
 import { explainRenderFailure } from "./render-failure.ts";
-import { ffmpegLaunch } from "./render-ffmpeg.ts";
 import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "./render-prepare.ts";
 
 /** Longest transition (seconds), plus a second: clips farther than this from a window cannot show in it. */
@@ -109,7 +108,7 @@ export async function runPreview<T>(
     const prepared = performance.now();
     try {
       await runFfmpeg({
-        ...ffmpegLaunch(plan.args),
+        args: plan.args,
         cwd: workDir,
         durationSec: plan.durationSec,
         signal: job.signal,

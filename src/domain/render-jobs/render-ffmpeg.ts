@@ -1,8 +1,6 @@
 /**
- * Running a render's ffmpeg: how it is launched (it dies with its worker) and what a failure
- * tells the caller.
+ * Running a render's ffmpeg and what a failure tells the caller.
  */
-import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import { FfmpegError, type FfmpegProgress, runFfmpeg } from "../../media/ffmpeg-run.ts";
@@ -28,25 +26,9 @@ export interface RenderRunDeps {
   lossless?: boolean;
 }
 
-/** util-linux `setpriv`, when this is Linux and it is installed. */
-const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find(
-  (p) => process.platform === "linux" && existsSync(p),
-);
-
 /**
- * How ffmpeg is launched: on Linux through `setpriv --pdeathsig SIGKILL` (same process, it
- * execs ffmpeg), so that ffmpeg dies with a worker that is killed (OOM, SIGKILL, crash) instead
- * of encoding on as an orphan while another worker retries the render. Plain ffmpeg elsewhere.
- */
-export function ffmpegLaunch(args: readonly string[]): { ffmpegPath: string; args: string[] } {
-  return SETPRIV
-    ? { ffmpegPath: SETPRIV, args: ["--pdeathsig", "SIGKILL", "--", "ffmpeg", ...args] }
-    : { ffmpegPath: "ffmpeg", args: [...args] };
-}
-
-/**
- * Runs the ffmpeg of a render plan (or of one part of a split render) in `cwd`, launched with
- * {@link ffmpegLaunch}; the partial output of a run that is stopped is thrown away, so ffmpeg
+ * Runs the ffmpeg of a render plan (or of one part of a split render) in `cwd` (`runFfmpeg`
+ * launches it so that it dies with its worker); the partial output of a run that is stopped is thrown away, so ffmpeg
  * gets no time to finalise it (with `+faststart` that would rewrite the whole file).
  *
  * When ffmpeg fails, its own words (command, stderr, paths) go to `failure.log` only; the
@@ -73,7 +55,7 @@ export async function runRenderFfmpeg(input: {
   const { plan, failure } = input;
   try {
     await runFfmpeg({
-      ...ffmpegLaunch(plan.args),
+      args: plan.args,
       cwd: input.cwd,
       durationSec: plan.durationSec,
       signal: input.signal,

@@ -6,7 +6,7 @@
  * render made in one piece does (poster, size, duration). A render being cancelled, or failed
  * by a part, is ended instead; the parts' files are deleted either way.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { listRenderParts } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
@@ -14,18 +14,18 @@ import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
+import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
 import { renderPartsPrefix } from "../../storage/keys.ts";
 import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError } from "../render/types.ts";
 import type { RenderRunDeps } from "./render-ffmpeg.ts";
-import { ffmpegLaunch } from "./render-ffmpeg.ts";
 import {
   failLostRender,
   type RenderAttemptDeps,
   type RenderPipeline,
+  renderWorkDirs,
   runRenderAttempt,
 } from "./render-job.ts";
 import { storeRenderOutput } from "./render-output.ts";
@@ -50,8 +50,13 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
     if (parts.length === 0 || missing.length > 0 || segments.length !== render.segmentCount) {
       throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
     }
-    await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
+    const workDir = await makeAttemptWorkDir({
+      workRoot: opts.workRoot,
+      resourceId: render.id,
+      attempt: hooks.attempt,
+      owner: renderWorkDirs(db),
+      log: opts.log.child({ renderId: render.id }),
+    });
     try {
       const files = parts.map((p) => ({
         part: p,
@@ -73,7 +78,7 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
       const durationSec = frameToSeconds(window.end - window.start, rate);
       try {
         await runFfmpeg({
-          ...ffmpegLaunch(join.args),
+          args: join.args,
           cwd: workDir,
           durationSec,
           signal: hooks.signal,

@@ -4,7 +4,7 @@
  * is retried alone; a part that fails for good fails the render; a part stops when its render
  * is cancelled or has ended.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
@@ -31,7 +31,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { JOBS, type RenderPartJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { attemptWorkDirPrefix, sweepWorkDirs, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import { buildAudioPlan, buildSegmentPlan } from "../render/segments.ts";
@@ -169,9 +169,13 @@ export function createRenderPartPipeline(
     const render = await findRenderById(db, part.renderId);
     if (!render)
       throw new RenderError("INTERNAL", "The render of this segment is gone", { retryable: false });
-    await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(part.id, ctx.attempt)));
-    if (ctx.attempt > 1) await sweepWorkDirs(opts.workRoot, [renderPartWorkDirs(db)]).catch(() => []);
+    const workDir = await makeAttemptWorkDir({
+      workRoot: opts.workRoot,
+      resourceId: part.id,
+      attempt: ctx.attempt,
+      owner: renderPartWorkDirs(db),
+      log: opts.log.child({ renderId: part.renderId, segmentId: part.id }),
+    });
     try {
       const { assets, fonts, refsByPath } = await resolveRenderAssets({
         db,

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
-import { attemptWorkDirPrefix, sweepWorkDirs } from "../../queue/work-dir-sweep.ts";
+import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
 import { dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
@@ -47,15 +47,13 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     const started = performance.now();
-    await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
-    if (hooks.attempt > 1) {
-      // A retry: the attempt before was lost with its worker. Sweeping now (this attempt's
-      // claim is the fence) frees its scratch space at once instead of at the next sweep.
-      const removed = await sweepWorkDirs(opts.workRoot, [renderWorkDirs(db)]).catch(() => []);
-      if (removed.length > 0)
-        opts.log.info({ renderId: render.id, removed }, "removed ended attempts' work directories");
-    }
+    const workDir = await makeAttemptWorkDir({
+      workRoot: opts.workRoot,
+      resourceId: render.id,
+      attempt: hooks.attempt,
+      owner: renderWorkDirs(db),
+      log: opts.log.child({ renderId: render.id }),
+    });
     try {
       const doc = render.composition;
       const options = render.options;

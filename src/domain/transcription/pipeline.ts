@@ -5,19 +5,22 @@
  * request of a single-chunk transcription is recorded, resumed by a retry, and cancelled with
  * the transcription).
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import pLimit from "p-limit";
 import type { Db } from "../../db/client.ts";
 import {
+  readTranscriptionAttempts,
   setTranscriptionVendorRequestId,
+  TRANSCRIPTION_TERMINAL,
   type TranscriptionRow,
 } from "../../db/repositories/transcriptions.ts";
 import { findUpload } from "../../db/repositories/uploads.ts";
 import { MediaProbeError } from "../../media/probe.ts";
 import { extractSpeechAudio } from "../../media/speech-audio.ts";
 import type { AttemptContext } from "../../queue/attempt-runner.ts";
-import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
+import { rowWorkDirs } from "../../queue/row-job.ts";
+import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
 import { type AudioChunk, placeChunkSegments, planChunks } from "./chunks.ts";
@@ -63,8 +66,13 @@ export async function runTranscriptionPipeline(
   if (!upload.media?.hasAudio) {
     throw new TranscriptionError("no_audio", `Upload ${t.uploadId} has no audio stream to transcribe`);
   }
-  await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, attemptWorkDirPrefix(t.id, ctx.attempt)));
+  const workDir = await makeAttemptWorkDir({
+    workRoot: deps.workRoot,
+    resourceId: t.id,
+    attempt: ctx.attempt,
+    owner: transcriptionWorkDirs(deps.db),
+    log: ctx.log,
+  });
   try {
     const source = await localCopy(deps.store, upload.storageKey, workDir, "source");
     const audio = path.join(workDir, "audio.wav");
@@ -161,4 +169,9 @@ export async function runTranscriptionPipeline(
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** Transcription attempts' work directories (`trn_…-a<attempt>-…`) for the work-directory sweep. */
+export function transcriptionWorkDirs(db: Db): WorkDirOwner {
+  return rowWorkDirs("trn", (ids) => readTranscriptionAttempts(db, ids), TRANSCRIPTION_TERMINAL);
 }

@@ -10,9 +10,7 @@ import {
   claimTranscription,
   failTranscriptionUnfenced,
   findTranscriptionById,
-  readTranscriptionAttempts,
   readTranscriptionControl,
-  TRANSCRIPTION_TERMINAL,
   type TranscriptionRow,
   updateTranscriptionFenced,
 } from "../../db/repositories/transcriptions.ts";
@@ -24,8 +22,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
-import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { runTranscriptionPipeline, type TranscriptionPipelineDeps } from "./pipeline.ts";
 import { TranscriptionError, type TranscriptResult } from "./types.ts";
@@ -64,14 +61,7 @@ export function transcriptionLifecycle(
   return {
     claim: (id) => claimTranscription(db, id, clock.now()),
     readControl,
-    async heartbeat(id, attempt, progress) {
-      const ok = await updateTranscriptionFenced(db, {
-        id,
-        attempt,
-        set: { heartbeatAt: clock.now(), progress: progress.ratio },
-      });
-      return ok ? "ok" : readControl(id, attempt);
-    },
+    heartbeat: rowHeartbeat((input) => updateTranscriptionFenced(db, input), readControl, clock),
     async finish(id, attempt, end, progress) {
       if (end.status === "cancelled") return (await readControl(id, attempt)) === "cancelling";
       return endWithEvent(db, deps.events, id, (tx) =>
@@ -163,9 +153,4 @@ export function transcriptionJobHandler(opts: {
         }),
       ),
   });
-}
-
-/** Transcription attempts' work directories (`trn_…-a<attempt>-…`) for the work-directory sweep. */
-export function transcriptionWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("trn", (ids) => readTranscriptionAttempts(db, ids), TRANSCRIPTION_TERMINAL);
 }

@@ -39,3 +39,16 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean, pat
     throw invalidRequest(`The ${field} is not allowed: ${message}`, [{ path, message }]);
   }
 }
+
+/**
+ * Checks a job's optional `callbackUrl` (renders, generations, transcriptions) as
+ * {@link checkWebhookTarget} does, naming `/callbackUrl`; nothing when none was given.
+ * @param allowPrivate - WEBHOOK_ALLOW_PRIVATE (unset: false).
+ * @throws AppError 400 `invalid_request` naming `/callbackUrl` when the URL is refused.
+ */
+export async function checkCallbackUrl(
+  url: string | undefined,
+  allowPrivate: boolean | undefined,
+): Promise<void> {
+  if (url) await checkWebhookTarget(url, allowPrivate ?? false, "/callbackUrl");
+}

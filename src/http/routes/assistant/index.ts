@@ -13,7 +13,7 @@ import {
 import type { Assistant } from "../../../domain/assistant/service.ts";
 import { openSession, toHistoryEntry } from "../../../domain/assistant/sessions.ts";
 import { notFound } from "../../../errors.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { pageWindow, toPage } from "../../pagination.ts";
 import {
   AssistantEvent,
   AssistantSession,
@@ -127,8 +127,7 @@ export function registerAssistantRoutes(
       const auth = requireAuth(request);
       const page = await listSessionsPage(db, {
         userId: auth.userId,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
+        ...pageWindow(request.query),
       });
       const { nextCursor } = toPage(page, () => null);
       return { data: await Promise.all(page.rows.map((s) => present(s, false))), nextCursor };

@@ -14,7 +14,7 @@ import {
 } from "../../../domain/composition/edit-composition.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { invalidRequest, notFound } from "../../../errors.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { pageWindow, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   CompositionParams,
@@ -63,8 +63,7 @@ export function registerCompositionRoutes(
       const page = await listCompositionsPage(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
+        ...pageWindow(request.query),
       });
       return toPage(page, toCompositionResource);
     },

@@ -20,12 +20,10 @@ import {
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
 import { waitForSettled } from "../../../domain/generation/settled.ts";
 import { presentGeneration, presentGenerationRow } from "../../../domain/presenters.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
-import { notFound } from "../../../errors.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { decodeCursor, encodeCursor } from "../../pagination.ts";
-import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import {
   Generation,
   GenerationParams,
@@ -33,6 +31,7 @@ import {
   VideoGenerationCreate,
 } from "../../schemas/generation.ts";
 import { type App, requireAuth } from "../../types.ts";
+import { registerJobResourceRoutes } from "../job-resource.ts";
 
 /** What the generation routes need. */
 export interface GenerationRouteDeps {
@@ -51,11 +50,6 @@ export interface GenerationRouteDeps {
 
 /** Seconds a client should wait before polling a generation again. */
 const RETRY_AFTER: Record<"image" | "video", string> = { image: "2", video: "5" };
-
-/** 400 naming `/callbackUrl` when the request's callback URL is refused. */
-async function checkCallback(deps: GenerationRouteDeps, callbackUrl: string | undefined): Promise<void> {
-  if (callbackUrl) await checkWebhookTarget(callbackUrl, deps.allowPrivateCallbacks ?? false, "/callbackUrl");
-}
 
 const CREATE_ERRORS = [...AUTH_ERRORS, 403, 404, 503] as const;
 
@@ -80,7 +74,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallback(deps, request.body.callbackUrl);
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const created = await createImageGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -112,7 +106,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallback(deps, request.body.callbackUrl);
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const row = await createVideoGeneration(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -124,92 +118,66 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
   );
 
-  app.get(
-    "/api/v1/generations",
-    {
-      schema: {
-        operationId: "listGenerations",
-        summary: "List the caller's generations, newest first",
-        tags: ["Generation"],
-        querystring: Type.Object({
-          ...PageQuery,
-          kind: Type.Optional(Type.Enum(["image", "video"])),
-          status: Type.Optional(Type.Enum([...GENERATION_STATUSES])),
-          projectId: Type.Optional(
-            Type.String({
-              maxLength: 64,
-              description: "Only generations of this project; `none` for those made outside any project",
-            }),
-          ),
+  registerJobResourceRoutes(app, {
+    path: "/api/v1/generations",
+    idParam: "id",
+    noun: "Generation",
+    tag: "Generation",
+    schema: Generation,
+    params: GenerationParams,
+    find: (userId, id) => findGeneration(deps.db, userId, id),
+    retryAfter: (g) => (GENERATION_TERMINAL.includes(g.status) ? undefined : RETRY_AFTER[g.kind]),
+    present: (g) => presentGenerationRow(deps.db, deps, g),
+    list: {
+      operationId: "listGenerations",
+      summary: "List the caller's generations, newest first",
+      pageTitle: "GenerationPage",
+      filters: {
+        kind: Type.Optional(Type.Enum(["image", "video"])),
+        status: Type.Optional(Type.Enum([...GENERATION_STATUSES])),
+        projectId: Type.Optional(
+          Type.String({
+            maxLength: 64,
+            description: "Only generations of this project; `none` for those made outside any project",
+          }),
+        ),
+      },
+      page: (userId, query, limit, afterId) =>
+        listGenerationsPage(deps.db, {
+          userId,
+          kind: query.kind as "image" | "video" | undefined,
+          status: query.status as GenerationRow["status"] | undefined,
+          projectId: query.projectId === "none" ? null : query.projectId,
+          limit,
+          afterId,
         }),
-        response: responses({ 200: Page(Generation, "GenerationPage") }),
+      // The outputs of the whole page in one query.
+      async present(rows) {
+        const outputs = await outputsOf(
+          deps.db,
+          rows.map((r) => r.id),
+        );
+        return Promise.all(rows.map((r) => presentGeneration(deps, r, outputs.get(r.id) ?? [])));
       },
     },
-    async (request) => {
-      const auth = requireAuth(request);
-      const page = await listGenerationsPage(deps.db, {
-        userId: auth.userId,
-        kind: request.query.kind as "image" | "video" | undefined,
-        status: request.query.status as GenerationRow["status"] | undefined,
-        projectId: request.query.projectId === "none" ? null : request.query.projectId,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
-      });
-      const outputs = await outputsOf(
-        deps.db,
-        page.rows.map((r) => r.id),
-      );
-      const last = page.rows.at(-1);
-      return {
-        data: await Promise.all(page.rows.map((r) => presentGeneration(deps, r, outputs.get(r.id) ?? []))),
-        nextCursor: page.hasMore && last ? encodeCursor(last.id) : null,
-      };
+    get: {
+      operationId: "getGeneration",
+      summary: "Fetch a generation",
+      description: "Until it is terminal the response carries `Retry-After`.",
     },
-  );
-
-  app.get(
-    "/api/v1/generations/:id",
-    {
-      schema: {
-        operationId: "getGeneration",
-        summary: "Fetch a generation",
-        description: "Until it is terminal the response carries `Retry-After`.",
-        tags: ["Generation"],
-        params: GenerationParams,
-        response: responses({ 200: Generation }, [...AUTH_ERRORS, 404]),
-      },
+    cancel: {
+      operationId: "cancelGeneration",
+      summary: "Cancel a generation (idempotent)",
+      description:
+        "A queued or running generation becomes `cancelled`, and its vendor request is cancelled too. A finished one is returned unchanged. 200 with the resource either way.",
+      ok: { 200: Generation },
+      errors: [403, 404],
+      run: (request, userId, id) =>
+        cancelGeneration(
+          { db: deps.db, clock: deps.clock, providers: deps.providers, log: request.log },
+          userId,
+          id,
+        ),
     },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      const g = await findGeneration(deps.db, auth.userId, request.params.id);
-      if (!g) throw notFound(`Generation ${request.params.id}`);
-      if (!GENERATION_TERMINAL.includes(g.status)) reply.header("Retry-After", RETRY_AFTER[g.kind]);
-      return presentGenerationRow(deps.db, deps, g);
-    },
-  );
-
-  app.delete(
-    "/api/v1/generations/:id",
-    {
-      config: { scope: "write" },
-      schema: {
-        operationId: "cancelGeneration",
-        summary: "Cancel a generation (idempotent)",
-        description:
-          "A queued or running generation becomes `cancelled`, and its vendor request is cancelled too. A finished one is returned unchanged. 200 with the resource either way.",
-        tags: ["Generation"],
-        params: GenerationParams,
-        response: responses({ 200: Generation }, [...AUTH_ERRORS, 403, 404]),
-      },
-    },
-    async (request) => {
-      const auth = requireAuth(request);
-      const g = await cancelGeneration(
-        { db: deps.db, clock: deps.clock, providers: deps.providers, log: request.log },
-        auth.userId,
-        request.params.id,
-      );
-      return presentGenerationRow(deps.db, deps, g);
-    },
-  );
+  });
 }

@@ -12,7 +12,7 @@ import { presentProject } from "../../../domain/presenters.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { pageWindow, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Project, ProjectCreate, ProjectDeleteQuery, ProjectUpdate } from "../../schemas/project.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -39,8 +39,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       const auth = requireAuth(request);
       const page = await listProjectsPage(deps.db, {
         userId: auth.userId,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
+        ...pageWindow(request.query),
       });
       return toPage(page, presentProject);
     },

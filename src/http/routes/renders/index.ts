@@ -1,21 +1,21 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { findRender, listRendersPage } from "../../../db/repositories/renders.ts";
+import { findRender, listRendersPage, type RenderRow } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
 import { presentRender } from "../../../domain/presenters.ts";
 import { cancelRender } from "../../../domain/render-jobs/cancel-render.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
-import { AppError, conflict, notFound } from "../../../errors.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
+import { AppError, conflict } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { decodeCursor, toPageAsync } from "../../pagination.ts";
-import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
+import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
 import { type App, requireAuth } from "../../types.ts";
+import { registerJobResourceRoutes } from "../job-resource.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 /** The poll interval a render not yet terminal asks for, as `Retry-After` (seconds). */
@@ -63,13 +63,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (request.body.callbackUrl) {
-        await checkWebhookTarget(
-          request.body.callbackUrl,
-          deps.allowPrivateCallbacks ?? false,
-          "/callbackUrl",
-        );
-      }
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const { render, created } = await startRender(
         {
           db: deps.db,
@@ -87,88 +81,59 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
   );
 
-  app.get(
-    "/api/render",
-    {
-      schema: {
-        operationId: "listRenders",
-        summary: "List the caller's render jobs, newest first",
-        tags: ["Renders"],
-        querystring: Type.Object({
-          ...PageQuery,
-          status: Type.Optional(Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s)))),
-          compositionId: Type.Optional(Type.String({ maxLength: 64 })),
-          projectId: Type.Optional(
-            Type.String({ maxLength: 64, description: "Only renders of compositions in this project" }),
-          ),
+  registerJobResourceRoutes(app, {
+    path: "/api/render",
+    idParam: "jobId",
+    noun: "Render",
+    tag: "Renders",
+    schema: Render,
+    params: RenderParams,
+    find: (userId, id) => findRender(deps.db, userId, id),
+    retryAfter: (r) => (TERMINAL.has(r.status) ? undefined : POLL_SECONDS),
+    present: (r) => presentRender(deps, r),
+    list: {
+      operationId: "listRenders",
+      summary: "List the caller's render jobs, newest first",
+      pageTitle: "RenderPage",
+      filters: {
+        status: Type.Optional(Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s)))),
+        compositionId: Type.Optional(Type.String({ maxLength: 64 })),
+        projectId: Type.Optional(
+          Type.String({ maxLength: 64, description: "Only renders of compositions in this project" }),
+        ),
+      },
+      page: (userId, query, limit, afterId) =>
+        listRendersPage(deps.db, {
+          userId,
+          status: query.status as RenderRow["status"] | undefined,
+          compositionId: query.compositionId,
+          projectId: query.projectId,
+          limit,
+          afterId,
         }),
-        response: responses({ 200: Page(Render, "RenderPage") }),
+    },
+    get: {
+      operationId: "getRender",
+      summary: "Poll a render job",
+      description: "Until the job is terminal the response carries `Retry-After: 1`: poll at that interval.",
+    },
+    cancel: {
+      operationId: "cancelRender",
+      summary: "Cancel a render job",
+      description:
+        "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. Already cancelled → 200. Succeeded or failed → 409.",
+      ok: { 200: Render, 202: Render },
+      errors: [403, 404, 409],
+      async run(_request, userId, id) {
+        const r = await cancelRender(deps, { userId, id, now: deps.clock.now() });
+        if (r?.status === "succeeded" || r?.status === "failed") {
+          throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });
+        }
+        return r;
       },
+      status: (r) => (r.status === "cancelled" ? 200 : 202),
     },
-    async (request) => {
-      const auth = requireAuth(request);
-      const page = await listRendersPage(deps.db, {
-        userId: auth.userId,
-        status: request.query.status,
-        compositionId: request.query.compositionId,
-        projectId: request.query.projectId,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
-      });
-      return toPageAsync(page, (r) => presentRender(deps, r));
-    },
-  );
-
-  app.get(
-    "/api/render/:jobId",
-    {
-      schema: {
-        operationId: "getRender",
-        summary: "Poll a render job",
-        description:
-          "Until the job is terminal the response carries `Retry-After: 1`: poll at that interval.",
-        tags: ["Renders"],
-        params: RenderParams,
-        response: responses({ 200: Render }, [...AUTH_ERRORS, 404]),
-      },
-    },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      const r = await findRender(deps.db, auth.userId, request.params.jobId);
-      if (!r) throw notFound(`Render ${request.params.jobId}`);
-      if (!TERMINAL.has(r.status)) reply.header("Retry-After", POLL_SECONDS);
-      return presentRender(deps, r);
-    },
-  );
-
-  app.delete(
-    "/api/render/:jobId",
-    {
-      config: { scope: "write" },
-      schema: {
-        operationId: "cancelRender",
-        summary: "Cancel a render job",
-        description:
-          "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. Already cancelled → 200. Succeeded or failed → 409.",
-        tags: ["Renders"],
-        params: RenderParams,
-        response: responses({ 200: Render, 202: Render }, [...AUTH_ERRORS, 403, 404, 409]),
-      },
-    },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      const r = await cancelRender(deps, {
-        userId: auth.userId,
-        id: request.params.jobId,
-        now: deps.clock.now(),
-      });
-      if (!r) throw notFound(`Render ${request.params.jobId}`);
-      if (r.status === "succeeded" || r.status === "failed") {
-        throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });
-      }
-      return reply.code(r.status === "cancelled" ? 200 : 202).send(await presentRender(deps, r));
-    },
-  );
+  });
 
   app.get(
     "/api/render/:jobId/events",

@@ -12,11 +12,10 @@ import { presentTranscription } from "../../../domain/presenters.ts";
 import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
 import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
 import type { Transcriber } from "../../../domain/transcription/types.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
+import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
-import { decodeCursor, encodeCursor } from "../../pagination.ts";
-import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
+import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,
   TranscriptionCreate,
@@ -24,6 +23,7 @@ import {
   TranscriptionParams,
 } from "../../schemas/transcription.ts";
 import { type App, requireAuth } from "../../types.ts";
+import { registerJobResourceRoutes } from "../job-resource.ts";
 
 /** What the transcription routes need. */
 export interface TranscriptionRouteDeps {
@@ -60,13 +60,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      if (request.body.callbackUrl) {
-        await checkWebhookTarget(
-          request.body.callbackUrl,
-          deps.allowPrivateCallbacks ?? false,
-          "/callbackUrl",
-        );
-      }
+      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const row = await createTranscription(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/transcriptions/${row.id}`);
       reply.header("Retry-After", RETRY_AFTER);
@@ -74,58 +68,48 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
   );
 
-  app.get(
-    "/api/v1/transcriptions",
-    {
-      schema: {
-        operationId: "listTranscriptions",
-        summary: "List the caller's transcriptions, newest first",
-        tags: ["Transcription"],
-        querystring: Type.Object({
-          ...PageQuery,
-          uploadId: Type.Optional(Type.String({ maxLength: 64 })),
-          status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
+  registerJobResourceRoutes(app, {
+    path: "/api/v1/transcriptions",
+    idParam: "id",
+    noun: "Transcription",
+    tag: "Transcription",
+    schema: Transcription,
+    params: TranscriptionParams,
+    find: (userId, id) => findTranscription(deps.db, userId, id),
+    retryAfter: (t) => (TRANSCRIPTION_TERMINAL.includes(t.status) ? undefined : RETRY_AFTER),
+    present: presentTranscription,
+    list: {
+      operationId: "listTranscriptions",
+      summary: "List the caller's transcriptions, newest first",
+      pageTitle: "TranscriptionPage",
+      filters: {
+        uploadId: Type.Optional(Type.String({ maxLength: 64 })),
+        status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
+      },
+      page: (userId, query, limit, afterId) =>
+        listTranscriptionsPage(deps.db, {
+          userId,
+          uploadId: query.uploadId,
+          status: query.status as TranscriptionRow["status"] | undefined,
+          limit,
+          afterId,
         }),
-        response: responses({ 200: Page(Transcription, "TranscriptionPage") }),
-      },
     },
-    async (request) => {
-      const auth = requireAuth(request);
-      const page = await listTranscriptionsPage(deps.db, {
-        userId: auth.userId,
-        uploadId: request.query.uploadId,
-        status: request.query.status as TranscriptionRow["status"] | undefined,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
-      });
-      const last = page.rows.at(-1);
-      return {
-        data: page.rows.map(presentTranscription),
-        nextCursor: page.hasMore && last ? encodeCursor(last.id) : null,
-      };
+    get: {
+      operationId: "getTranscription",
+      summary: "Fetch a transcription and its transcript",
+      description: "Until it is terminal the response carries `Retry-After`.",
     },
-  );
-
-  app.get(
-    "/api/v1/transcriptions/:id",
-    {
-      schema: {
-        operationId: "getTranscription",
-        summary: "Fetch a transcription and its transcript",
-        description: "Until it is terminal the response carries `Retry-After`.",
-        tags: ["Transcription"],
-        params: TranscriptionParams,
-        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 404]),
-      },
+    cancel: {
+      operationId: "cancelTranscription",
+      summary: "Cancel a transcription (idempotent)",
+      description:
+        "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
+      ok: { 200: Transcription },
+      errors: [403, 404],
+      run: (request, userId, id) => cancelTranscription({ ...deps, log: request.log }, userId, id),
     },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      const t = await findTranscription(deps.db, auth.userId, request.params.id);
-      if (!t) throw notFound(`Transcription ${request.params.id}`);
-      if (!TRANSCRIPTION_TERMINAL.includes(t.status)) reply.header("Retry-After", RETRY_AFTER);
-      return presentTranscription(t);
-    },
-  );
+  });
 
   app.get(
     "/api/v1/transcriptions/:id/export",
@@ -178,28 +162,6 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
       reply.header("Content-Type", `${MIME[format]}; charset=utf-8`);
       reply.header("Content-Disposition", `inline; filename="${t.id}.${format}"`);
       return reply.send(body);
-    },
-  );
-
-  app.delete(
-    "/api/v1/transcriptions/:id",
-    {
-      config: { scope: "write" },
-      schema: {
-        operationId: "cancelTranscription",
-        summary: "Cancel a transcription (idempotent)",
-        description:
-          "A queued or running transcription becomes `cancelled` (the worker stops within seconds). A finished one is returned unchanged. 200 with the resource either way.",
-        tags: ["Transcription"],
-        params: TranscriptionParams,
-        response: responses({ 200: Transcription }, [...AUTH_ERRORS, 403, 404]),
-      },
-    },
-    async (request) => {
-      const auth = requireAuth(request);
-      return presentTranscription(
-        await cancelTranscription({ ...deps, log: request.log }, auth.userId, request.params.id),
-      );
     },
   );
 }

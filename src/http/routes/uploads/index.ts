@@ -11,7 +11,7 @@ import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
 import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
-import { decodeCursor, toPageAsync } from "../../pagination.ts";
+import { pageWindow, toPageAsync } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams } from "../../schemas/upload.ts";
@@ -173,8 +173,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         userId: auth.userId,
         projectId: request.query.projectId,
         type: request.query.type,
-        limit: request.query.limit ?? 25,
-        afterId: decodeCursor(request.query.cursor),
+        ...pageWindow(request.query),
       });
       return toPageAsync(page, (u) => presentUpload(deps, u));
     },

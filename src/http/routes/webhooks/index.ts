@@ -25,7 +25,7 @@ import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import { newId } from "../../../ids.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
-import { decodeCursor, toPage } from "../../pagination.ts";
+import { pageWindow, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   CallbackSecret,
@@ -162,8 +162,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       const query = request.query;
       const page = await listWebhookEndpointsPage(db, {
         userId: auth.userId,
-        limit: query.limit ?? 25,
-        afterId: decodeCursor(query.cursor),
+        ...pageWindow(query),
       });
       return toPage(page, presentEndpoint);
     },
@@ -367,8 +366,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       const query = request.query;
       const page = await listWebhookDeliveriesPage(db, {
         endpointId: endpoint.id,
-        limit: query.limit ?? 25,
-        afterId: decodeCursor(query.cursor),
+        ...pageWindow(query),
       });
       return toPage(page, presentDelivery);
     },

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { orphanSafeLaunch, toolNotExecuted } from "./tool-launch.ts";
+
+const hasSetpriv = existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv");
+
+/** Whether a process exists and is not a zombie. */
+async function isAlive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat !== "" && !/^\d+ \(.*\) Z/.test(stat);
+}
+
+describe.skipIf(process.platform !== "linux" || !hasSetpriv)("orphanSafeLaunch", () => {
+  it("launches a tool that dies when the process that started it is SIGKILLed", async () => {
+    // A parent that starts `sleep 60` the way workers start ffmpeg, prints its pid and waits.
+    const parent = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { spawn } from "node:child_process";
+         import { orphanSafeLaunch } from ${JSON.stringify(new URL("./tool-launch.ts", import.meta.url).href)};
+         const l = orphanSafeLaunch("sleep", ["60"]);
+         const c = spawn(l.command, l.args, { stdio: "ignore" });
+         console.log(c.pid);
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const [line] = (await once(parent.stdout, "data")) as [Buffer];
+    const pid = Number(String(line).trim());
+    expect(await isAlive(pid)).toBe(true);
+    // The launched process is the tool itself (setpriv execs it), not a wrapper around it.
+    await expect.poll(async () => (await readFile(`/proc/${pid}/comm`, "utf8")).trim()).toBe("sleep");
+    parent.kill("SIGKILL");
+    await once(parent, "exit");
+    await expect.poll(() => isAlive(pid), { timeout: 2_000 }).toBe(false);
+  });
+
+  it("reports a tool that is not there as not executed", async () => {
+    const l = orphanSafeLaunch("cutroom-no-such-tool", ["-v"]);
+    const child = spawn(l.command, l.args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += String(d);
+    });
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(toolNotExecuted(code, stderr)).toBe(true);
+    expect(toolNotExecuted(1, "ffmpeg: Invalid argument")).toBe(false);
+  });
+});

@@ -14,6 +14,8 @@
  * - with `--rounds N` (default 3), the floor and the `standard` render alternate N times and the
  *   ratio is the median render over the median floor, with each figure's spread (min–max);
  * - the peak RSS of the worker process tree (Node + ffmpeg/ffprobe children), sampled every 100 ms;
+ * - where the worker's wall time goes in each `standard` render (its "render steps timed" log
+ *   line: prepare, ffmpeg, probe, hash, store… in ms) and how much of it is around ffmpeg;
  * - two renders at once with one worker process, then with two (throughput scaling).
  *
  * Needs PostgreSQL (API and worker are separate processes): BENCH_DATABASE_URL or
@@ -148,6 +150,19 @@ async function renderOnce(
   };
 }
 
+/**
+ * The worker's "render steps timed" log line of a render: wall milliseconds of the attempt
+ * (`totalMs`) and of each step (`stepsMs`: prepare, ffmpeg, probe, hash, store…), or null.
+ */
+function stepsOf(proc: Proc, renderId: string): { totalMs: number; stepsMs: Record<string, number> } | null {
+  for (const line of proc.output.join("").split("\n")) {
+    if (!line.includes('"render steps timed"') || !line.includes(renderId)) continue;
+    const entry = JSON.parse(line) as { totalMs: number; stepsMs: Record<string, number> };
+    return { totalMs: entry.totalMs, stepsMs: entry.stepsMs };
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- main
 
 async function floorEncode(dir: string): Promise<number> {
@@ -227,6 +242,7 @@ async function main(): Promise<void> {
     let peakRss = 0;
     let peakNode = 0;
     let standard: Awaited<ReturnType<typeof renderOnce>> | undefined;
+    const steps: ReturnType<typeof stepsOf>[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       log(`round ${round}/${ROUNDS}: floor (testsrc2 with the standard encoder settings)…`);
       floors.push(await floorEncode(dir));
@@ -240,6 +256,14 @@ async function main(): Promise<void> {
       log(
         `standard ${standard.queueToDoneSec.toFixed(1)} s = ${(standard.queueToDoneSec / (floors.at(-1) ?? 1)).toFixed(2)}x (peak worker RSS ${(peaks.peak / 2 ** 20).toFixed(0)} MiB, Node alone ${(peaks.peakNode / 2 ** 20).toFixed(0)} MiB)`,
       );
+      const timed = stepsOf(worker1, standard.render.id);
+      steps.push(timed);
+      if (timed) {
+        const outside = timed.totalMs - (timed.stepsMs.ffmpeg ?? 0);
+        log(
+          `worker steps (ms): ${JSON.stringify(timed.stepsMs)}; around ffmpeg ${outside} ms of ${timed.totalMs}`,
+        );
+      }
     }
     if (!standard) throw new Error("no round ran");
     const floorSec = median(floors);
@@ -301,6 +325,7 @@ async function main(): Promise<void> {
       draft: { queueToDoneSec: draft.queueToDoneSec },
       peakWorkerRssMiB: peakRss / 2 ** 20,
       peakWorkerNodeRssMiB: peakNode / 2 ** 20,
+      workerStepsMs: steps,
       output: { probe: outProbe, size: standard.render.output?.size, warnings: standard.render.warnings },
       scaling,
     };

@@ -7,6 +7,7 @@ import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
+import type { RenderPlan } from "../../domain/render/index.ts";
 import { FORMAT_MIME } from "../../domain/render/outputs.ts";
 import { RenderError, type RenderOutput } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
@@ -45,6 +46,53 @@ export function ffmpegLaunch(args: readonly string[]): { ffmpegPath: string; arg
     : { ffmpegPath: "ffmpeg", args: [...args] };
 }
 
+/**
+ * Wall-clock milliseconds of an attempt's steps, for its log line: `lap` closes the step that
+ * ran since the previous lap, `time` measures one of several promises that run side by side.
+ */
+class StepTimes {
+  readonly ms: Record<string, number> = {};
+  #last = performance.now();
+
+  lap(step: string): void {
+    const now = performance.now();
+    this.ms[step] = (this.ms[step] ?? 0) + Math.round(now - this.#last);
+    this.#last = now;
+  }
+
+  async time<T>(step: string, work: Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    try {
+      return await work;
+    } finally {
+      this.ms[step] = Math.round(performance.now() - t0);
+    }
+  }
+}
+
+/** The poster the render's own ffmpeg run writes into the work directory (`BuildRenderPlanInput.posterPath`). */
+const POSTER_FILE = "poster.jpg";
+
+/**
+ * The poster file of a finished render: the one its ffmpeg run wrote, else (a plan without
+ * one) one made from the output file (`makePoster`: a frame at 10 % of it); `null` when none
+ * can be made.
+ */
+async function posterOf(plan: RenderPlan, workDir: string, outPath: string): Promise<string | null> {
+  const file = path.join(workDir, POSTER_FILE);
+  const written =
+    plan.output.posterPath &&
+    (await stat(file).then(
+      (s) => s.size > 0,
+      () => false,
+    ));
+  if (written) return file;
+  const jpeg = await makePoster(outPath, { type: "video", duration: plan.durationSec }).catch(() => null);
+  if (!jpeg) return null;
+  await writeFile(file, jpeg);
+  return file;
+}
+
 async function sha256File(file: string): Promise<string> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
@@ -54,11 +102,13 @@ async function sha256File(file: string): Promise<string> {
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
  * and the caller's fonts to local files and build the ffmpeg plan (`prepareRender`, which the
- * preflight runs too), run ffmpeg (one process, one filtergraph)
- * with progress, then name the sources ffmpeg found damaged or truncated (`SOURCE_DAMAGED`
- * warnings, see `damagedSourceWarnings`), probe the output, make a poster, hash it and store it under
- * `renders/<renderId>/`, and record the attempt's wall-clock seconds per timeline second
- * (`cutroom_render_seconds_per_timeline_second`). The working directory and any stored object are removed when the
+ * preflight runs too), run ffmpeg (one process, one filtergraph, which also writes the
+ * poster) with progress, then name the sources ffmpeg found damaged or truncated
+ * (`SOURCE_DAMAGED` warnings, see `damagedSourceWarnings`), probe and hash the output, move it
+ * and its poster into the store under `renders/<renderId>/` (a rename when the store is on the
+ * same filesystem), record the attempt's wall-clock seconds per timeline second
+ * (`cutroom_render_seconds_per_timeline_second`) and log how long each step took ("render
+ * steps timed", `stepsMs`). The working directory and any stored object are removed when the
  * attempt fails or is cancelled.
  *
  * @param opts.workRoot - directory for per-attempt working directories.
@@ -83,6 +133,7 @@ export function createRenderPipeline(opts: {
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     const started = performance.now();
+    const steps = new StepTimes();
     await mkdir(opts.workRoot, { recursive: true });
     const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
     if (hooks.attempt > 1) {
@@ -109,12 +160,15 @@ export function createRenderPipeline(opts: {
         remote,
         signal: hooks.signal,
         decoderThreads: DECODER_THREADS,
+        posterPath: POSTER_FILE,
       });
+      steps.lap("prepare");
       for (const w of warnings) hooks.warn(w);
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
 
       // Rendering: one ffmpeg process.
       await hooks.phase("rendering");
+      steps.lap("phaseWrites");
       const damage = new DamageLog();
       try {
         await runFfmpeg({
@@ -158,8 +212,13 @@ export function createRenderPipeline(opts: {
         throw err;
       }
 
-      // Finalizing: name damaged sources, probe, poster, hash, store.
+      steps.lap("ffmpeg");
+
+      // Finalizing: name damaged sources; probe, hash and the poster side by side (each reads
+      // the output once, the poster only when the run did not write it); then hand the output
+      // and the poster over to the store.
       await hooks.phase("finalizing");
+      steps.lap("phaseWrites");
       const damaged = await damagedSourceWarnings(damage.lines, plan.inputs, refsByPath, {
         checkTimeoutMs: opts.stallTimeoutMs,
         signal: hooks.signal,
@@ -167,39 +226,50 @@ export function createRenderPipeline(opts: {
           opts.log.warn({ renderId: render.id, ...found }, "ffmpeg reported damaged source data"),
       });
       for (const w of damaged) hooks.warn(w);
+      steps.lap("damage");
       const outPath = path.join(workDir, outputFile);
-      const [info, size, sha256] = await Promise.all([
-        probeMedia(outPath).catch(() => null),
-        stat(outPath).then((s) => s.size),
-        sha256File(outPath),
+      const wantPoster = plan.output.width && options.format !== "jpg" && options.format !== "png";
+      const [info, sha256, posterFile] = await Promise.all([
+        steps.time(
+          "probe",
+          probeMedia(outPath).catch(() => null),
+        ),
+        steps.time("hash", sha256File(outPath)),
+        wantPoster ? steps.time("poster", posterOf(plan, workDir, outPath)) : null,
       ]);
-      const mime = FORMAT_MIME[options.format];
+      steps.lap("inspect");
       const key = renderOutputKey(render.id, options.format);
       stored = true;
+      let size: number;
       try {
-        await store.putFile(key, outPath, { contentType: mime });
+        ({ size } = await store.putFile(key, outPath, {
+          contentType: FORMAT_MIME[options.format],
+          move: true,
+        }));
       } catch (err) {
         opts.log.warn({ renderId: render.id, err }, "storing the render output failed");
         throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing the rendered file failed");
       }
       let posterKey: string | undefined;
-      if (plan.output.width && options.format !== "jpg" && options.format !== "png") {
-        const poster = await makePoster(outPath, {
-          type: "video",
-          duration: info?.duration ?? plan.durationSec,
-        }).catch(() => null);
-        if (poster) {
-          const posterFile = path.join(workDir, "poster.jpg");
-          await writeFile(posterFile, poster);
-          posterKey = renderPosterKey(render.id);
-          await store.putFile(posterKey, posterFile, { contentType: "image/jpeg" });
-        }
+      if (posterFile) {
+        posterKey = renderPosterKey(render.id);
+        await store.putFile(posterKey, posterFile, { contentType: "image/jpeg", move: true });
       }
+      steps.lap("store");
       hooks.progress({ ratio: 1 });
+      const seconds = (performance.now() - started) / 1000;
       if (plan.durationSec > 0) {
-        const seconds = (performance.now() - started) / 1000;
         renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / plan.durationSec);
       }
+      opts.log.info(
+        {
+          renderId: render.id,
+          attempt: hooks.attempt,
+          totalMs: Math.round(seconds * 1000),
+          stepsMs: steps.ms,
+        },
+        "render steps timed",
+      );
       return {
         key,
         ...(posterKey ? { posterKey } : {}),

@@ -28,6 +28,8 @@ export interface PreparedRender {
  *
  * @param input.workDir - the attempt's (or preflight's) working directory; the caller removes it.
  * @param input.decoderThreads - `-threads` of each video input's decoder.
+ * @param input.posterPath - where the run also writes the output's poster (relative to
+ *   `workDir`; video formats that move only, see `BuildRenderPlanInput.posterPath`).
  * @throws RenderError the first problem, with the other source problems in its `more`
  *   (`ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND`,
  *   `INVALID_COMPOSITION`); aborts with `signal`.
@@ -42,6 +44,7 @@ export async function prepareRender(input: {
   remote: RemoteAssetLimits;
   signal: AbortSignal;
   decoderThreads?: number;
+  posterPath?: string;
 }): Promise<PreparedRender> {
   const { assets, fonts, refsByPath } = await resolveRenderAssets({
     db: input.db,
@@ -61,6 +64,7 @@ export async function prepareRender(input: {
     outputPath: outputFile,
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(input.posterPath ? { posterPath: input.posterPath } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };

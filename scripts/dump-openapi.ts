@@ -9,8 +9,8 @@ import path from "node:path";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Database } from "../src/db/client.ts";
-import type { Queue } from "../src/jobs/queue.ts";
 import { createLogger } from "../src/logger.ts";
+import type { Queue } from "../src/queue/queue.ts";
 import type { BlobStore } from "../src/storage/blob-store.ts";
 
 const out = process.argv[2];

@@ -47,9 +47,9 @@ import { registerUploadAnalysisRoute } from "./http/routes/uploads/analysis.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
-import { createEnqueue } from "./jobs/enqueue.ts";
-import type { Queue } from "./jobs/queue.ts";
 import { createLogger } from "./logger.ts";
+import { createEnqueue } from "./queue/enqueue.ts";
+import type { Queue } from "./queue/queue.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 
 /** What the HTTP app needs, wired by hand in the process entry points (the composition root). */

@@ -1,5 +1,24 @@
 import path from "node:path";
-import type { RenderLimits } from "./domain/render-jobs/limits.ts";
+
+/** What one render may cost, and how much rendering one account may start. */
+export interface RenderLimits {
+  /** Largest output width, pixels. */
+  maxWidth: number;
+  /** Largest output height, pixels. */
+  maxHeight: number;
+  /** Largest output frame area (width × height), pixels. */
+  maxPixels: number;
+  /** Highest output frame rate, frames per second. */
+  maxFps: number;
+  /** Longest timeline one composition may have (and one render may cover), seconds. */
+  maxDurationSec: number;
+  /** Most clips in one composition, over all tracks. */
+  maxClips: number;
+  /** Timeline seconds of renders an account may start per UTC day, by counted plan (admin is unlimited). */
+  dailyRenderSec: { standard: number; upgraded: number };
+  /** Most renders of one account that are queued or running at once. */
+  maxActivePerAccount: number;
+}
 
 /** Storage settings: local disk under `DATA_DIR/blobs`, or an S3-compatible bucket. */
 export type StorageConfig =

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { type DestinationStream, type Logger, pino } from "pino";
-import { SECRET_PREFIXES } from "./domain/auth/api-key-secret.ts";
+import { SECRET_PREFIXES } from "./secret-formats.ts";
 
 /**
  * Every secret format the server issues, wherever it appears (path, query, body, message):

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.ts";
-import type { Queue } from "../jobs/queue.ts";
+import type { Queue } from "../queue/queue.ts";
 import { registerMetrics } from "./plugins/metrics.ts";
 import { probeWithin } from "./routes/service/health.ts";
 import type { App } from "./types.ts";

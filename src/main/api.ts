@@ -3,8 +3,8 @@ import { buildApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
-import { installUnhandledRejectionGuard } from "../jobs/job-scope.ts";
 import { createLogger } from "../logger.ts";
+import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { buildWorkerServer } from "../http/worker-server.ts";
-import { installUnhandledRejectionGuard } from "../jobs/job-scope.ts";
 import { createLogger } from "../logger.ts";
+import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimGeneration, findGenerationById, outputsOf } from "../../src/db/repositories/generations.ts";
 import { createImageGeneration } from "../../src/domain/generation/create.ts";
+import { runGenerationAttempt } from "../../src/domain/generation/generation-job.ts";
 import { AttemptLostError, runGenerationPipeline } from "../../src/domain/generation/pipeline.ts";
 import { createFalProvider } from "../../src/domain/generation/providers/fal.ts";
 import { createDiscardOutputs, createStoreOutputs } from "../../src/domain/generation/store-outputs.ts";
-import { runGenerationAttempt } from "../../src/jobs/handlers/generation-job.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { type FalStandIn, startFalStandIn } from "../helpers/fal-stand-in.ts";
 import { type GenerationJson, post, readSigned, uploadFile, waitTerminal } from "./helpers.ts";

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnqueue } from "../../src/jobs/enqueue.ts";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
-import { checkJobHandlers, createJobQueues, defineJob, startJobWorkers } from "../../src/jobs/registry.ts";
+import { createEnqueue } from "../../src/queue/enqueue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
+import { checkJobHandlers, createJobQueues, defineJob, startJobWorkers } from "../../src/queue/registry.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { waitFor } from "../renders/helpers.ts";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../../src/db/client.ts";
-import { JOBS } from "../../src/jobs/catalog.ts";
+import { JOBS } from "../../src/queue/catalog.ts";
 import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, tinyCanvas } from "./helpers.ts";

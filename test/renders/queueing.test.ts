@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findRenderById } from "../../src/db/repositories/renders.ts";
 import { startRender } from "../../src/domain/render-jobs/start-render.ts";
-import { JOBS, type RenderJobV1 } from "../../src/jobs/catalog.ts";
+import { JOBS, type RenderJobV1 } from "../../src/queue/catalog.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, tinyCanvas } from "./helpers.ts";
 

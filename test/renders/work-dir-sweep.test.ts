@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { insertRender } from "../../src/db/repositories/renders.ts";
 import type { RenderStatus } from "../../src/db/schema/renders.ts";
+import { renderWorkDirs } from "../../src/domain/render-jobs/render-job.ts";
+import { preflightWorkDirPrefix, preflightWorkDirs } from "../../src/domain/render-jobs/render-prepare.ts";
 import { newId } from "../../src/ids.ts";
-import { renderWorkDirs } from "../../src/jobs/handlers/render-job.ts";
-import { preflightWorkDirPrefix, preflightWorkDirs } from "../../src/jobs/handlers/render-prepare.ts";
-import { sweepWorkDirs } from "../../src/jobs/handlers/work-dir-sweep.ts";
+import { sweepWorkDirs } from "../../src/queue/work-dir-sweep.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 const sweepRenderWorkDirs = (db: Db, root: string) => sweepWorkDirs(root, [renderWorkDirs(db)]);

@@ -8,7 +8,7 @@ import { insertWebhookEndpoint } from "../../src/db/repositories/webhooks.ts";
 import { queueDeliveries } from "../../src/domain/webhooks/events.ts";
 import { newWebhookSecret } from "../../src/domain/webhooks/secret.ts";
 import { newId } from "../../src/ids.ts";
-import { createEnqueue } from "../../src/jobs/enqueue.ts";
+import { createEnqueue } from "../../src/queue/enqueue.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 const SLOW_ENDPOINTS = 15;

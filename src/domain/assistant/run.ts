@@ -20,7 +20,7 @@ import {
   type SessionRow,
 } from "../../db/repositories/assistant.ts";
 import { newId } from "../../ids.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import { readComposition } from "./edit.ts";

@@ -17,7 +17,7 @@ import {
 } from "../../db/repositories/assistant.ts";
 import type { AssistantModelInfo } from "../../db/schema/assistant.ts";
 import { conflict, notFound } from "../../errors.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";

@@ -1,7 +1,7 @@
 import { InvalidToolInputError, type ModelMessage, NoSuchToolError, TypeValidationError } from "ai";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import type { TranscriptResult } from "../transcription/types.ts";

@@ -11,7 +11,7 @@ import {
   listTranscriptionsPage,
   TRANSCRIPTION_TERMINAL,
 } from "../../db/repositories/transcriptions.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import { cancelTranscription, createTranscription } from "../transcription/create.ts";
 import type { Transcriber } from "../transcription/types.ts";
 import { ToolError, type TranscriptionService } from "./tool-context.ts";

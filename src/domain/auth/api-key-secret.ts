@@ -1,14 +1,8 @@
 import { hash, randomInt } from "node:crypto";
+import { SECRET_PREFIXES, type SecretPrefix } from "../../secret-formats.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/**
- * The prefixes of the bearer secrets Cutroom issues: `crk` API key, `crc` phone capture token,
- * `crs` console session cookie, `crp` password setup link.
- */
-export const SECRET_PREFIXES = ["crk", "crc", "crs", "crp"] as const;
-/** One of {@link SECRET_PREFIXES}. */
-export type SecretPrefix = (typeof SECRET_PREFIXES)[number];
 const KEY_PATTERN = /^crk_[0-9A-Za-z]{40}$/;
 
 /**

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import { type GenerationRow, setVendorRequestId } from "../../db/repositories/generations.ts";
-import { attemptWorkDirPrefix } from "../../jobs/handlers/work-dir-sweep.ts";
+import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";

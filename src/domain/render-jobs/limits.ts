@@ -1,25 +1,9 @@
+import type { RenderLimits } from "../../config.ts";
 import type { ErrorDetail } from "../../errors.ts";
 import type { Plan } from "../quota/daily-quota.ts";
 
-/** What one render may cost, and how much rendering one account may start. */
-export interface RenderLimits {
-  /** Largest output width, pixels. */
-  maxWidth: number;
-  /** Largest output height, pixels. */
-  maxHeight: number;
-  /** Largest output frame area (width × height), pixels. */
-  maxPixels: number;
-  /** Highest output frame rate, frames per second. */
-  maxFps: number;
-  /** Longest timeline one composition may have (and one render may cover), seconds. */
-  maxDurationSec: number;
-  /** Most clips in one composition, over all tracks. */
-  maxClips: number;
-  /** Timeline seconds of renders an account may start per UTC day, by counted plan (admin is unlimited). */
-  dailyRenderSec: { standard: number; upgraded: number };
-  /** Most renders of one account that are queued or running at once. */
-  maxActivePerAccount: number;
-}
+/** What one render may cost (the shape the `RENDER_*` settings are read into). */
+export type { RenderLimits };
 
 /** The defaults of the `RENDER_*` and `COMPOSITION_MAX_CLIPS` settings. */
 export const DEFAULT_RENDER_LIMITS: RenderLimits = {

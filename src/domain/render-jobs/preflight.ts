@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
-import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "../../jobs/handlers/render-assets.ts";
-import { preflightWorkDirPrefix, prepareRender } from "../../jobs/handlers/render-prepare.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { RenderError, type RenderErrorJson, type RenderWarning } from "../render/types.ts";
 import type { RenderLimits } from "./limits.ts";
+import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
+import { preflightWorkDirPrefix, prepareRender } from "./render-prepare.ts";
 import { checkRenderRequest, type StartRenderBody } from "./start-render.ts";
 
 /** What a preflight found: whether the render would start ffmpeg, and what it would render. */

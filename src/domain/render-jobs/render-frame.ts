@@ -5,14 +5,14 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import { type CompositionRow, findComposition } from "../../db/repositories/compositions.ts";
 import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
-import { explainRenderFailure } from "../../jobs/handlers/render-failure.ts";
-import { ffmpegLaunch } from "../../jobs/handlers/render-pipeline.ts";
-import { prepareRender } from "../../jobs/handlers/render-prepare.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { RenderError } from "../render/types.ts";
+import { explainRenderFailure } from "./render-failure.ts";
+import { ffmpegLaunch } from "./render-pipeline.ts";
+import { prepareRender } from "./render-prepare.ts";
 
 /** A rendered preview frame: JPEG bytes and the composition version it shows. */
 export interface PreviewFrame {

@@ -11,8 +11,8 @@ import { findUser } from "../../db/repositories/users.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import { AppError, conflict, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { JOBS, renderExpirySeconds } from "../../jobs/catalog.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import { JOBS, renderExpirySeconds } from "../../queue/catalog.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import {
   type EditContext,

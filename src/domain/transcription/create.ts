@@ -10,8 +10,8 @@ import { findUpload } from "../../db/repositories/uploads.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { JOBS } from "../../jobs/catalog.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+import { JOBS } from "../../queue/catalog.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { Transcriber } from "./types.ts";
 
 /** What creating a transcription needs. */

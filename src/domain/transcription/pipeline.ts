@@ -11,10 +11,10 @@ import {
   type TranscriptionRow,
 } from "../../db/repositories/transcriptions.ts";
 import { findUpload } from "../../db/repositories/uploads.ts";
-import type { AttemptContext } from "../../jobs/attempt-runner.ts";
-import { attemptWorkDirPrefix } from "../../jobs/handlers/work-dir-sweep.ts";
 import { MediaProbeError } from "../../media/probe.ts";
 import { extractSpeechAudio } from "../../media/speech-audio.ts";
+import type { AttemptContext } from "../../queue/attempt-runner.ts";
+import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
 import { type AudioChunk, placeChunkSegments, planChunks } from "./chunks.ts";

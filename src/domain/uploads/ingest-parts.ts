@@ -1,7 +1,7 @@
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "../../errors.ts";
-import { stringProblem } from "../../http/plugins/string-guard.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
+import { stringProblem } from "../../text-guard.ts";
 import {
   analyseReceived,
   type IncomingFile,

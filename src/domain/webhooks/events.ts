@@ -19,16 +19,16 @@ import {
   type WebhookDeliveryRow,
 } from "../../db/repositories/webhooks.ts";
 import type { WebhookPayload } from "../../db/schema/webhooks.ts";
+import { newId } from "../../ids.ts";
+import { JOBS } from "../../queue/catalog.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import {
   presentGenerationRow,
   presentRender,
   presentTranscription,
   presentUpload,
   type SigningDeps,
-} from "../../http/presenters.ts";
-import { newId } from "../../ids.ts";
-import { JOBS } from "../../jobs/catalog.ts";
-import type { Enqueue } from "../../jobs/enqueue.ts";
+} from "../presenters.ts";
 
 /** What recording events needs: the job sender, and the store that signs file URLs in payloads. */
 export interface WebhookEventsDeps extends SigningDeps {

@@ -1,8 +1,8 @@
 import { Histogram, Registry } from "prom-client";
 import type { SqlExecutor } from "../../db/client.ts";
-import { JOBS } from "../../jobs/catalog.ts";
 import { processRegistry } from "../../metrics/process-metrics.ts";
-import { registerQueueMetrics } from "../../metrics/queue-metrics.ts";
+import { JOBS } from "../../queue/catalog.ts";
+import { registerQueueMetrics } from "../../queue/queue-metrics.ts";
 import type { App } from "../types.ts";
 
 /**

@@ -19,12 +19,12 @@ import {
 } from "../../../domain/generation/create.ts";
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
 import { waitForSettled } from "../../../domain/generation/settled.ts";
+import { presentGeneration, presentGenerationRow } from "../../../domain/presenters.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { notFound } from "../../../errors.ts";
-import type { Enqueue } from "../../../jobs/enqueue.ts";
+import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { decodeCursor, encodeCursor } from "../../pagination.ts";
-import { presentGeneration, presentGenerationRow } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   Generation,

@@ -8,14 +8,14 @@ import {
   type TranscriptionRow,
 } from "../../../db/repositories/transcriptions.ts";
 import { TRANSCRIPTION_STATUSES } from "../../../db/schema/transcriptions.ts";
+import { presentTranscription } from "../../../domain/presenters.ts";
 import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
 import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
 import type { Transcriber } from "../../../domain/transcription/types.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
-import type { Enqueue } from "../../../jobs/enqueue.ts";
+import type { Enqueue } from "../../../queue/enqueue.ts";
 import { decodeCursor, encodeCursor } from "../../pagination.ts";
-import { presentTranscription } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,

@@ -3,6 +3,7 @@ import type { Db } from "../../../db/client.ts";
 import type { TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
 import type { UploadRow } from "../../../db/repositories/uploads.ts";
 import { deleteUpload, findUpload, listUploadsPage } from "../../../db/repositories/uploads.ts";
+import { presentTranscription, presentUpload } from "../../../domain/presenters.ts";
 import { type CreateTranscriptionDeps, createTranscription } from "../../../domain/transcription/create.ts";
 import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
 import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
@@ -11,7 +12,6 @@ import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../..
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { decodeCursor, toPageAsync } from "../../pagination.ts";
-import { presentTranscription, presentUpload } from "../../presenters.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams } from "../../schemas/upload.ts";

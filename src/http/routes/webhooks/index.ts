@@ -24,7 +24,7 @@ import { newWebhookSecret } from "../../../domain/webhooks/secret.ts";
 import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import { newId } from "../../../ids.ts";
-import type { Enqueue } from "../../../jobs/enqueue.ts";
+import type { Enqueue } from "../../../queue/enqueue.ts";
 import { decodeCursor, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {

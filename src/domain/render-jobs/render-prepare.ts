@@ -1,11 +1,11 @@
 import { decodeTime, isValid, ulid } from "ulid";
 import type { Db } from "../../db/client.ts";
-import type { Timeline } from "../../domain/composition/schema.ts";
-import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../../domain/render/index.ts";
-import type { RenderOutputOptions, RenderWarning } from "../../domain/render/types.ts";
+import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../render/index.ts";
+import type { RenderOutputOptions, RenderWarning } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
-import { attemptWorkDirPrefix, type WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {

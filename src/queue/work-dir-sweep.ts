@@ -7,7 +7,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
-import { repeatInBackground } from "../../repeat.ts";
+import { repeatInBackground } from "../repeat.ts";
 
 /** How often a worker sweeps, milliseconds (10 minutes). */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;

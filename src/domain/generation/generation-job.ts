@@ -17,21 +17,21 @@ import {
   updateGenerationFenced,
 } from "../../db/repositories/generations.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
-import { GenerationError } from "../../domain/generation/errors.ts";
-import { type GenerationPipelineDeps, runGenerationPipeline } from "../../domain/generation/pipeline.ts";
-import { announceSettled } from "../../domain/generation/settled.ts";
-import type { WebhookEvents } from "../../domain/webhooks/events.ts";
 import { generationOutcomes } from "../../metrics/process-metrics.ts";
 import {
   type AttemptOutcome,
   type DescribedFailure,
   type ResourceLifecycle,
   runAttempt,
-} from "../attempt-runner.ts";
-import { type GenerationJobV1, JOBS } from "../catalog.ts";
-import type { JobHandler } from "../registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "./row-job.ts";
-import type { WorkDirOwner } from "./work-dir-sweep.ts";
+} from "../../queue/attempt-runner.ts";
+import { type GenerationJobV1, JOBS } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
+import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
+import { GenerationError } from "./errors.ts";
+import { type GenerationPipelineDeps, runGenerationPipeline } from "./pipeline.ts";
+import { announceSettled } from "./settled.ts";
 
 /** What a successful generation attempt produced: the ids of its output uploads. */
 export interface GenerationOutput {

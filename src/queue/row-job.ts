@@ -5,8 +5,8 @@
  * work-directory owner for the sweep.
  */
 import type { Logger } from "pino";
-import type { AttemptControl, AttemptOutcome } from "../attempt-runner.ts";
-import type { JobHandler } from "../registry.ts";
+import type { AttemptControl, AttemptOutcome } from "./attempt-runner.ts";
+import type { JobHandler } from "./registry.ts";
 import type { WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** Statuses of a resource cancelled at once by `DELETE` (no `cancelling` state). */

@@ -5,7 +5,7 @@
  */
 import { Gauge, type Registry } from "prom-client";
 import type { SqlExecutor } from "../db/client.ts";
-import type { JobDefinition } from "../jobs/registry.ts";
+import type { JobDefinition } from "./registry.ts";
 
 interface QueueReading {
   waiting: number;

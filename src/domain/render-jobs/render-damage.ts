@@ -1,5 +1,5 @@
-import type { PlanInput, RenderWarning } from "../../domain/render/index.ts";
 import { decodeDamage, inputIndexOf, isDamageLine } from "../../media/damage.ts";
+import type { PlanInput, RenderWarning } from "../render/index.ts";
 import type { AssetRef } from "./render-assets.ts";
 
 /** Damage lines kept from one render's stderr (the first ones; later lines add nothing). */

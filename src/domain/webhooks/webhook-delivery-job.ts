@@ -15,14 +15,14 @@ import {
   readWebhookDeliveryForTry,
   recordWebhookTry,
 } from "../../db/repositories/webhooks.ts";
-import { enqueueDelivery } from "../../domain/webhooks/events.ts";
-import { newWebhookSecret } from "../../domain/webhooks/secret.ts";
-import { sendWebhook, type WebhookTryResult } from "../../domain/webhooks/send.ts";
-import { webhookUrlPolicy } from "../../domain/webhooks/target.ts";
 import { webhookTries } from "../../metrics/process-metrics.ts";
-import type { WebhookDeliveryJobV1 } from "../catalog.ts";
-import type { Enqueue } from "../enqueue.ts";
-import type { JobHandler } from "../registry.ts";
+import type { WebhookDeliveryJobV1 } from "../../queue/catalog.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { enqueueDelivery } from "./events.ts";
+import { newWebhookSecret } from "./secret.ts";
+import { sendWebhook, type WebhookTryResult } from "./send.ts";
+import { webhookUrlPolicy } from "./target.ts";
 
 /** What the delivery job needs. */
 export interface WebhookDeliveryDeps {

@@ -2,23 +2,23 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { WebhookConfig } from "../config.ts";
 import type { Db } from "../db/client.ts";
+import { generationJobHandler, generationWorkDirs } from "../domain/generation/generation-job.ts";
 import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
-import type { WebhookEvents } from "../domain/webhooks/events.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
-import { JOBS, type JobCatalog } from "./catalog.ts";
-import { createEnqueue } from "./enqueue.ts";
-import { generationJobHandler, generationWorkDirs } from "./handlers/generation-job.ts";
-import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "./handlers/render-job.ts";
-import { preflightWorkDirs } from "./handlers/render-prepare.ts";
+import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
+import { preflightWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
   transcriptionWorkDirs,
-} from "./handlers/transcription-job.ts";
-import { webhookDeliveryJobHandler } from "./handlers/webhook-delivery-job.ts";
-import { startWorkDirSweeps, type WorkDirOwner } from "./handlers/work-dir-sweep.ts";
-import type { Queue } from "./queue.ts";
-import { type JobHandlers, startJobWorkers } from "./registry.ts";
+} from "../domain/transcription/transcription-job.ts";
+import type { WebhookEvents } from "../domain/webhooks/events.ts";
+import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";
+import { JOBS, type JobCatalog } from "../queue/catalog.ts";
+import { createEnqueue } from "../queue/enqueue.ts";
+import type { Queue } from "../queue/queue.ts";
+import { type JobHandlers, startJobWorkers } from "../queue/registry.ts";
+import { startWorkDirSweeps, type WorkDirOwner } from "../queue/work-dir-sweep.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
 
 /**
  * Makes this process a job worker: one handler per job kind of the catalog (start-up fails

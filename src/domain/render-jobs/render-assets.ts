@@ -2,14 +2,14 @@ import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
 import { findUploadsByIds, listFontUploads, type UploadRow } from "../../db/repositories/uploads.ts";
-import type { Timeline } from "../../domain/composition/schema.ts";
-import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../../domain/render/index.ts";
-import { RenderError, type ResolvedAsset, type UploadedFont } from "../../domain/render/types.ts";
-import { SNIFF_BYTES, sniffType } from "../../domain/uploads/sniff.ts";
 import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-asset.ts";
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../render/index.ts";
+import { RenderError, type ResolvedAsset, type UploadedFont } from "../render/types.ts";
+import { SNIFF_BYTES, sniffType } from "../uploads/sniff.ts";
 
 /** Where a composition refers to a media or subtitle source: one entry per clip. */
 export interface AssetRef {

@@ -7,21 +7,21 @@ import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
-import type { RenderPlan } from "../../domain/render/index.ts";
-import { FORMAT_MIME } from "../../domain/render/outputs.ts";
-import { RenderError, type RenderOutput } from "../../domain/render/types.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import { probeMedia } from "../../media/probe.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
+import { attemptWorkDirPrefix, sweepWorkDirs } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderOutputKey, renderPosterKey, renderPrefix } from "../../storage/keys.ts";
+import type { RenderPlan } from "../render/index.ts";
+import { FORMAT_MIME } from "../render/outputs.ts";
+import { RenderError, type RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
 import { explainRenderFailure } from "./render-failure.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
 import { prepareRender } from "./render-prepare.ts";
-import { attemptWorkDirPrefix, sweepWorkDirs } from "./work-dir-sweep.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is

@@ -1,10 +1,10 @@
-import type { Clip, Timeline } from "../../domain/composition/schema.ts";
-import { type FfmpegFault, readFfmpegFault } from "../../domain/render/ffmpeg-fault.ts";
-import { sec } from "../../domain/render/graph.ts";
-import type { RenderPlan } from "../../domain/render/index.ts";
-import { RenderError } from "../../domain/render/types.ts";
 import type { FfmpegError } from "../../media/ffmpeg-run.ts";
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
+import type { Clip, Timeline } from "../composition/schema.ts";
+import { type FfmpegFault, readFfmpegFault } from "../render/ffmpeg-fault.ts";
+import { sec } from "../render/graph.ts";
+import type { RenderPlan } from "../render/index.ts";
+import { RenderError } from "../render/types.ts";
 import type { AssetRef } from "./render-assets.ts";
 
 /** What a failed render's ffmpeg run is explained against. */

@@ -4,10 +4,10 @@ import type { ProjectRow } from "../db/repositories/projects.ts";
 import type { RenderRow } from "../db/repositories/renders.ts";
 import type { TranscriptionRow } from "../db/repositories/transcriptions.ts";
 import type { UploadRow } from "../db/repositories/uploads.ts";
-import { effectiveImageModelId } from "../domain/generation/models.ts";
-import { FORMAT_MIME } from "../domain/render/outputs.ts";
-import { analysisTranscript } from "../domain/transcription/exports.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
+import { effectiveImageModelId } from "./generation/models.ts";
+import { FORMAT_MIME } from "./render/outputs.ts";
+import { analysisTranscript } from "./transcription/exports.ts";
 
 /** Project row → wire shape (docs/conventions.md, Resources). */
 export function presentProject(p: ProjectRow) {

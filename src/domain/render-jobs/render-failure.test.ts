@@ -7,9 +7,9 @@ import {
   track,
   videoAsset,
 } from "../../../test/fixtures/render/compositions.ts";
-import type { Timeline } from "../../domain/composition/schema.ts";
-import { buildRenderPlan } from "../../domain/render/plan.ts";
 import { FfmpegError } from "../../media/ffmpeg-run.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { buildRenderPlan } from "../render/plan.ts";
 import type { AssetRef } from "./render-assets.ts";
 import { explainRenderFailure } from "./render-failure.ts";
 

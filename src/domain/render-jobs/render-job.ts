@@ -18,25 +18,20 @@ import {
   updateRenderFenced,
 } from "../../db/repositories/renders.ts";
 import {
-  RenderError,
-  type RenderOutput,
-  type RenderProgress,
-  type RenderWarning,
-} from "../../domain/render/types.ts";
-import type { WebhookEvents } from "../../domain/webhooks/events.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
-import { renderPrefix } from "../../storage/keys.ts";
-import {
   type AttemptControl,
   type AttemptProgress,
   type DescribedFailure,
   type ResourceLifecycle,
   runAttempt,
   workerLostError,
-} from "../attempt-runner.ts";
-import { JOBS, type RenderJobV1 } from "../catalog.ts";
-import type { JobHandler } from "../registry.ts";
-import type { WorkDirOwner } from "./work-dir-sweep.ts";
+} from "../../queue/attempt-runner.ts";
+import { JOBS, type RenderJobV1 } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { renderPrefix } from "../../storage/keys.ts";
+import { RenderError, type RenderOutput, type RenderProgress, type RenderWarning } from "../render/types.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
 
 /** Progress as the render pipeline reports it (ratio 0..1 of the current phase's work). */
 export interface PipelineProgress {

@@ -1,6 +1,6 @@
 /**
  * The job catalog: every job kind (queue name, versioned payload, policy) in one place.
- * Handlers are given per process (see `worker.ts`); `startJobWorkers` refuses to start
+ * Handlers are given per process (see `src/main/job-worker.ts`); `startJobWorkers` refuses to start
  * when a kind has none.
  */
 import { defineJob } from "./registry.ts";

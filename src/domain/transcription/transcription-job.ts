@@ -17,21 +17,18 @@ import {
   updateTranscriptionFenced,
 } from "../../db/repositories/transcriptions.ts";
 import {
-  runTranscriptionPipeline,
-  type TranscriptionPipelineDeps,
-} from "../../domain/transcription/pipeline.ts";
-import { TranscriptionError, type TranscriptResult } from "../../domain/transcription/types.ts";
-import type { WebhookEvents } from "../../domain/webhooks/events.ts";
-import {
   type AttemptOutcome,
   type DescribedFailure,
   type ResourceLifecycle,
   runAttempt,
-} from "../attempt-runner.ts";
-import { JOBS, type TranscriptionJobV1 } from "../catalog.ts";
-import type { JobHandler } from "../registry.ts";
-import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "./row-job.ts";
-import type { WorkDirOwner } from "./work-dir-sweep.ts";
+} from "../../queue/attempt-runner.ts";
+import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { immediateCancelControl, rowJobHandler, rowWorkDirs, workerLostError } from "../../queue/row-job.ts";
+import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import type { WebhookEvents } from "../webhooks/events.ts";
+import { runTranscriptionPipeline, type TranscriptionPipelineDeps } from "./pipeline.ts";
+import { TranscriptionError, type TranscriptResult } from "./types.ts";
 
 /** What a transcription attempt needs: the pipeline's needs, a clock and the event recorder. */
 export interface TranscriptionJobDeps extends TranscriptionPipelineDeps {

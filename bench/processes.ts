@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScratchDatabase, type ScratchDatabase } from "../test/helpers/database.ts";
@@ -17,10 +18,15 @@ export interface Proc {
 
 /**
  * Starts `node <script>` from the repository root with a minimal environment (PATH, HOME,
- * `LOG_LEVEL=warn`) plus `env`, collecting its output.
+ * `LOG_LEVEL=warn`) plus `env`, collecting its output. With `opts.cpu`, the process (and the
+ * ffmpeg it starts) runs pinned to that CPU (`taskset -c <cpu>`, which execs node: same pid).
  */
-export function startProcess(script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [script], {
+export function startProcess(script: string, env: Record<string, string>, opts: { cpu?: number } = {}): Proc {
+  const [command, args] =
+    opts.cpu === undefined
+      ? [process.execPath, [script]]
+      : ["taskset", ["-c", String(opts.cpu), process.execPath, script]];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -87,4 +93,35 @@ export function apiClient(base: string, key: string) {
     return JSON.parse(text) as T;
   };
   return call;
+}
+
+/**
+ * Waits until an API process started by a benchmark printed its owner key and answers its
+ * health check on `port`. @returns its base URL, the key and a client with that key.
+ * @throws after 60 s without a key or 30 s without health.
+ */
+export async function connectApi(api: Proc, port: number) {
+  await waitUntil(() => /crk_[A-Za-z0-9]+/.test(api.output.join("")), 60_000, "the API's owner key");
+  const key = (/crk_[A-Za-z0-9]+/.exec(api.output.join("")) as RegExpExecArray)[0];
+  const base = `http://127.0.0.1:${port}`;
+  await waitUntil(
+    async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
+    30_000,
+    "the API",
+  );
+  return { base, key, call: apiClient(base, key) };
+}
+
+/** Uploads each file in a request of its own. @returns the upload id of each name of `files`. */
+export async function uploadAll(
+  call: ReturnType<typeof apiClient>,
+  files: Record<string, string>,
+): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const [name, file] of Object.entries(files)) {
+    const form = new FormData();
+    form.append("file", new Blob([await readFile(file)]), path.basename(file));
+    ids[name] = (await call<{ data: { id: string }[] }>("POST", "/api/v1/uploads", form)).data[0]?.id ?? "";
+  }
+  return ids;
 }

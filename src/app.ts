@@ -12,8 +12,10 @@ import { createGenerationService } from "./domain/assistant/generation-service.t
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
+import { createPreviewStream } from "./domain/render-jobs/preview-stream.ts";
 import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
+import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
@@ -30,6 +32,7 @@ import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
+import { registerPreviewRoute } from "./http/routes/compositions/preview.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
 import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
 import { registerKeyRoutes } from "./http/routes/console/keys.ts";
@@ -198,6 +201,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       stallTimeoutMs: 20_000,
     }),
   });
+  registerPreviewRoute(app, {
+    previews: createPreviewStream({
+      db,
+      store,
+      workRoot: config.workDir,
+      log: app.log as Logger,
+      concurrency: 2,
+      maxWaiting: 2,
+      stallTimeoutMs: 20_000,
+      maxRunMs: 120_000,
+    }),
+  });
   registerInterchangeRoutes(app, {
     db,
     clock,
@@ -243,6 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     enqueue,
     transcriber: transcribers.active,
+    engines: transcribers.byProvider,
     allowPrivateCallbacks: allowPrivate,
   });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
@@ -262,7 +278,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifications,
       log: app.log as unknown as Logger,
     }),
-    transcription: createTranscriptionService({ db, clock, enqueue, transcriber: transcribers.active }),
+    transcription: createTranscriptionService({
+      db,
+      clock,
+      enqueue,
+      transcriber: transcribers.active,
+      engines: transcribers.byProvider,
+      log: app.log as unknown as Logger,
+    }),
+    analysis: {
+      analyse: (input) =>
+        uploadAnalysis({ db, store, clock, workRoot: config.workDir }, input.userId, input.uploadId, {
+          ...ANALYSIS_DEFAULTS,
+          ...input.params,
+        }),
+    },
     log: app.log as unknown as Logger,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...deps.assistant,

@@ -76,6 +76,11 @@ export interface Config {
   renderLimits: RenderLimits;
   /** ffmpeg without progress this long fails the render with TIMEOUT, seconds. */
   renderStallTimeoutSec: number;
+  /**
+   * Renders (mp4) longer than this many seconds are split into segments of this length,
+   * rendered by any workers in parallel and joined; 0 renders everything in one piece.
+   */
+  renderSegmentSec: number;
   /** Scratch directory for render working files. */
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
@@ -359,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxActivePerAccount: int("RENDER_MAX_ACTIVE_PER_ACCOUNT", 5, 1, 10_000),
     },
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
+    renderSegmentSec: int("RENDER_SEGMENT_SEC", 20, 0, 3600),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
     generation: {

@@ -24,7 +24,8 @@ export type IdPrefix =
   | "pwt"
   | "whk"
   | "dlv"
-  | "evt";
+  | "evt"
+  | "rsg";
 
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPos = randomPool.length;

@@ -4,11 +4,15 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
+import { createRenderJoinPipeline } from "./domain/render-jobs/render-join-job.ts";
+import { createRenderPartPipeline } from "./domain/render-jobs/render-part-job.ts";
 import { createRenderPipeline } from "./domain/render-jobs/render-pipeline.ts";
+import { createSplitRenderStarter } from "./domain/render-jobs/split-render.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { startJobWorker } from "./main/job-worker.ts";
 import { createEnqueue } from "./queue/enqueue.ts";
+import { createFlowQueue } from "./queue/flow.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createBlobStore } from "./storage/create-blob-store.ts";
@@ -92,10 +96,30 @@ export async function createStore(config: Config): Promise<BlobStore> {
 /**
  * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
  * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
+ * Renders longer than `RENDER_SEGMENT_SEC` are split into parts (see `split-render.ts`).
+ * @param opts.lossless - lossless H.264 video in renders and their segments: for exactness
+ *   tests only (split and unsplit outputs then decode to identical frames).
  * @returns a function that stops taking jobs and waits for running ones.
  */
-export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
+export async function startWorker(
+  runtime: Runtime,
+  opts: { lossless?: boolean } = {},
+): Promise<() => Promise<void>> {
   const { config, database, store, queue, clock, log } = runtime;
+  const render = {
+    db: database.db,
+    store,
+    workRoot: config.workDir,
+    log,
+    stallTimeoutMs: config.renderStallTimeoutSec * 1000,
+    ...(opts.lossless ? { lossless: true } : {}),
+  };
+  const split = createSplitRenderStarter({
+    db: database.db,
+    clock,
+    flows: createFlowQueue(queue),
+    segmentSec: config.renderSegmentSec,
+  });
   return startJobWorker({
     boss: queue,
     db: database.db,
@@ -111,13 +135,10 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       signedUrlTtlSec: config.signedUrlTtlSec,
       clock,
     }),
-    renderPipeline: createRenderPipeline({
-      db: database.db,
-      store,
-      workRoot: config.workDir,
-      log,
-      stallTimeoutMs: config.renderStallTimeoutSec * 1000,
-    }),
+    renderPipeline: createRenderPipeline({ ...render, split }),
+    resumeSplitRender: split.resume,
+    renderPartPipeline: createRenderPartPipeline(render),
+    renderJoinPipeline: createRenderJoinPipeline(render),
     generationPipeline: {
       db: database.db,
       store,

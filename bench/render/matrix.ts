@@ -62,7 +62,10 @@ const failures: { name: string; format: OutputFormat; problems: string[]; compos
 const started = performance.now();
 for (const [i, c] of cases.entries()) {
   const format = formats[i % formats.length] as OutputFormat;
-  await validateComposition({ name: c.name, ...c.composition }, { lookupUpload });
+  await validateComposition(
+    { name: c.name, ...c.composition },
+    { lookupUpload, lookupTranscription: async () => new Map() },
+  );
   const outcome = await renderAndCheck(c.composition, media.assets, dir, {
     sources: media.sources,
     counts,
@@ -99,7 +102,10 @@ for (const [k, f] of failures.entries()) {
     const pattern = f.problems[0]?.replace(/[0-9.]+/g, "").slice(0, 30) ?? "";
     composition = await shrinkComposition(composition, async (candidate) => {
       try {
-        await validateComposition({ name: f.name, ...candidate }, { lookupUpload });
+        await validateComposition(
+          { name: f.name, ...candidate },
+          { lookupUpload, lookupTranscription: async () => new Map() },
+        );
       } catch {
         return false;
       }

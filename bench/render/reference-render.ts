@@ -37,7 +37,8 @@ import { promisify } from "node:util";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
 import {
-  apiClient,
+  type apiClient,
+  connectApi,
   freshDatabase,
   type Proc,
   ROOT,
@@ -218,18 +219,12 @@ async function main(): Promise<void> {
       WORKER_CONCURRENCY: "1",
       // Several workers on one machine: no health/metrics server (each would want port 9464).
       WORKER_PORT: "0",
+      // The render in one piece against the encode floor (split renders: split-scaling.ts).
+      RENDER_SEGMENT_SEC: "0",
     };
     const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
     procs.push(apiProc);
-    await waitUntil(() => /crk_[A-Za-z0-9]+/.test(apiProc.output.join("")), 60_000, "the API's owner key");
-    const key = (/crk_[A-Za-z0-9]+/.exec(apiProc.output.join("")) as RegExpExecArray)[0];
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => (await fetch(`${base}/api/v1/health`).catch(() => null))?.ok === true,
-      30_000,
-      "the API",
-    );
-    const call = apiClient(base, key);
+    const { base, call } = await connectApi(apiProc, port);
 
     const ids: Record<string, string> = {};
     for (const [k, file] of Object.entries(inputs)) {

@@ -1,3 +1,4 @@
+import { CANVAS_FPS } from "../../src/domain/composition/value-lists.ts";
 import type { Composition, CompositionInput, Upload } from "./api/client";
 
 /** The writable part of a composition (what `POST /api/compositions` takes). */
@@ -11,9 +12,6 @@ export const CANVAS_PRESETS = [
   { label: "9:16 vertical (1080×1920)", width: 1080, height: 1920 },
   { label: "1:1 square (1080×1080)", width: 1080, height: 1080 },
 ] as const;
-
-/** Frame rates a canvas may have. */
-export const CANVAS_FPS = [23.976, 24, 25, 29.97, 30, 50, 59.94, 60] as const;
 
 /** Seconds an image clip lasts when put on a timeline. */
 export const STILL_SECONDS = 5;

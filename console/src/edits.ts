@@ -6,6 +6,8 @@ import type {
 
 /** One clip of a composition. */
 type Clip = Composition["tracks"][number]["clips"][number];
+/** One marker of a composition (a named point or stretch of the timeline). */
+type Marker = NonNullable<Composition["markers"]>[number];
 
 /** Where a clip is: its track and its index in that track (clips are kept sorted by start). */
 export interface ClipRef {
@@ -47,9 +49,14 @@ const isMedia = (clip: Clip) => clip.asset.type === "video" || clip.asset.type =
 /** Seconds rounded to the microsecond (what the timeline stores without float noise). */
 const sec = (n: number) => Math.round(n * 1e6) / 1e6;
 
+/** The operations that turn `before` into `after` (only what changed), for the value at `path`. */
+function editOps<T extends object>(path: string, before: T, after: T): PatchOperation[] {
+  return (compare(before, after) as PatchOperation[]).map((op) => ({ ...op, path: path + op.path }));
+}
+
 /** The patch that edits the clip at `r` from `before` into `after` (only the fields that changed). */
 export function clipEditOps(r: ClipRef, before: Clip, after: Clip): PatchOperation[] {
-  return (compare(before, after) as PatchOperation[]).map((op) => ({ ...op, path: clipPath(r) + op.path }));
+  return editOps(clipPath(r), before, after);
 }
 
 /** Moves the clip at `r` to start at `start` seconds. */
@@ -109,6 +116,33 @@ export function deleteOps(r: ClipRef): PatchOperation[] {
 /** Adds `clip` (without id) to track `track`; the server sorts it into place. */
 export function addClipOps(track: number, clip: Omit<Clip, "id">): PatchOperation[] {
   return [{ op: "add", path: `/tracks/${track}/clips/-`, value: clip }];
+}
+
+/** Finds marker `id` in `c`: its index in `markers` (kept sorted by time) and the marker. */
+export function findMarker(c: Composition, id: string): { index: number; value: Marker } | null {
+  const index = (c.markers ?? []).findIndex((m) => m.id === id);
+  return index >= 0 ? { index, value: c.markers?.[index] as Marker } : null;
+}
+
+/**
+ * Adds a marker (the server gives it an id and sorts it by time); starts the `markers` list when
+ * the composition has none yet.
+ */
+export function addMarkerOps(c: Composition, marker: Omit<Marker, "id">): PatchOperation[] {
+  const value = { ...marker, time: sec(Math.max(0, marker.time)) };
+  return c.markers
+    ? [{ op: "add", path: "/markers/-", value }]
+    : [{ op: "add", path: "/markers", value: [value] }];
+}
+
+/** The patch that edits the marker at `index` from `before` into `after` (rename, move). */
+export function markerEditOps(index: number, before: Marker, after: Marker): PatchOperation[] {
+  return editOps(`/markers/${index}`, before, { ...after, time: sec(Math.max(0, after.time)) });
+}
+
+/** Removes the marker at `index`. */
+export function deleteMarkerOps(index: number): PatchOperation[] {
+  return [{ op: "remove", path: `/markers/${index}` }];
 }
 
 /** The end of the timeline, seconds: the canvas duration, else the end of the last clip. */

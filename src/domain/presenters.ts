@@ -131,6 +131,7 @@ export async function presentRender(deps: SigningDeps, r: RenderRow) {
     output,
     error: r.error ?? null,
     warnings: r.warnings ?? [],
+    segments: r.segmentCount != null ? { total: r.segmentCount, done: r.segmentsDone } : null,
     createdAt: r.createdAt.toISOString(),
     startedAt: r.startedAt?.toISOString() ?? null,
     finishedAt: r.finishedAt?.toISOString() ?? null,

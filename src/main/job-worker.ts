@@ -2,10 +2,14 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
 import type { WebhookConfig } from "../config.ts";
 import type { Db } from "../db/client.ts";
+import type { RenderPartRow } from "../db/repositories/render-segments.ts";
 import { generationJobHandler, generationWorkDirs } from "../domain/generation/generation-job.ts";
 import type { GenerationPipelineDeps } from "../domain/generation/pipeline.ts";
+import type { RenderWarning } from "../domain/render/types.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
-import { preflightWorkDirs } from "../domain/render-jobs/render-prepare.ts";
+import { renderJoinJobHandler } from "../domain/render-jobs/render-join-job.ts";
+import { renderPartJobHandler, renderPartWorkDirs } from "../domain/render-jobs/render-part-job.ts";
+import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
@@ -13,6 +17,7 @@ import {
 } from "../domain/transcription/transcription-job.ts";
 import type { WebhookEvents } from "../domain/webhooks/events.ts";
 import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";
+import type { AttemptPipeline } from "../queue/attempt-runner.ts";
 import { JOBS, type JobCatalog } from "../queue/catalog.ts";
 import { createEnqueue } from "../queue/enqueue.ts";
 import type { Queue } from "../queue/queue.ts";
@@ -39,6 +44,12 @@ export async function startJobWorker(opts: {
   workRoot: string;
   concurrency: number;
   renderPipeline: RenderPipeline;
+  /** Sends the part and join jobs of a split render again when they are missing (`SplitRenderStarter.resume`). */
+  resumeSplitRender(renderId: string): Promise<void>;
+  /** The work of one part of a split render (`createRenderPartPipeline`). */
+  renderPartPipeline: AttemptPipeline<RenderPartRow, string, RenderWarning>;
+  /** The join of a split render (`createRenderJoinPipeline`). */
+  renderJoinPipeline: RenderPipeline;
   generationPipeline: GenerationPipelineDeps;
   transcriptionPipeline: TranscriptionJobDeps;
   webhooks: WebhookConfig;
@@ -55,6 +66,30 @@ export async function startJobWorker(opts: {
       store: opts.store,
       log,
       pipeline: opts.renderPipeline,
+      resumeSplit: opts.resumeSplitRender,
+      events: opts.events,
+      concurrency: opts.concurrency,
+      ...polling,
+    }),
+    renderPart: renderPartJobHandler({
+      db,
+      clock: opts.clock,
+      store: opts.store,
+      log,
+      pipeline: opts.renderPartPipeline,
+      events: opts.events,
+      concurrency: opts.concurrency,
+      async deleteJoinJob(id) {
+        await opts.boss.deleteJob(JOBS.renderJoin.name, id);
+      },
+      ...polling,
+    }),
+    renderJoin: renderJoinJobHandler({
+      db,
+      clock: opts.clock,
+      store: opts.store,
+      log,
+      pipeline: opts.renderJoinPipeline,
       events: opts.events,
       concurrency: opts.concurrency,
       ...polling,
@@ -83,9 +118,12 @@ export async function startJobWorker(opts: {
   };
   const workDirOwners: WorkDirOwner[] = [
     renderWorkDirs(db),
+    renderPartWorkDirs(db),
     generationWorkDirs(db),
     transcriptionWorkDirs(db),
-    preflightWorkDirs(),
+    scratchWorkDirs("pfl"),
+    scratchWorkDirs("frm"),
+    scratchWorkDirs("pvw"),
   ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });

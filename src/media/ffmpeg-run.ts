@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import { ffmpegFailures } from "../metrics/process-metrics.ts";
 
 /** Progress of a running ffmpeg, from `-progress pipe:1`. */
@@ -62,6 +63,12 @@ export interface RunFfmpegOptions {
   ffmpegPath?: string;
   /** Called with every complete stderr line (trimmed, non-empty), as ffmpeg writes it. */
   onStderrLine?: (line: string) => void;
+  /**
+   * Makes ffmpeg's file descriptor 3 a pipe (the plan writes its output to `pipe:3`) and gives
+   * its reading end here right after the start, to stream the output while it is written. A
+   * kill (abort, stall) destroys it, so a reader that stopped reading cannot keep ffmpeg alive.
+   */
+  onOutputPipe?: (output: Readable) => void;
 }
 
 /** Outcome of a successful run. */
@@ -101,8 +108,10 @@ function spawnFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
     }
     const child = spawn(options.ffmpegPath ?? "ffmpeg", [...options.args], {
       cwd: options.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+      stdio: ["ignore", "pipe", "pipe", options.onOutputPipe ? "pipe" : "ignore"],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+    const output = options.onOutputPipe ? (child.stdio[3] as Readable) : undefined;
+    if (output) options.onOutputPipe?.(output);
     let stderr = "";
     let stdoutBuffer = "";
     let failure: FfmpegError | undefined;
@@ -115,6 +124,7 @@ function spawnFfmpeg(options: RunFfmpegOptions): Promise<RunFfmpegResult> {
       if (failure) return;
       failure = error;
       child.kill("SIGTERM");
+      output?.destroy();
       killTimer = setTimeout(() => child.kill("SIGKILL"), killGraceMs);
     };
     let stallTimer = setTimeout(() => onStall(), stallTimeoutMs);

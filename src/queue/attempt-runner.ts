@@ -132,7 +132,19 @@ export interface RunAttemptDeps<Row extends { attempt: number }, Output, Warning
 }
 
 /** What one attempt did, for logs and tests. */
-export type AttemptOutcome = "succeeded" | "failed" | "cancelled" | "superseded" | "skipped";
+export type AttemptOutcome = "succeeded" | "failed" | "cancelled" | "superseded" | "skipped" | "handed_off";
+
+/**
+ * Thrown by a pipeline that handed the rest of the resource's work to other jobs (which it
+ * sent, fenced by its attempt, in the same transaction as the resource's new state): the
+ * attempt ends without a final write and the resource stays active for those jobs.
+ */
+export class AttemptHandedOff extends Error {
+  constructor(what: string) {
+    super(`handed off: ${what}`);
+    this.name = "AttemptHandedOff";
+  }
+}
 
 /**
  * Error thrown by {@link runAttempt} for a retryable failure with attempts left: pg-boss
@@ -151,7 +163,8 @@ export class RetryableAttemptError extends Error {
  * Runs one fenced attempt of resource `id` (see the module doc).
  *
  * @returns the outcome; `skipped` when nothing was claimable (then a row left being cancelled
- *   by a dead worker is ended as `cancelled`).
+ *   by a dead worker is ended as `cancelled`); `handed_off` when the pipeline threw
+ *   {@link AttemptHandedOff}.
  * @throws RetryableAttemptError for a retryable failure while attempts are left.
  */
 export async function runAttempt<Row extends { attempt: number }, Output, Warning>(
@@ -220,6 +233,10 @@ export async function runAttempt<Row extends { attempt: number }, Output, Warnin
     );
   } catch (err) {
     await stopLoop();
+    if (err instanceof AttemptHandedOff) {
+      log.info(err.message);
+      return "handed_off";
+    }
     // Aborted by the loop, or failed because the row moved on (a fenced write by the pipeline).
     const control: AttemptControl =
       err instanceof UnhandledJobRejection

@@ -11,6 +11,24 @@ export interface RenderJobV1 {
   renderId: string;
 }
 
+/**
+ * Payload of a `render_part` job: one part (video segment or audio) of a split render; the
+ * part row is the source of truth. `joinJobId` is the render's `render_join` job, which waits
+ * for every part's job.
+ */
+export interface RenderPartJobV1 {
+  v: 1;
+  renderId: string;
+  partId: string;
+  joinJobId: string;
+}
+
+/** Payload of a `render_join` job: joins the parts of split render `renderId` and finishes it. */
+export interface RenderJoinJobV1 {
+  v: 1;
+  renderId: string;
+}
+
 /** Payload of a `generation` job: the generation row is the source of truth. */
 export interface GenerationJobV1 {
   v: 1;
@@ -41,6 +59,21 @@ export const JOBS = {
     retryLimit: 2,
     retryDelay: 2,
     // pg-boss fails a job whose worker missed heartbeats this long (its minimum is 10 s).
+    heartbeatSeconds: 10,
+    deadLetter: true,
+  }),
+  renderPart: defineJob<RenderPartJobV1>("render_part", {
+    // A part whose worker was lost (missed heartbeats) or failed retryably is retried alone;
+    // when retries run out, `render_part_dead` fails the render with WORKER_LOST.
+    retryLimit: 2,
+    retryDelay: 2,
+    heartbeatSeconds: 10,
+    deadLetter: true,
+  }),
+  renderJoin: defineJob<RenderJoinJobV1>("render_join", {
+    // Sent with the parts in one pg-boss flow: it waits until every part's job completed.
+    retryLimit: 2,
+    retryDelay: 2,
     heartbeatSeconds: 10,
     deadLetter: true,
   }),

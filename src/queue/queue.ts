@@ -19,7 +19,15 @@ export async function startQueue(database: Database): Promise<Queue> {
   // job table, and one instance at a time runs it (pg-boss's own per-queue gate).
   // `useListenNotify`: one listening connection per process (PGlite: in-process), so a job
   // sent by any process wakes idle workers at once (each queue has `notify` on).
-  const supervision = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5, useListenNotify: true };
+  // `flowIntervalSeconds`: pg-boss unblocks a flow's dependent job (a split render's join, once
+  // its last part completed) in a background pass, 5 s apart by default; 1 s (its minimum)
+  // keeps that wait off the end of every split render. One instance at a time runs the pass.
+  const supervision = {
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+    flowIntervalSeconds: 1,
+    useListenNotify: true,
+  };
   let boss: PgBoss;
   if (database.driver === "postgres" && database.connectionString) {
     boss = new PgBoss({

@@ -20,3 +20,9 @@ export const renderOutputKey = (id: string, format: string): string => `${render
 
 /** The JPEG poster of a video render. */
 export const renderPosterKey = (id: string): string => `${renderPrefix(id)}poster.jpg`;
+
+/** Folder of a split render's parts (video segments and audio) until the join. */
+export const renderPartsPrefix = (id: string): string => `${renderPrefix(id)}parts/`;
+
+/** One part of a split render, e.g. `renders/rnd_…/parts/seg-000.mp4`. */
+export const renderPartKey = (id: string, file: string): string => `${renderPartsPrefix(id)}${file}`;

@@ -49,6 +49,7 @@ beforeAll(async () => {
     },
     generation: undefined,
     transcription: undefined,
+    analysis: undefined,
     renderFollowMs: 0,
     renderPollMs: 0,
     renderLimits: DEFAULT_RENDER_LIMITS,

@@ -84,3 +84,25 @@ export function replayPatches(copy: unknown, events: SseEvent[]): unknown {
 
 /** Events of one type. */
 export const ofType = (events: SseEvent[], type: string) => events.filter((e) => e.event === type);
+
+/**
+ * Sends a message as `c` and checks the stream (well formed, 200) and that its patches replayed
+ * on the composition as before equal a fresh GET. @returns the events, the composition after
+ * and the reply's text.
+ */
+export async function chatTurn(
+  c: AssistantClient,
+  s: { id: string; compositionId: string },
+  message: string,
+) {
+  const before = await c.composition(s.compositionId);
+  const answer = await c.send(s.id, message);
+  expect(answer.status).toBe(200);
+  expectWellFormed(answer.events);
+  const after = await c.composition(s.compositionId);
+  expect(replayPatches(before, answer.events)).toEqual(after);
+  const text = ofType(answer.events, "text")
+    .map((e) => e.data.delta)
+    .join("");
+  return { events: answer.events, after, text };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
-import { type AssistantClient, assistantClient, expectWellFormed, ofType, replayPatches } from "./helpers.ts";
+import { type AssistantClient, assistantClient, chatTurn, ofType } from "./helpers.ts";
 import { uploadTestMedia } from "./media.ts";
 
 let t: TestApp;
@@ -15,19 +15,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t.close());
 
-/** Sends a message and checks that the replayed patches equal a fresh GET. */
-async function turn(s: { id: string; compositionId: string }, message: string) {
-  const before = await c.composition(s.compositionId);
-  const answer = await c.send(s.id, message);
-  expect(answer.status).toBe(200);
-  expectWellFormed(answer.events);
-  const after = await c.composition(s.compositionId);
-  expect(replayPatches(before, answer.events)).toEqual(after);
-  const text = ofType(answer.events, "text")
-    .map((e) => e.data.delta)
-    .join("");
-  return { events: answer.events, after, text };
-}
+const turn = (s: { id: string; compositionId: string }, message: string) => chatTurn(c, s, message);
 
 describe("assistant with the offline command model", () => {
   it("adds a title: session, tool_start, patch before tool_result, text, done", async () => {

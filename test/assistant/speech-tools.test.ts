@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../fixtures/render/media.ts";
 import { uploadFile } from "../generation/helpers.ts";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { startTranscriptionServer } from "../helpers/openai-transcription-server.ts";
 import { BURSTS, toneBursts } from "../transcription/helpers.ts";
 import { type AssistantClient, assistantClient, expectWellFormed, ofType } from "./helpers.ts";
@@ -56,16 +56,28 @@ describe("assistant speech tools", () => {
         name?: string;
         clips: {
           start: number;
-          asset: { type: string; source: { cues: { start: number; end: number; text: string }[] } };
+          duration: number;
+          asset: { type: string; source: { transcriptionId: string } };
         }[];
       }[];
       markers?: { time: number; label: string }[];
     };
     const caption = comp.tracks.flatMap((tr) => tr.clips).find((cl) => cl.asset.type === "caption");
-    // The cues are the recognised words at their times.
-    const cues = caption?.asset.source.cues ?? [];
-    expect(cues.map((q) => q.text).join(" ")).toBe("word1 word2 word3 word4");
-    expect(cues[0]?.start).toBeCloseTo((BURSTS[0] as [number, number])[0], 1);
+    // The caption clip takes its cues from the transcription (the composition names it) and
+    // lasts until the last recognised word ends.
+    const transcriptionId = caption?.asset.source.transcriptionId ?? "";
+    expect(transcriptionId).toMatch(/^trn_/);
+    const trn = await t.app.inject({
+      url: `/api/v1/transcriptions/${transcriptionId}`,
+      headers: bearer(c.key),
+    });
+    const words = (
+      trn.json() as { segments: { words: { start: number; end: number; text: string }[] }[] }
+    ).segments.flatMap((seg) => seg.words);
+    expect(words.map((w) => w.text).join(" ")).toBe("word1 word2 word3 word4");
+    expect(words[0]?.start).toBeCloseTo((BURSTS[0] as [number, number])[0], 1);
+    expect(caption?.start).toBe(0);
+    expect(caption?.duration).toBeCloseTo(words.at(-1)?.end ?? 0, 3);
     expect(comp.markers?.length).toBeGreaterThanOrEqual(1);
     expect(comp.markers?.[0]?.time).toBeCloseTo(0, 0);
     // The second tool reused the first one's transcript: one request to the engine.

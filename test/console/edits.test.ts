@@ -5,7 +5,16 @@ import fc from "fast-check";
 import jsonPatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import type { Composition } from "../../clients/typescript/src/types.ts";
-import { findClip, patchBetween, splitOps, trimOps } from "../../console/src/edits.ts";
+import {
+  addMarkerOps,
+  deleteMarkerOps,
+  findClip,
+  findMarker,
+  markerEditOps,
+  patchBetween,
+  splitOps,
+  trimOps,
+} from "../../console/src/edits.ts";
 
 type Clip = Composition["tracks"][number]["clips"][number];
 
@@ -78,5 +87,28 @@ describe("editor patches", () => {
       }),
       { seed: 20261125, numRuns: 300 },
     );
+  });
+
+  it("adds, moves, renames and deletes markers; the patch between two states undoes each", () => {
+    const clip: Clip = { id: "a", start: 0, duration: 4, asset: { type: "color", color: "#000000" } };
+    const bare = composition(clip);
+    // The first marker starts the list; the next is appended.
+    const one = apply(bare, addMarkerOps(bare, { time: 1.5, label: "Intro" }));
+    expect(one.markers).toEqual([{ time: 1.5, label: "Intro" }]);
+    const withIds: Composition = { ...one, version: 2, markers: [{ id: "m1", time: 1.5, label: "Intro" }] };
+    const two = apply(withIds, addMarkerOps(withIds, { time: -3, label: "Start" }));
+    expect(two.markers?.[1]).toEqual({ time: 0, label: "Start" });
+    // Move and rename: only what changed is in the patch.
+    const found = findMarker(withIds, "m1");
+    if (!found) throw new Error("no marker");
+    const ops = markerEditOps(found.index, found.value, { ...found.value, time: 2.25, label: "Verse" });
+    expect(ops.map((o) => o.path).sort()).toEqual(["/markers/0/label", "/markers/0/time"]);
+    const moved = { ...apply(withIds, ops), version: 3 };
+    expect(moved.markers).toEqual([{ id: "m1", time: 2.25, label: "Verse" }]);
+    expect(apply(moved, patchBetween(moved, withIds)).markers).toEqual(withIds.markers);
+    // Delete, and undo the very first add: no markers list at all again.
+    expect(apply(moved, deleteMarkerOps(0)).markers).toEqual([]);
+    const undone = apply(withIds, patchBetween(withIds, bare));
+    expect(undone).not.toHaveProperty("markers");
   });
 });

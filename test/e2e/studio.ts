@@ -3,7 +3,7 @@
 // (registered from there so that both share one server start).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
 
 /** What the shared harness hands over once its server and browser run. */
@@ -22,11 +22,14 @@ interface ClipJson {
   id: string;
   start: number;
   duration: number;
+  asset: { type: string; uploadId?: string };
+  transition?: { type: string; duration: number };
 }
 interface CompositionJson {
   id: string;
   version: number;
   tracks: Array<{ clips: ClipJson[] }>;
+  markers?: Array<{ id: string; time: number; label: string }>;
 }
 
 /** The fields of API answers this walk-through reads. */
@@ -75,6 +78,60 @@ async function blocks(page: Page, track: string) {
   return boxes.sort((a, b) => a.x - b.x);
 }
 
+/**
+ * Fills `field` of the properties form named `form` with `value` and applies it; once the
+ * editor shows `version`, the composition as the API returns it.
+ */
+async function applyField(
+  page: Page,
+  compositionId: string,
+  form: string,
+  field: string,
+  value: string,
+  version: number,
+): Promise<CompositionJson> {
+  const f = page.getByRole("form", { name: form });
+  await f.getByLabel(field).fill(value);
+  await f.getByRole("button", { name: "Apply" }).click();
+  await page.getByTestId("version").getByText(`version ${version}`).waitFor();
+  return (await call(page, "GET", `/api/compositions/${compositionId}`)).json as unknown as CompositionJson;
+}
+
+/**
+ * Drags `target` with the mouse `dx` pixels to the right, grabbing it `at` pixels from its left
+ * edge (negative: from its right edge), half-way down.
+ */
+async function dragBy(page: Page, target: Locator, at: number, dx: number): Promise<void> {
+  const box = await target.boundingBox();
+  if (!box) throw new Error("nothing to drag");
+  const x = at < 0 ? box.x + box.width + at : box.x + at;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx / 2, y, { steps: 4 });
+  await page.mouse.move(x + dx, y, { steps: 4 });
+  await page.mouse.up();
+}
+
+/**
+ * Whether an element can be seen and clicked where it is, without scrolling anything: inside the
+ * viewport, and the topmost element at its centre (not hidden by a scrolling panel's edge).
+ */
+function inView(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => {
+    const r = (
+      el as unknown as { getBoundingClientRect(): { x: number; y: number; width: number; height: number } }
+    ).getBoundingClientRect();
+    const doc = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } })
+      .document;
+    const view = globalThis as unknown as { innerWidth: number; innerHeight: number };
+    const hit = doc.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    const inside =
+      r.x >= 0 && r.y >= 0 && r.x + r.width <= view.innerWidth && r.y + r.height <= view.innerHeight;
+    return inside && (hit === el || (el as unknown as { contains(n: unknown): boolean }).contains(hit));
+  });
+}
+
 /** Registers the studio walk-through (one `it`) against the harness. */
 export function studioTests(h: StudioHarness): void {
   it("makes a video: timeline, trim and undo, preview, renders, generation, project settings", async () => {
@@ -112,7 +169,12 @@ export function studioTests(h: StudioHarness): void {
           kind: "video",
           clips: [
             { start: 0, duration: 3, asset: { type: "video", uploadId: id("clip.mp4") } },
-            { start: 3, duration: 2, asset: { type: "image", uploadId: id("phone.jpg") } },
+            {
+              start: 3,
+              duration: 2,
+              asset: { type: "image", uploadId: id("phone.jpg") },
+              transition: { type: "fade", duration: 0.5 },
+            },
             { start: 5, duration: 1, name: "Red", asset: { type: "color", color: "#ff0000" } },
           ],
         },
@@ -131,6 +193,17 @@ export function studioTests(h: StudioHarness): void {
     expect((before[0]?.width ?? 0) / unit).toBeCloseTo(3, 1);
     expect((before[1]?.width ?? 0) / unit).toBeCloseTo(2, 1);
 
+    // The video's sound is drawn on its block, from the peaks the server measured; the photo has none.
+    const wave = page.getByRole("button", { name: /^Clip clip\.mp4/ }).getByRole("img", { name: "Waveform" });
+    await wave.waitFor();
+    expect((await wave.boundingBox())?.width).toBeCloseTo(before[0]?.width ?? 0, 0);
+    expect(
+      await page
+        .getByRole("button", { name: /^Clip phone\.jpg/ })
+        .getByRole("img", { name: "Waveform" })
+        .count(),
+    ).toBe(0);
+
     // The preview is a frame from the server's renderer.
     const frame = page.getByRole("img", { name: /^Frame at/ });
     await frame.waitFor();
@@ -138,18 +211,24 @@ export function studioTests(h: StudioHarness): void {
       .poll(() => frame.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
       .toBe(640);
     await page.getByText("This is the real renderer").waitFor();
+    // Play from here streams a draft render into a <video>: it shows a first frame while the
+    // server still renders; then back to the frame.
+    await page.getByRole("button", { name: /^Play from here/ }).click();
+    const played = page.getByLabel(/^Preview from 0\.0 s/);
+    await played.waitFor();
+    await expect
+      .poll(() => played.evaluate((v) => (v as unknown as { readyState: number }).readyState), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThanOrEqual(2);
+    await page.getByRole("button", { name: "Back to frame" }).click();
+    await frame.waitFor();
     await h.axe(page, "editor");
     await h.shot(page, "11-editor");
 
     // Drag the end of the red clip one second to the right: a trim, version 2 over the API.
     const red = page.getByRole("button", { name: /^Clip Red/ });
-    const box = await red.boundingBox();
-    if (!box) throw new Error("no box for the red clip");
-    await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width - 3 + unit / 2, box.y + box.height / 2, { steps: 4 });
-    await page.mouse.move(box.x + box.width - 3 + unit, box.y + box.height / 2, { steps: 4 });
-    await page.mouse.up();
+    await dragBy(page, red, -3, unit);
     await page.getByTestId("version").getByText("version 2").waitFor();
     const trimmed = (await call(page, "GET", `/api/compositions/${comp.id}`))
       .json as unknown as CompositionJson;
@@ -207,6 +286,45 @@ export function studioTests(h: StudioHarness): void {
     await page.getByText(/Model: offline\/.*offline/).waitFor();
     expect((await call(page, "GET", `/api/compositions/${comp.id}`)).json).toMatchObject({ version: 6 });
     await h.shot(page, "13b-editor-assistant");
+
+    // On a 1280×800 screen: the transition into the photo, its duration edited in the panel.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole("button", { name: "Transition fade 0.5 s into phone.jpg" }).click();
+    const eased = await applyField(page, comp.id, "Transition properties", "Duration (s)", "1", 7);
+    expect(eased.tracks[0]?.clips[1]?.transition).toEqual({ type: "fade", duration: 1 });
+    await page.getByRole("button", { name: "Transition fade 1 s into phone.jpg" }).waitFor();
+
+    // A marker added at the playhead (2 s), renamed, then dragged a second later on the ruler.
+    await page.keyboard.press("Home");
+    await page.keyboard.press("l");
+    await page.keyboard.press("l");
+    await page.getByRole("button", { name: "Add marker" }).click();
+    await page.getByTestId("version").getByText("version 8").waitFor();
+    const marked = await applyField(page, comp.id, "Marker properties", "Label", "Jump", 9);
+    expect(marked.markers?.map((m) => [m.label, m.time])).toEqual([
+      ["Wave", 1],
+      ["Jump", 2],
+    ]);
+    await h.axe(page, "editor-marker");
+    await dragBy(page, page.getByRole("button", { name: "Marker Jump at 2.00 s" }), 4, unit);
+    await page.getByTestId("version").getByText("version 10").waitFor();
+    const moved = (await call(page, "GET", `/api/compositions/${comp.id}`))
+      .json as unknown as CompositionJson;
+    expect(moved.markers?.find((m) => m.label === "Jump")?.time).toBeCloseTo(3, 6);
+
+    // The video clip (the longest properties panel): Delete is in view without scrolling, and works.
+    await page.getByRole("button", { name: /^Clip clip\.mp4/ }).click();
+    const panel = page.getByRole("region", { name: "Clip", exact: true });
+    await panel.getByRole("group", { name: "Transition in" }).waitFor();
+    await panel.scrollIntoViewIfNeeded();
+    const deleteClip = panel.getByRole("button", { name: "Delete clip" });
+    expect(await inView(deleteClip)).toBe(true);
+    await h.shot(page, "13c-editor-1280x800");
+    await deleteClip.click();
+    await page.getByTestId("version").getByText("version 11").waitFor();
+    const cut = (await call(page, "GET", `/api/compositions/${comp.id}`)).json as unknown as CompositionJson;
+    expect(cut.tracks.flatMap((t) => t.clips).filter((c) => c.asset.type === "video")).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // A long render, cancelled from the renders page.
     const long = await call(page, "POST", "/api/compositions", {

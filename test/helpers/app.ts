@@ -55,6 +55,8 @@ export async function startTestApp(
     env?: Record<string, string>;
     testDb?: TestDatabase;
     worker?: boolean;
+    /** Lossless H.264 renders and segments in the worker (exactness tests). */
+    lossless?: boolean;
     assistant?: AppDeps["assistant"];
   } = {},
 ): Promise<TestApp> {
@@ -88,7 +90,7 @@ export async function startTestApp(
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.assistant ? { assistant: opts.assistant } : {}),
   });
-  const stopWorker = opts.worker ? await startWorker(runtime) : null;
+  const stopWorker = opts.worker ? await startWorker(runtime, opts.lossless ? { lossless: true } : {}) : null;
   await app.ready();
   const db = testDb.database.db;
   const addKey = async (userId: string, scopes: Scope[] = ["read", "write"]) => {

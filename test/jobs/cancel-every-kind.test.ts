@@ -11,6 +11,7 @@ import { type Proc, startProcess, stopProcess, waitUntil } from "../../bench/pro
 import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../helpers/database.ts";
 import { filesUnder } from "../helpers/files.ts";
+import { talkingHead } from "../transcription/helpers.ts";
 
 const SEED = 20261125;
 const RUNS = 6;
@@ -23,6 +24,7 @@ let key = "";
 let tmp: { dir: string; cleanup: () => Promise<void> };
 let stillId = "";
 let videoId = "";
+let speechId = "";
 
 async function call(method: string, url: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
@@ -81,6 +83,15 @@ const KINDS: JobKind[] = [
     },
     url: (id) => `/api/v1/generations/${id}`,
   },
+  {
+    name: "transcription (offline PocketSphinx, two utterances)",
+    async start() {
+      const res = await call("POST", "/api/v1/transcriptions", { uploadId: speechId });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.id as string;
+    },
+    url: (id) => `/api/v1/transcriptions/${id}`,
+  },
 ];
 
 async function freePort(): Promise<number> {
@@ -120,12 +131,18 @@ beforeAll(async () => {
     ...["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=4"],
     ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", video],
   ]);
+  const speech = await talkingHead(tmp.dir, ["0870", "0880"], 0.5);
   const form = new FormData();
   form.append("file", new Blob([await readFile(still)]), "still.png");
   form.append("file", new Blob([await readFile(video)]), "clip.mp4");
+  form.append("file", new Blob([await readFile(speech)]), "talk.mp4");
   const up = await call("POST", "/api/v1/uploads", form);
   expect(up.status, JSON.stringify(up.body)).toBe(201);
-  [stillId, videoId] = (up.body.data as { id: string }[]).map((u) => u.id) as [string, string];
+  [stillId, videoId, speechId] = (up.body.data as { id: string }[]).map((u) => u.id) as [
+    string,
+    string,
+    string,
+  ];
 }, 120_000);
 
 afterAll(async () => {
@@ -169,7 +186,8 @@ describe("cancelling any job kind at any point", () => {
     for (const kind of KINDS) {
       if (ended.some((e) => e.kind === kind.name && e.status === "cancelled")) continue;
       const id = await kind.start();
-      // Running: out of the queue (a render is preparing or rendering, a generation running).
+      // Running: out of the queue (a render is preparing or rendering, a generation or a
+      // transcription running).
       await waitUntil(
         async () => (await call("GET", kind.url(id))).body.status !== "queued",
         60_000,

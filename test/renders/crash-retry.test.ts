@@ -1,11 +1,12 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import { probe } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
@@ -20,6 +21,36 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
  */
 const HALF = 300;
 const TERMINAL = ["succeeded", "failed", "cancelled"];
+
+/** `2 * HALF` seconds of two colours joined by a wipe, under a text. */
+const CRASH_TIMELINE = {
+  name: "crash",
+  canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+  tracks: [
+    {
+      kind: "video",
+      clips: [
+        { start: 0, duration: HALF, asset: { type: "color", color: "#204080" } },
+        {
+          start: HALF,
+          duration: HALF,
+          asset: { type: "color", color: "#802040" },
+          transition: { type: "wipeleft", duration: 1 },
+        },
+      ],
+    },
+    {
+      kind: "video",
+      clips: [
+        {
+          start: 0,
+          duration: 2 * HALF,
+          asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
+        },
+      ],
+    },
+  ],
+};
 
 interface WorkerProcess {
   name: string;
@@ -68,14 +99,23 @@ describe.skipIf(!onPostgres)(
     let t: TestApp;
     let base: string;
     let dir: string;
+    let env: Record<string, string> = {};
     const workers: WorkerProcess[] = [];
+
+    /** Starts workers A and B (WORKER_CONCURRENCY 1) splitting renders longer than `segmentSec` (0: never). */
+    async function startWorkers(segmentSec: number): Promise<void> {
+      const withSplit = { ...env, RENDER_SEGMENT_SEC: String(segmentSec) };
+      workers.push(
+        ...(await Promise.all([startWorkerProcess("A", withSplit), startWorkerProcess("B", withSplit)])),
+      );
+    }
 
     beforeAll(async () => {
       dir = await mkdtemp(path.join(tmpdir(), "cutroom-crash-"));
       const secret = randomBytes(32).toString("hex");
       t = await startTestApp({ worker: false, env: { URL_SIGNING_SECRET: secret } });
       base = await t.listen();
-      const env = {
+      env = {
         DATABASE_URL: t.testDb.url ?? "",
         DATA_DIR: t.config.dataDir,
         URL_SIGNING_SECRET: secret,
@@ -84,52 +124,29 @@ describe.skipIf(!onPostgres)(
         // Two workers on one machine: no health/metrics server (both would want port 9464).
         WORKER_PORT: "0",
       };
-      workers.push(...(await Promise.all([startWorkerProcess("A", env), startWorkerProcess("B", env)])));
     }, 60_000);
 
-    afterAll(async () => {
-      for (const w of workers) {
+    afterEach(async () => {
+      for (const w of workers.splice(0)) {
         if (w.child.exitCode === null && w.child.signalCode === null) {
           try {
             process.kill(-(w.child.pid as number), "SIGKILL");
           } catch {}
         }
+        await w.exited;
       }
-      await Promise.all(workers.map((w) => w.exited));
+    });
+
+    afterAll(async () => {
       await t?.close();
       await rm(dir, { recursive: true, force: true });
     });
 
     it("a worker SIGKILLed mid-render: another worker process takes it over and it succeeds", async () => {
+      // Rendered in one piece: the retry is of the whole render.
+      await startWorkers(0);
       const api = client(base, (await t.createAccount()).key);
-      const comp = await api.createComposition({
-        name: "crash",
-        canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
-        tracks: [
-          {
-            kind: "video",
-            clips: [
-              { start: 0, duration: HALF, asset: { type: "color", color: "#204080" } },
-              {
-                start: HALF,
-                duration: HALF,
-                asset: { type: "color", color: "#802040" },
-                transition: { type: "wipeleft", duration: 1 },
-              },
-            ],
-          },
-          {
-            kind: "video",
-            clips: [
-              {
-                start: 0,
-                duration: 2 * HALF,
-                asset: { type: "text", text: "crash test", style: { family: "DejaVu Sans", size: 30 } },
-              },
-            ],
-          },
-        ],
-      });
+      const comp = await api.createComposition(CRASH_TIMELINE);
       const r = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
 
       // Wait until one worker's ffmpeg is encoding, then SIGKILL that worker (only the Node process).
@@ -203,5 +220,60 @@ describe.skipIf(!onPostgres)(
         `crash-retry: attempt 2 started ${takenOverInMs} ms and finished ${recoveredInMs} ms after the kill\n`,
       );
     }, 180_000);
+
+    it("a worker SIGKILLed mid-segment of a split render costs only that segment", async () => {
+      // 600 s in segments of 200 s: three video segments (each several seconds of encoding)
+      // and the audio, two workers taking one part at a time.
+      await startWorkers(200);
+      const api = client(base, (await t.createAccount()).key);
+      const comp = await api.createComposition(CRASH_TIMELINE);
+      const r = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
+
+      // Wait until a worker's ffmpeg is encoding a segment, find which part from its work
+      // directory (`rsg_…-a1-…`), then SIGKILL that worker.
+      const { victim, partId } = await waitFor(
+        async () => {
+          const got = (await api.getRender(r.id)).body as RenderBody;
+          if (TERMINAL.includes(got.status)) throw new Error(`the render ended (${got.status}) too soon`);
+          if (got.status !== "rendering" || got.progress.ratio < 0.15) return null;
+          for (const w of workers) {
+            for (const pid of await ffmpegChildren(w.child.pid as number)) {
+              const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => "");
+              const part = /^(rsg_[0-9A-Z]+)-a1-/.exec(path.basename(cwd))?.[1];
+              if (part) return { victim: w, partId: part };
+            }
+          }
+          return null;
+        },
+        60_000,
+        100,
+      );
+      process.kill(victim.child.pid as number, "SIGKILL");
+      await victim.exited;
+
+      const end = (await api.pollUntilTerminal(r.id, { timeoutMs: 150_000 })).at(-1);
+      expect(end?.status, JSON.stringify(end?.error)).toBe("succeeded");
+      expect(end?.segments).toEqual({ total: 3, done: 3 });
+      // Only the killed part ran twice; every other part, and the render's own job, once
+      // (attempt 2 of the render is its join).
+      const parts = await listRenderParts(t.database.db, r.id);
+      expect(parts).toHaveLength(4);
+      expect(parts.map((p) => [p.id, p.status, p.attempt])).toEqual(
+        parts.map((p) => [p.id, "succeeded", p.id === partId ? 2 : 1]),
+      );
+      expect(end?.attempt).toBe(2);
+      // The killed attempt's work directory went with its retry; nothing of the render is left.
+      const left = (await readdir(path.join(t.config.dataDir, "work")).catch(() => [] as string[])).filter(
+        (name) => name.startsWith(`${r.id}-`) || parts.some((p) => name.startsWith(`${p.id}-`)),
+      );
+      expect(left).toEqual([]);
+
+      const file = path.join(dir, "split-out.mp4");
+      const got = await download(onServer(base, end?.output?.url ?? ""), file);
+      expect(got.sha256).toBe(end?.output?.sha256);
+      const p = await probe(file, true);
+      expect(p.video?.frames).toBe(2 * HALF * 25);
+      expect(Math.abs(p.duration - 2 * HALF)).toBeLessThanOrEqual(0.05);
+    }, 240_000);
   },
 );

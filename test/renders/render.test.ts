@@ -25,7 +25,12 @@ let lastSucceeded: RenderBody | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-render-http-"));
-  [fx, t] = await Promise.all([makeMediaFixtures(dir), startTestApp({ worker: true })]);
+  // Renders in one piece (split renders: split.test.ts), so the long cancel test below stops
+  // the render's own ffmpeg.
+  [fx, t] = await Promise.all([
+    makeMediaFixtures(dir),
+    startTestApp({ worker: true, env: { RENDER_SEGMENT_SEC: "0" } }),
+  ]);
   base = await t.listen();
   const account = await t.createAccount();
   userId = account.userId;

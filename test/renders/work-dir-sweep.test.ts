@@ -6,7 +6,7 @@ import type { Db } from "../../src/db/client.ts";
 import { insertRender } from "../../src/db/repositories/renders.ts";
 import type { RenderStatus } from "../../src/db/schema/renders.ts";
 import { renderWorkDirs } from "../../src/domain/render-jobs/render-job.ts";
-import { preflightWorkDirPrefix, preflightWorkDirs } from "../../src/domain/render-jobs/render-prepare.ts";
+import { scratchWorkDirPrefix, scratchWorkDirs } from "../../src/domain/render-jobs/render-prepare.ts";
 import { newId } from "../../src/ids.ts";
 import { sweepWorkDirs } from "../../src/queue/work-dir-sweep.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
@@ -69,14 +69,24 @@ describe("render work-directory sweep", () => {
   });
 
   it("removes a preflight's scratch directory only once it is over an hour old (its process died)", async () => {
-    const fresh = `${preflightWorkDirPrefix()}abc123`;
+    const fresh = `${scratchWorkDirPrefix("pfl")}abc123`;
     await mkdir(path.join(root, fresh));
     await mkdir(path.join(root, "pfl_NOTAULID-a1-x"));
-    expect(await sweepWorkDirs(root, [preflightWorkDirs()])).toEqual([]);
+    expect(await sweepWorkDirs(root, [scratchWorkDirs("pfl")])).toEqual([]);
     const later = () => new Date(Date.now() + 61 * 60_000);
-    expect(await sweepWorkDirs(root, [preflightWorkDirs(later)])).toEqual([fresh]);
+    expect(await sweepWorkDirs(root, [scratchWorkDirs("pfl", later)])).toEqual([fresh]);
     expect(await readdir(root)).toContain("pfl_NOTAULID-a1-x");
     await rm(path.join(root, "pfl_NOTAULID-a1-x"), { recursive: true });
+  });
+
+  it("sweeps each kind of scratch directory (preview frames and videos) by its own owner", async () => {
+    const video = `${scratchWorkDirPrefix("pvw")}abc123`;
+    const frame = `${scratchWorkDirPrefix("frm")}abc123`;
+    await mkdir(path.join(root, video));
+    await mkdir(path.join(root, frame));
+    const later = () => new Date(Date.now() + 61 * 60_000);
+    expect(await sweepWorkDirs(root, [scratchWorkDirs("pvw", later)])).toEqual([video]);
+    expect(await sweepWorkDirs(root, [scratchWorkDirs("frm", later)])).toEqual([frame]);
   });
 
   it("does nothing when WORK_DIR does not exist yet", async () => {

@@ -309,6 +309,10 @@ describe("OpenAPI success examples", () => {
     ).json();
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
     await call("getCompositionFrame", withKey({ url: `/api/compositions/${comp.id}/frame?t=0.5&width=64` }));
+    await call(
+      "getCompositionPreviewVideo",
+      withKey({ url: `/api/compositions/${comp.id}/preview.mp4?from=0&duration=0.5&width=64` }),
+    );
     const otio = (
       await call("exportComposition", withKey({ url: `/api/compositions/${comp.id}/export?format=otio` }))
     ).json();

@@ -3,7 +3,8 @@
 import path from "node:path";
 import { expect } from "vitest";
 import { ffmpeg } from "../fixtures/render/media.ts";
-import { bearer, type TestApp } from "../helpers/app.ts";
+import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { type FalStandIn, startFalStandIn } from "../helpers/fal-stand-in.ts";
 
 /** Debian's pocketsphinx-testdata LibriVox utterances (16 kHz mono WAV) and their transcripts. */
 export const LIBRIVOX_DIR = "/usr/share/pocketsphinx/test/data/librivox";
@@ -115,4 +116,32 @@ export async function toneBursts(file: string): Promise<string> {
     file,
   ]);
   return file;
+}
+
+/**
+ * Starts the fal stand-in and a test app with its worker whose transcription engine is fal
+ * Whisper on that stand-in; `close` stops both.
+ */
+export async function startFalTranscriptionApp(): Promise<{
+  t: TestApp;
+  fal: FalStandIn;
+  close(): Promise<void>;
+}> {
+  const fal = await startFalStandIn();
+  const t = await startTestApp({
+    worker: true,
+    env: {
+      TRANSCRIPTION_ENGINE: "fal",
+      TRANSCRIPTION_API_KEY: "fal-stand-in-key",
+      TRANSCRIPTION_BASE_URL: fal.url,
+    },
+  });
+  return {
+    t,
+    fal,
+    async close() {
+      await t.close();
+      await fal.close();
+    },
+  };
 }

@@ -23,6 +23,10 @@ export type Upload = Schemas["Upload"];
 export type Composition = Schemas["Composition"];
 export type Track = Composition["tracks"][number];
 export type Clip = Track["clips"][number];
+/** A named point of a composition's timeline (a chapter, a beat, a note). */
+export type Marker = NonNullable<Composition["markers"]>[number];
+/** A transition into a clip: its type and duration (seconds, centred on the cut). */
+export type Transition = NonNullable<Clip["transition"]>;
 export type Render = Schemas["Render"];
 export type Generation = Schemas["Generation"];
 /** The body of `POST /api/compositions`. */

@@ -1,23 +1,21 @@
 import type { Clip } from "../api/client";
+import { NumberField, type NumberSpec, readNumber as num } from "./NumberField";
+import { PropertiesForm } from "./PropertiesForm";
+import { TransitionFields, transitionFromForm } from "./TransitionProperties";
 
 const FITS = ["cover", "contain", "fill", "none"] as const;
-const TRANSITIONS = [
-  "fade",
-  "dissolve",
-  "wipeleft",
-  "wiperight",
-  "wipeup",
-  "wipedown",
-  "slideleft",
-  "slideright",
-  "circleopen",
-  "circleclose",
-] as const;
 
-const num = (f: FormData, name: string): number | undefined => {
-  const v = String(f.get(name) ?? "").trim();
-  return v === "" ? undefined : Number(v);
-};
+type TransformKey = keyof NonNullable<Clip["transform"]>;
+
+/** The transform's inputs (`transform.<key>`), in the order they show. */
+const TRANSFORM_FIELDS: ReadonlyArray<NumberSpec & { key: TransformKey }> = [
+  { key: "x", label: "Centre x (0–1)", name: "transform.x" },
+  { key: "y", label: "Centre y (0–1)", name: "transform.y" },
+  { key: "width", label: "Width (of canvas)", name: "transform.width", min: 0.01, max: 10 },
+  { key: "height", label: "Height (of canvas)", name: "transform.height", min: 0.01, max: 10 },
+  { key: "rotate", label: "Rotate (°)", name: "transform.rotate", min: -360, max: 360, step: 1 },
+  { key: "opacity", label: "Opacity (0–1)", name: "transform.opacity", min: 0, max: 1 },
+];
 
 function set<T extends object, K extends keyof T>(o: T, key: K, value: T[K] | undefined): void {
   if (value === undefined) delete o[key];
@@ -40,20 +38,9 @@ function clipFromForm(clip: Clip, f: FormData): Clip {
     const fit = String(f.get("fit") ?? "");
     set(next, "fit", fit ? (fit as Clip["fit"]) : undefined);
     const transform: NonNullable<Clip["transform"]> = {};
-    for (const k of ["x", "y", "width", "height", "rotate", "opacity"] as const)
-      set(transform, k, num(f, `transform.${k}`));
+    for (const field of TRANSFORM_FIELDS) set(transform, field.key, num(f, field.name));
     set(next, "transform", Object.keys(transform).length > 0 ? transform : undefined);
-    const type = String(f.get("transition.type") ?? "");
-    set(
-      next,
-      "transition",
-      type
-        ? {
-            type: type as NonNullable<Clip["transition"]>["type"],
-            duration: num(f, "transition.duration") ?? 0.5,
-          }
-        : undefined,
-    );
+    set(next, "transition", transitionFromForm(f));
   }
   if (next.asset.type === "text" || next.asset.type === "caption") {
     const style = next.asset.style;
@@ -63,29 +50,6 @@ function clipFromForm(clip: Clip, f: FormData): Clip {
     set(style, "color", String(f.get("style.color") ?? "") || undefined);
   }
   return next;
-}
-
-function Field(props: {
-  label: string;
-  name: string;
-  value: number | undefined;
-  step?: number;
-  min?: number;
-  max?: number;
-}) {
-  return (
-    <label>
-      {props.label}
-      <input
-        name={props.name}
-        type="number"
-        step={props.step ?? 0.01}
-        min={props.min}
-        max={props.max}
-        defaultValue={props.value ?? ""}
-      />
-    </label>
-  );
 }
 
 /**
@@ -104,14 +68,20 @@ export function ClipProperties(props: {
   const visual = clip.asset.type !== "audio";
   const styled = clip.asset.type === "text" || clip.asset.type === "caption" ? clip.asset : null;
   return (
-    <form
-      className="properties stack"
-      aria-label="Clip properties"
+    <PropertiesForm
+      label="Clip properties"
       key={`${clip.id}@${props.version}`}
-      onSubmit={(e) => {
-        e.preventDefault();
-        props.onApply(clipFromForm(clip, new FormData(e.currentTarget)));
-      }}
+      onApply={(f) => props.onApply(clipFromForm(clip, f))}
+      actions={
+        <>
+          <button type="button" className="secondary" onClick={props.onSplit}>
+            Split at playhead
+          </button>
+          <button type="button" className="danger" onClick={props.onDelete}>
+            Delete clip
+          </button>
+        </>
+      }
     >
       <label>
         Name
@@ -119,15 +89,15 @@ export function ClipProperties(props: {
       </label>
       <fieldset>
         <legend>Timing</legend>
-        <Field label="Start (s)" name="start" value={clip.start} min={0} />
-        <Field label="Duration (s)" name="duration" value={clip.duration} min={0.01} />
-        {media && <Field label="Trim in (s)" name="trim" value={clip.trim} min={0} />}
-        {media && <Field label="Speed" name="speed" value={clip.speed} min={0.25} max={4} />}
+        <NumberField label="Start (s)" name="start" value={clip.start} min={0} />
+        <NumberField label="Duration (s)" name="duration" value={clip.duration} min={0.01} />
+        {media && <NumberField label="Trim in (s)" name="trim" value={clip.trim} min={0} />}
+        {media && <NumberField label="Speed" name="speed" value={clip.speed} min={0.25} max={4} />}
       </fieldset>
       {media && (
         <fieldset>
           <legend>Sound</legend>
-          <Field label="Volume" name="volume" value={clip.volume} min={0} max={4} />
+          <NumberField label="Volume" name="volume" value={clip.volume} min={0} max={4} />
         </fieldset>
       )}
       {styled && (
@@ -143,7 +113,7 @@ export function ClipProperties(props: {
             Font family
             <input name="style.family" defaultValue={styled.style.family} />
           </label>
-          <Field label="Font size (px)" name="style.size" value={styled.style.size} min={1} step={1} />
+          <NumberField label="Font size (px)" name="style.size" value={styled.style.size} min={1} step={1} />
           <label>
             Colour
             <input
@@ -168,68 +138,16 @@ export function ClipProperties(props: {
                 ))}
               </select>
             </label>
-            <Field label="Centre x (0–1)" name="transform.x" value={clip.transform?.x} />
-            <Field label="Centre y (0–1)" name="transform.y" value={clip.transform?.y} />
-            <Field
-              label="Width (of canvas)"
-              name="transform.width"
-              value={clip.transform?.width}
-              min={0.01}
-              max={10}
-            />
-            <Field
-              label="Height (of canvas)"
-              name="transform.height"
-              value={clip.transform?.height}
-              min={0.01}
-              max={10}
-            />
-            <Field
-              label="Rotate (°)"
-              name="transform.rotate"
-              value={clip.transform?.rotate}
-              min={-360}
-              max={360}
-              step={1}
-            />
-            <Field
-              label="Opacity (0–1)"
-              name="transform.opacity"
-              value={clip.transform?.opacity}
-              min={0}
-              max={1}
-            />
+            {TRANSFORM_FIELDS.map(({ key, ...spec }) => (
+              <NumberField key={key} {...spec} value={clip.transform?.[key]} />
+            ))}
           </fieldset>
           <fieldset>
             <legend>Transition in</legend>
-            <label>
-              Type
-              <select name="transition.type" defaultValue={clip.transition?.type ?? ""}>
-                <option value="">None</option>
-                {TRANSITIONS.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </select>
-            </label>
-            <Field
-              label="Transition (s)"
-              name="transition.duration"
-              value={clip.transition?.duration}
-              min={0.01}
-              max={10}
-            />
+            <TransitionFields transition={clip.transition} optional durationLabel="Transition (s)" />
           </fieldset>
         </>
       )}
-      <div className="hbox">
-        <button type="submit">Apply</button>
-        <button type="button" className="secondary" onClick={props.onSplit}>
-          Split at playhead
-        </button>
-        <button type="button" className="danger" onClick={props.onDelete}>
-          Delete clip
-        </button>
-      </div>
-    </form>
+    </PropertiesForm>
   );
 }

@@ -1,16 +1,16 @@
 import { useEffect, useRef, useState } from "react";
-import { api, errorMessage, type Render } from "../api/client";
-import { retryAfterSeconds } from "./RenderList";
+import { api, errorMessage } from "../api/client";
 
-/** Seconds "Play from here" renders. */
-export const PLAY_SECONDS = 5;
+/** Seconds "Play from here" plays. */
+export const PLAY_SECONDS = 6;
 /** Wait after the last playhead move before asking for a frame, milliseconds. */
 const DEBOUNCE_MS = 120;
 
 /**
  * The preview: the frame at the playhead, rendered by the server's renderer
  * (`GET /api/compositions/{id}/frame`), and "Play from here", a draft render of the next few
- * seconds played in a `<video>`.
+ * seconds streamed into a `<video>` while the server renders it
+ * (`GET /api/compositions/{id}/preview.mp4`, fragmented MP4: it plays from the first fragment).
  */
 export function Preview(props: {
   compositionId: string;
@@ -19,12 +19,14 @@ export function Preview(props: {
   duration: number;
   /** Bumped by the space key: starts "Play from here". */
   playRequest: number;
-  onPlaying: (render: Render | null) => void;
+  /** Told when a preview video starts (true) and when it is gone (false). */
+  onPlaying: (playing: boolean) => void;
 }) {
   const [frameUrl, setFrameUrl] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [clip, setClip] = useState<{ url: string; start: number } | null>(null);
-  const [preparing, setPreparing] = useState<number | null>(null);
+  /** The video is loading: nothing played yet. */
+  const [starting, setStarting] = useState(false);
   const { compositionId, version, playhead, duration, onPlaying } = props;
   const lastUrl = useRef<string | null>(null);
 
@@ -57,41 +59,38 @@ export function Preview(props: {
     };
   }, [compositionId, version, playhead, duration]);
 
-  async function playFromHere() {
+  function playFromHere() {
     const start = Math.min(playhead, Math.max(0, duration - 0.1));
-    setClip(null);
-    setPreparing(0);
-    const { data, error } = await api.POST("/api/render", {
-      body: {
-        compositionId,
-        output: {
-          format: "mp4",
-          quality: "draft",
-          range: { start, duration: Math.min(PLAY_SECONDS, duration - start) },
-        },
-      },
+    const seconds = Math.min(PLAY_SECONDS, duration - start);
+    const query = new URLSearchParams({
+      from: start.toFixed(3),
+      duration: seconds.toFixed(3),
+      width: "640",
+      // A new version is a new video (the browser must not reuse the old one).
+      v: String(version),
     });
-    if (!data) {
-      setPreparing(null);
-      setMessage(errorMessage(error));
-      return;
-    }
-    let r: Render = data;
-    onPlaying(r);
-    while (!["succeeded", "failed", "cancelled"].includes(r.status)) {
-      const { data: next, response } = await api.GET("/api/render/{jobId}", {
-        params: { path: { jobId: r.id } },
-      });
-      if (!next) break;
-      r = next;
-      setPreparing(r.progress.ratio);
-      if (r.status === "succeeded") break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500, retryAfterSeconds(response) * 1000)));
-    }
-    setPreparing(null);
-    onPlaying(null);
-    if (r.status === "succeeded" && r.output) setClip({ url: r.output.url, start });
-    else setMessage(r.error ? `${r.error.code}: ${r.error.message}` : `The preview render ${r.status}.`);
+    setMessage(null);
+    setStarting(true);
+    setClip({ url: `/api/compositions/${compositionId}/preview.mp4?${query}`, start });
+    onPlaying(true);
+  }
+
+  function stop() {
+    setClip(null);
+    setStarting(false);
+    onPlaying(false);
+  }
+
+  /** The video failed: ask the server why (an error answers at once; a stream is cut off). */
+  async function explainFailure(url: string) {
+    stop();
+    const abort = new AbortController();
+    const res = await fetch(url, { credentials: "same-origin", signal: abort.signal }).catch(() => null);
+    if (res && !res.ok) {
+      const body = await res.json().catch(() => null);
+      setMessage(errorMessage(body, "The preview video could not be rendered."));
+    } else setMessage("The preview video could not be played.");
+    abort.abort();
   }
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request starts playback
@@ -110,7 +109,9 @@ export function Preview(props: {
             autoPlay
             controls
             aria-label={`Preview from ${clip.start.toFixed(1)} s`}
-            onEnded={() => setClip(null)}
+            onPlaying={() => setStarting(false)}
+            onEnded={stop}
+            onError={() => void explainFailure(clip.url)}
           />
         ) : frameUrl ? (
           <img src={frameUrl} alt={`Frame at ${playhead.toFixed(2)} s`} />
@@ -119,16 +120,15 @@ export function Preview(props: {
         )}
       </div>
       <p className="hint">
-        This is the real renderer: every frame here is drawn by the same ffmpeg plan as the final render.
+        This is the real renderer: the frame and “Play from here” are drawn by the same ffmpeg plan as the
+        final render (the video at draft quality, streamed while it renders).
       </p>
       <div className="hbox">
-        <button type="button" onClick={playFromHere} disabled={preparing !== null || duration <= 0}>
-          {preparing !== null
-            ? `Rendering ${Math.round(preparing * 100)}%…`
-            : `Play from here (${PLAY_SECONDS} s)`}
+        <button type="button" onClick={playFromHere} disabled={starting || duration <= 0}>
+          {starting ? "Starting…" : `Play from here (${PLAY_SECONDS} s)`}
         </button>
         {clip && (
-          <button type="button" className="secondary" onClick={() => setClip(null)}>
+          <button type="button" className="secondary" onClick={stop}>
             Back to frame
           </button>
         )}

@@ -1,6 +1,8 @@
-import { memo, useCallback, useRef, useState } from "react";
-import type { Clip, Composition, Upload } from "../api/client";
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { Clip, Composition, Marker, Upload } from "../api/client";
 import { clipLabel, timelineEnd } from "../edits";
+import { clipsInWindow, drawWindow, type TimeWindow } from "../timeline-window";
+import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
 export const UPLOAD_DRAG_TYPE = "application/x-cutroom-upload";
@@ -9,8 +11,18 @@ export const UPLOAD_DRAG_TYPE = "application/x-cutroom-upload";
 const HEADER_PX = 96;
 /** Width of the grab zone at each end of a clip block, pixels. */
 const EDGE_PX = 8;
+/** Narrowest a transition is drawn, pixels (so that it can be clicked at any zoom). */
+const MIN_TRANSITION_PX = 12;
 
-type Drag = { clipId: string; mode: "move" | "start" | "end"; x0: number; dx: number };
+/** What the editor has selected on the timeline. */
+export type Selection =
+  | { kind: "clip"; id: string }
+  | { kind: "transition"; clipId: string }
+  | { kind: "marker"; id: string }
+  | null;
+
+type DragMode = "move" | "start" | "end";
+type Drag = { kind: "clip" | "marker"; id: string; mode: DragMode; x0: number; dx: number };
 
 export interface TimelineProps {
   composition: Composition;
@@ -18,11 +30,14 @@ export interface TimelineProps {
   /** Zoom: pixels per second. */
   pxPerSecond: number;
   playhead: number;
-  selectedClipId: string | null;
-  onSelect: (clipId: string | null) => void;
+  selection: Selection;
+  /** Must be stable (a state setter): clip blocks are memoised on it. */
+  onSelect: (s: Selection) => void;
   onSeek: (t: number) => void;
-  /** A finished drag: `delta` seconds (frame-snapped) of a move or of the start or end edge. */
-  onDragEnd: (clipId: string, mode: Drag["mode"], delta: number) => void;
+  /** A finished clip drag: `delta` seconds (frame-snapped) of a move or of the start or end edge. */
+  onDragEnd: (clipId: string, mode: DragMode, delta: number) => void;
+  /** A finished marker drag: `delta` seconds, frame-snapped. */
+  onMarkerMove: (markerId: string, delta: number) => void;
   onDropUpload: (track: number, uploadId: string, start: number) => void;
 }
 
@@ -38,17 +53,22 @@ function formatRulerTime(t: number): string {
   return `${m}:${s.toFixed(s % 1 === 0 ? 0 : 1).padStart(2, "0")}`;
 }
 
+/** Whether a clip plays sound the waveform can show: audio, or video whose upload has a sound track. */
+function hasSound(clip: Clip, upload: Upload | undefined): boolean {
+  if (!upload || clip.muted) return false;
+  return clip.asset.type === "audio" || (clip.asset.type === "video" && !!upload.media?.hasAudio);
+}
+
 const ClipBlock = memo(function ClipBlock(props: {
   clip: Clip;
-  trackKind: string;
   upload: Upload | undefined;
   pxPerSecond: number;
   selected: boolean;
   drag: Drag | null;
-  onPointerDown: (e: React.PointerEvent, clipId: string, mode: Drag["mode"]) => void;
+  onPointerDown: (e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => void;
   onSelect: (clipId: string) => void;
 }) {
-  const { clip, pxPerSecond: pps, drag } = props;
+  const { clip, upload, pxPerSecond: pps, drag } = props;
   let left = clip.start * pps;
   let width = clip.duration * pps;
   if (drag) {
@@ -59,8 +79,8 @@ const ClipBlock = memo(function ClipBlock(props: {
       width = Math.max(2, width - drag.dx);
     }
   }
-  const label = clipLabel(clip, props.upload?.name);
-  const poster = props.upload?.posterUrl ?? (props.upload?.type === "image" ? props.upload.url : null);
+  const label = clipLabel(clip, upload?.name);
+  const poster = upload?.posterUrl ?? (upload?.type === "image" ? upload.url : null);
   const color = clip.asset.type === "color" ? clip.asset.color : undefined;
   return (
     <button
@@ -74,14 +94,21 @@ const ClipBlock = memo(function ClipBlock(props: {
       onPointerDown={(e) => {
         const rect = e.currentTarget.getBoundingClientRect();
         const x = e.clientX - rect.left;
-        props.onPointerDown(e, clip.id, x < EDGE_PX ? "start" : x > rect.width - EDGE_PX ? "end" : "move");
+        props.onPointerDown(
+          e,
+          "clip",
+          clip.id,
+          x < EDGE_PX ? "start" : x > rect.width - EDGE_PX ? "end" : "move",
+        );
       }}
     >
-      {clip.transition && (
-        <span
-          className="transition"
-          title={`${clip.transition.type} ${clip.transition.duration} s`}
-          aria-hidden="true"
+      {upload && hasSound(clip, upload) && (
+        <Waveform
+          uploadId={upload.id}
+          trim={clip.trim ?? 0}
+          speed={clip.speed ?? 1}
+          duration={clip.duration}
+          pxPerSecond={pps}
         />
       )}
       {poster && width > 40 && <img src={poster} alt="" loading="lazy" draggable={false} />}
@@ -92,24 +119,105 @@ const ClipBlock = memo(function ClipBlock(props: {
   );
 });
 
+/** A transition drawn across the cut it sits on (half before, half after the clip's start). */
+const TransitionMark = memo(function TransitionMark(props: {
+  clip: Clip;
+  label: string;
+  pxPerSecond: number;
+  /** Pixels the clip is being dragged by (a move or its start edge), else 0. */
+  offset: number;
+  selected: boolean;
+  onSelect: (clipId: string) => void;
+}) {
+  const { clip, pxPerSecond: pps } = props;
+  const t = clip.transition;
+  if (!t) return null;
+  const width = Math.max(MIN_TRANSITION_PX, t.duration * pps);
+  return (
+    <button
+      type="button"
+      className={`transition${props.selected ? " selected" : ""}`}
+      style={{ left: clip.start * pps + props.offset - width / 2, width }}
+      aria-label={`Transition ${t.type} ${t.duration} s into ${props.label}`}
+      aria-pressed={props.selected}
+      title={`${t.type} ${t.duration} s`}
+      onClick={() => props.onSelect(clip.id)}
+    />
+  );
+});
+
+/** A marker on the ruler: its label at its time; click selects it, dragging moves it. */
+const MarkerFlag = memo(function MarkerFlag(props: {
+  marker: Marker;
+  pxPerSecond: number;
+  dx: number;
+  selected: boolean;
+  onPointerDown: (e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => void;
+  onSelect: (markerId: string) => void;
+}) {
+  const { marker: m } = props;
+  return (
+    <button
+      type="button"
+      className={`marker${props.selected ? " selected" : ""}`}
+      style={{ left: m.time * props.pxPerSecond + props.dx }}
+      aria-label={`Marker ${m.label || "(no label)"} at ${m.time.toFixed(2)} s`}
+      aria-pressed={props.selected}
+      title={m.label}
+      onPointerDown={(e) => props.onPointerDown(e, "marker", m.id, "move")}
+      onClick={() => props.onSelect(m.id)}
+    >
+      {m.label || "·"}
+    </button>
+  );
+});
+
 /**
  * The timeline drawn to scale: a time ruler with markers, one row per track, each clip a
- * block placed at its start and as wide as its duration (name and poster inside), transitions
- * at clip starts, and the playhead. Clicking the ruler seeks; clips are selected by click or
- * keyboard; dragging a clip moves it and dragging its edges trims it (snapped to frames,
- * committed on release); uploads dropped from the media bin land where they are dropped.
+ * block placed at its start and as wide as its duration (name, poster and, for clips with
+ * sound, the waveform inside), transitions across the cuts they sit on, and the playhead.
+ * Clicking the ruler seeks; clips, transitions and markers are selected by click or keyboard;
+ * dragging a clip moves it, dragging its edges trims it and dragging a marker moves it (snapped
+ * to frames, committed on release); uploads dropped from the media bin land where they are
+ * dropped. Only the clips and ticks within a few viewport widths of the scroll position are
+ * drawn (the selected and the dragged clip always), so a long timeline scrolls as fast as a
+ * short one.
  */
 export function Timeline(props: TimelineProps) {
-  const { composition: c, pxPerSecond: pps } = props;
+  const { composition: c, pxPerSecond: pps, selection, onSelect } = props;
   const [drag, setDrag] = useState<Drag | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
+  const [win, setWin] = useState<TimeWindow>(() => drawWindow(0, window.innerWidth, pps));
   const frame = 1 / c.canvas.fps;
   const end = Math.max(timelineEnd(c), props.playhead) + 5;
   const width = Math.ceil(end * pps);
   const step = tickStep(pps);
   const ticks: number[] = [];
-  for (let t = 0; t <= end; t += step) ticks.push(Math.round(t * 1000) / 1000);
+  for (let i = Math.floor(win.from / step); i * step <= Math.min(end, win.to); i++)
+    ticks.push(Math.round(i * step * 1000) / 1000);
   const snap = (dx: number) => Math.round(dx / pps / frame) * frame;
+
+  /**
+   * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
+   * events) nothing is scheduled at all: the comparison is with a ref, not inside a state update.
+   */
+  const shown = useRef(win);
+  const syncWindow = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const next = drawWindow(el.scrollLeft, el.clientWidth - HEADER_PX, pps);
+    if (next.from === shown.current.from && next.to === shown.current.to) return;
+    shown.current = next;
+    setWin(next);
+  }, [pps]);
+  useLayoutEffect(() => {
+    syncWindow();
+    const el = scroller.current;
+    if (!el) return;
+    const observer = new ResizeObserver(syncWindow);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [syncWindow]);
 
   /** Timeline seconds at a client x coordinate (inside the scrolled area). */
   const timeAt = (clientX: number) => {
@@ -120,48 +228,74 @@ export function Timeline(props: TimelineProps) {
   };
 
   // Stable, so that a playhead move or a drag re-renders only the blocks whose props changed.
-  const startDrag = useCallback((e: React.PointerEvent, clipId: string, mode: Drag["mode"]) => {
+  const startDrag = useCallback((e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => {
     if (e.button !== 0) return;
     e.currentTarget.setPointerCapture(e.pointerId);
-    setDrag({ clipId, mode, x0: e.clientX, dx: 0 });
+    setDrag({ kind, id, mode, x0: e.clientX, dx: 0 });
   }, []);
+  const selectClip = useCallback((id: string) => onSelect({ kind: "clip", id }), [onSelect]);
+  const selectTransition = useCallback(
+    (clipId: string) => onSelect({ kind: "transition", clipId }),
+    [onSelect],
+  );
+  const selectMarker = useCallback((id: string) => onSelect({ kind: "marker", id }), [onSelect]);
+
+  const selectedClip =
+    selection?.kind === "clip" ? selection.id : selection?.kind === "transition" ? selection.clipId : null;
+  const draggedClip = drag?.kind === "clip" ? drag.id : null;
+  const keep = useMemo(
+    () => new Set([selectedClip, draggedClip].filter((x): x is string => x !== null)),
+    [selectedClip, draggedClip],
+  );
 
   return (
     <div
       className="timeline"
       ref={scroller}
+      onScroll={syncWindow}
       onPointerMove={(e) => drag && setDrag({ ...drag, dx: e.clientX - drag.x0 })}
       onPointerUp={() => {
         if (!drag) return;
         setDrag(null);
         const delta = snap(drag.dx);
-        if (delta !== 0) props.onDragEnd(drag.clipId, drag.mode, delta);
+        if (delta === 0) return;
+        if (drag.kind === "marker") props.onMarkerMove(drag.id, delta);
+        else props.onDragEnd(drag.id, drag.mode, delta);
       }}
       onPointerCancel={() => setDrag(null)}
     >
       <div className="timeline-inner" style={{ width: width + HEADER_PX }}>
-        <div
-          className="ruler"
-          style={{ marginLeft: HEADER_PX, width }}
-          role="slider"
-          tabIndex={0}
-          aria-label="Playhead position"
-          aria-valuemin={0}
-          aria-valuemax={Math.round(end)}
-          aria-valuenow={Math.round(props.playhead * 100) / 100}
-          aria-valuetext={`${props.playhead.toFixed(2)} seconds`}
-          onPointerDown={(e) => props.onSeek(timeAt(e.clientX))}
-        >
-          {ticks.map((t) => (
-            <span key={t} className="tick" style={{ left: t * pps }}>
-              {formatRulerTime(t)}
-            </span>
-          ))}
-          {(c.markers ?? []).map((m) => (
-            <span key={m.id} className="marker" style={{ left: m.time * pps }} title={m.label}>
-              {m.label}
-            </span>
-          ))}
+        <div className="ruler" style={{ marginLeft: HEADER_PX, width }}>
+          <div
+            className="scale"
+            role="slider"
+            tabIndex={0}
+            aria-label="Playhead position"
+            aria-valuemin={0}
+            aria-valuemax={Math.round(end)}
+            aria-valuenow={Math.round(props.playhead * 100) / 100}
+            aria-valuetext={`${props.playhead.toFixed(2)} seconds`}
+            onPointerDown={(e) => props.onSeek(timeAt(e.clientX))}
+          >
+            {ticks.map((t) => (
+              <span key={t} className="tick" style={{ left: t * pps }}>
+                {formatRulerTime(t)}
+              </span>
+            ))}
+          </div>
+          {(c.markers ?? [])
+            .filter((m) => (m.time >= win.from && m.time <= win.to) || drag?.id === m.id)
+            .map((m) => (
+              <MarkerFlag
+                key={m.id}
+                marker={m}
+                pxPerSecond={pps}
+                dx={drag?.kind === "marker" && drag.id === m.id ? drag.dx : 0}
+                selected={selection?.kind === "marker" && selection.id === m.id}
+                onPointerDown={startDrag}
+                onSelect={selectMarker}
+              />
+            ))}
         </div>
         {c.tracks.map((track, ti) => (
           <div className="track" key={track.id}>
@@ -185,23 +319,36 @@ export function Timeline(props: TimelineProps) {
                 props.onDropUpload(ti, id, Math.round(timeAt(e.clientX) / frame) * frame);
               }}
             >
-              {track.clips.map((clip) => (
-                <ClipBlock
-                  key={clip.id}
-                  clip={clip}
-                  trackKind={track.kind}
-                  upload={
-                    "uploadId" in clip.asset && clip.asset.uploadId
-                      ? props.uploads.get(clip.asset.uploadId)
-                      : undefined
-                  }
-                  pxPerSecond={pps}
-                  selected={props.selectedClipId === clip.id}
-                  drag={drag?.clipId === clip.id ? drag : null}
-                  onPointerDown={startDrag}
-                  onSelect={props.onSelect}
-                />
-              ))}
+              {clipsInWindow(track.clips, win, keep).map((clip) => {
+                const upload =
+                  "uploadId" in clip.asset && clip.asset.uploadId
+                    ? props.uploads.get(clip.asset.uploadId)
+                    : undefined;
+                const dragged = drag?.kind === "clip" && drag.id === clip.id ? drag : null;
+                return [
+                  <ClipBlock
+                    key={clip.id}
+                    clip={clip}
+                    upload={upload}
+                    pxPerSecond={pps}
+                    selected={selection?.kind === "clip" && selection.id === clip.id}
+                    drag={dragged}
+                    onPointerDown={startDrag}
+                    onSelect={selectClip}
+                  />,
+                  clip.transition && (
+                    <TransitionMark
+                      key={`${clip.id}-transition`}
+                      clip={clip}
+                      label={clipLabel(clip, upload?.name)}
+                      pxPerSecond={pps}
+                      offset={dragged && dragged.mode !== "end" ? dragged.dx : 0}
+                      selected={selection?.kind === "transition" && selection.clipId === clip.id}
+                      onSelect={selectTransition}
+                    />
+                  ),
+                ];
+              })}
             </div>
           </div>
         ))}

@@ -1,26 +1,35 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import {
   api,
   type Clip,
   type Composition,
   errorMessage,
+  type Marker,
   type PatchOperation,
+  type Transition,
   type Upload,
 } from "../api/client";
 import { patchComposition } from "../api/compositions";
 import { AssistantPanel, type AssistantPatch } from "../components/AssistantPanel";
 import { ClipProperties } from "../components/ClipProperties";
 import { Layout, Status } from "../components/Layout";
+import { MarkerProperties } from "../components/MarkerProperties";
 import { Preview } from "../components/Preview";
 import { RenderList } from "../components/RenderList";
-import { Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
+import { type Selection, Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
+import { TransitionProperties } from "../components/TransitionProperties";
 import { clipFor } from "../compose";
 import {
   addClipOps,
+  addMarkerOps,
   applyRemotePatch,
   clipEditOps,
+  clipLabel,
+  deleteMarkerOps,
   deleteOps,
   findClip,
+  findMarker,
+  markerEditOps,
   moveOps,
   patchBetween,
   splitOps,
@@ -45,6 +54,21 @@ function fittingZoom(seconds: number): number {
   let best = 0;
   for (const [i, pps] of ZOOMS.entries()) if ((seconds + 5) * pps <= room) best = i;
   return best;
+}
+
+/** The name of the upload a clip shows, if it shows one. */
+function uploadName(clip: Clip, uploads: ReadonlyMap<string, Upload>): string | undefined {
+  return "uploadId" in clip.asset && clip.asset.uploadId ? uploads.get(clip.asset.uploadId)?.name : undefined;
+}
+
+/** The label of the clip before the one at `r` on its track (where a transition into it comes from). */
+function previousClipLabel(
+  c: Composition,
+  r: { track: number; clip: number },
+  uploads: ReadonlyMap<string, Upload>,
+): string | null {
+  const before = c.tracks[r.track]?.clips[r.clip - 1];
+  return before ? clipLabel(before, uploadName(before, uploads)) : null;
 }
 
 function isTyping(target: EventTarget | null): boolean {
@@ -106,9 +130,10 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const { projectId, compositionId } = props;
   const [comp, setComp] = useState<Composition | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
-  const [selected, setSelected] = useState<string | null>(() =>
-    new URLSearchParams(window.location.search).get("clip"),
-  );
+  const [selection, setSelection] = useState<Selection>(() => {
+    const clip = new URLSearchParams(window.location.search).get("clip");
+    return clip ? { kind: "clip", id: clip } : null;
+  });
   const [playhead, setPlayhead] = useState(0);
   const [zoom, setZoom] = useState(2);
   const [undoStack, setUndo] = useState<HistoryEntry[]>([]);
@@ -209,7 +234,9 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     [compositionId, load],
   );
 
-  const sel = comp && selected ? findClip(comp, selected) : null;
+  const sel = comp && selection?.kind === "clip" ? findClip(comp, selection.id) : null;
+  const selTransition = comp && selection?.kind === "transition" ? findClip(comp, selection.clipId) : null;
+  const selMarker = comp && selection?.kind === "marker" ? findMarker(comp, selection.id) : null;
   const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
 
   const split = useCallback(() => {
@@ -220,10 +247,28 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   }, [sel, playhead, apply]);
 
   const remove = useCallback(() => {
-    if (!sel) return;
-    setSelected(null);
-    void apply("Delete clip", deleteOps(sel));
-  }, [sel, apply]);
+    if (sel) {
+      setSelection(null);
+      void apply("Delete clip", deleteOps(sel));
+    } else if (selMarker) {
+      setSelection(null);
+      void apply("Delete marker", deleteMarkerOps(selMarker.index));
+    } else if (selTransition) {
+      const { transition: _removed, ...clip } = selTransition.value;
+      setSelection({ kind: "clip", id: clip.id });
+      void apply("Remove transition", clipEditOps(selTransition, selTransition.value, clip));
+    }
+  }, [sel, selMarker, selTransition, apply]);
+
+  /** Adds a marker at the playhead and selects it, so that it can be named at once. */
+  const addMarker = useCallback(async () => {
+    if (!comp) return;
+    const known = new Set((comp.markers ?? []).map((m) => m.id));
+    const label = `Marker ${(comp.markers?.length ?? 0) + 1}`;
+    const done = await apply("Add marker", addMarkerOps(comp, { time: playhead, label }));
+    const added = done?.after.markers?.find((m) => !known.has(m.id));
+    if (added) setSelection({ kind: "marker", id: added.id });
+  }, [comp, playhead, apply]);
 
   function addUpload(u: Upload, track?: number, start = playhead) {
     if (!comp) return;
@@ -236,7 +281,9 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     else void apply(`Add ${u.name}`, addClipOps(t, clip as Omit<Clip, "id">));
   }
 
-  useEffect(() => {
+  // A layout effect: the handler that sees a new selection is in place before the next key press
+  // is handled (with a passive effect, Delete pressed right after a click could find the old one).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e.target) || !comp) return;
       const mod = e.ctrlKey || e.metaKey;
@@ -264,12 +311,13 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       } else if (k === "Home") setPlayhead(0);
       else if (k === "End") setPlayhead(duration);
       else if (k === "s" || k === "S") split();
+      else if (k === "m" || k === "M") void addMarker();
       else if (k === "Delete" || k === "Backspace") remove();
-      else if (k === "Escape") setSelected(null);
+      else if (k === "Escape") setSelection(null);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [comp, undo, redo, split, remove, duration, frame]);
+  }, [comp, undo, redo, split, remove, addMarker, duration, frame]);
 
   async function render() {
     if (!comp) return;
@@ -310,7 +358,9 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           onPlaying={() => {}}
         />
         <section className="card props-card" aria-labelledby="props-h">
-          <h2 id="props-h">{sel ? "Clip" : "Composition"}</h2>
+          <h2 id="props-h">
+            {sel ? "Clip" : selTransition ? "Transition" : selMarker ? "Marker" : "Composition"}
+          </h2>
           {sel ? (
             <ClipProperties
               clip={sel.value}
@@ -319,8 +369,34 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
               onDelete={remove}
               onSplit={split}
             />
+          ) : selTransition?.value.transition ? (
+            <TransitionProperties
+              transition={selTransition.value.transition}
+              from={previousClipLabel(comp, selTransition, uploadMap)}
+              into={clipLabel(selTransition.value, uploadName(selTransition.value, uploadMap))}
+              version={comp.version}
+              onApply={(next: Transition) =>
+                void apply(
+                  "Edit transition",
+                  clipEditOps(selTransition, selTransition.value, {
+                    ...selTransition.value,
+                    transition: next,
+                  }),
+                )
+              }
+              onRemove={remove}
+            />
+          ) : selMarker ? (
+            <MarkerProperties
+              marker={selMarker.value}
+              version={comp.version}
+              onApply={(next: Marker) =>
+                void apply("Edit marker", markerEditOps(selMarker.index, selMarker.value, next))
+              }
+              onDelete={remove}
+            />
           ) : (
-            <p>Select a clip on the timeline to edit it.</p>
+            <p>Select a clip, a transition or a marker on the timeline to edit it.</p>
           )}
         </section>
         <div>
@@ -338,8 +414,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         <button type="button" className="secondary" onClick={split} disabled={!sel}>
           Split
         </button>
-        <button type="button" className="secondary" onClick={remove} disabled={!sel}>
+        <button type="button" className="secondary" onClick={remove} disabled={!selection}>
           Delete
+        </button>
+        <button type="button" className="secondary" onClick={addMarker}>
+          Add marker
         </button>
         <button
           type="button"
@@ -368,8 +447,8 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         uploads={uploadMap}
         pxPerSecond={ZOOMS[zoom] ?? 20}
         playhead={playhead}
-        selectedClipId={selected}
-        onSelect={setSelected}
+        selection={selection}
+        onSelect={setSelection}
         onSeek={setPlayhead}
         onDragEnd={(clipId, mode, delta) => {
           const found = findClip(comp, clipId);
@@ -377,14 +456,20 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           if (mode === "move") void apply("Move clip", moveOps(found, found.value.start + delta));
           else void apply("Trim clip", trimOps(found, found.value, mode, delta, frame));
         }}
+        onMarkerMove={(markerId, delta) => {
+          const found = findMarker(comp, markerId);
+          if (!found) return;
+          const next = { ...found.value, time: found.value.time + delta };
+          void apply("Move marker", markerEditOps(found.index, found.value, next));
+        }}
         onDropUpload={(track, uploadId, start) => {
           const u = uploadMap.get(uploadId);
           if (u) addUpload(u, track, start);
         }}
       />
       <p className="hint">
-        Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S split · Delete
-        remove · Ctrl+Z undo · Ctrl+Shift+Z redo
+        Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S split · M add a
+        marker · Delete remove · Ctrl+Z undo · Ctrl+Shift+Z redo
       </p>
       <section className="card" aria-labelledby="comp-renders">
         <h2 id="comp-renders">Renders of this composition</h2>

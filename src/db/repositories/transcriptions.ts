@@ -31,6 +31,33 @@ export async function findTranscription(
   return r ?? null;
 }
 
+/** The transcriptions of `userId` among `ids` (others' and unknown ids are left out). */
+export async function findTranscriptionsByIds(
+  db: Db,
+  userId: string,
+  ids: string[],
+): Promise<TranscriptionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(transcriptions)
+    .where(and(eq(transcriptions.userId, userId), inArray(transcriptions.id, ids)));
+}
+
+/** Id and status of the transcriptions of `userId` among `ids` (composition validation). */
+export async function transcriptionStatuses(
+  db: Db,
+  userId: string,
+  ids: string[],
+): Promise<Map<string, TranscriptionStatus>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: transcriptions.id, status: transcriptions.status })
+    .from(transcriptions)
+    .where(and(eq(transcriptions.userId, userId), inArray(transcriptions.id, ids)));
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
 /** A transcription by id regardless of owner (workers). */
 export async function findTranscriptionById(db: Db, id: string): Promise<TranscriptionRow | null> {
   const [r] = await db.select().from(transcriptions).where(eq(transcriptions.id, id)).limit(1);

@@ -61,6 +61,10 @@ export const renders = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+    /** Video segments of a split render (null: rendered in one piece). */
+    segmentCount: integer("segment_count"),
+    /** Video segments of a split render finished so far. */
+    segmentsDone: integer("segments_done").notNull().default(0),
   },
   (t) => [
     index("renders_user_idx").on(t.userId, t.id),

@@ -41,6 +41,31 @@ describe("offline commands", () => {
     ["render the final version", { tool: "start_render", input: { quality: "high" } }],
     ["undo", { tool: "undo", input: {} }],
     ["show the composition", { tool: "get_composition", input: {} }],
+    ["remove silences longer than 1.5 seconds", { tool: "remove_silences", input: { longerThan: 1.5 } }],
+    ["remove the silences", { tool: "remove_silences", input: {} }],
+    [
+      "cut out the pauses from clip 2 longer than 2s",
+      { tool: "remove_silences", input: { clip: 2, longerThan: 2 } },
+    ],
+    [
+      "remove silences longer than 0.8s on track Voice",
+      { tool: "remove_silences", input: { track: "Voice", longerThan: 0.8 } },
+    ],
+    ["remove silences from the interview", { tool: "remove_silences", input: { clip: "interview" } }],
+    ["cut at scene changes", { tool: "cut_at_scene_changes", input: {} }],
+    ["cut clip 3 at its scene changes", { tool: "cut_at_scene_changes", input: { clip: 3 } }],
+    ["split the trailer into shots", { tool: "cut_at_scene_changes", input: { clip: "trailer" } }],
+    ["add captions from speech", { tool: "add_captions_from_speech", input: {} }],
+    [
+      "add karaoke captions from the speech of interview.mp4",
+      { tool: "add_captions_from_speech", input: { upload: "interview.mp4", mode: "karaoke" } },
+    ],
+    [
+      "caption the speech of the talk as karaoke",
+      { tool: "add_captions_from_speech", input: { upload: "talk", mode: "karaoke" } },
+    ],
+    ["transcribe interview.mp4", { tool: "transcribe_speech", input: { upload: "interview.mp4" } }],
+    ["make chapters from the talk", { tool: "make_chapters", input: { upload: "talk" } }],
   ])("%s", (text, expected) => {
     expect(parseCommand(text)).toEqual(expected);
   });

@@ -19,6 +19,9 @@ export const OFFLINE_COMMANDS = [
   "delete clip N",
   "crossfade all cuts | add a wipe between 1 and 2",
   "add captions from <subtitle upload>",
+  "add [karaoke] captions from speech [of <upload>] | transcribe <upload> | make chapters from <upload>",
+  "remove silences [longer than 1.5 seconds] [from clip N | on track T]",
+  "cut [clip N] at scene changes",
   "set music volume to 40% | duck the music under speech | fade out the music over 3s",
   "find chapters",
   "suggest b-roll",
@@ -115,6 +118,52 @@ export function parseCommand(clause: string): CommandCall | null {
       },
     };
   }
+
+  m =
+    /^(?:add|put|make|burn in)\s+(?:the\s+)?(karaoke\s+)?(?:captions|subtitles)\s+(?:from|for)\s+(?:the\s+)?(?:speech|voice|dialogue|what is said)(?:\s+(?:of|in)\s+(?:the\s+)?(.+?))?(\s+as\s+karaoke)?$/i.exec(
+      s,
+    ) ??
+    /^caption\s+(?:the\s+)?(karaoke\s+)?(?:speech|voice|dialogue)(?:\s+(?:of|in)\s+(?:the\s+)?(.+?))?(\s+as\s+karaoke)?$/i.exec(
+      s,
+    );
+  if (m) {
+    return {
+      tool: "add_captions_from_speech",
+      input: { ...(m[2] ? { upload: m[2] } : {}), ...(m[1] || m[3] ? { mode: "karaoke" } : {}) },
+    };
+  }
+  m = /^transcribe\s+(?:the\s+)?(?:speech\s+(?:of|in)\s+(?:the\s+)?)?(.+)$/i.exec(s);
+  if (m) return { tool: "transcribe_speech", input: { upload: m[1] } };
+  m =
+    /^(?:make|find|detect|add)\s+(?:the\s+)?chapters?(?:\s+markers?)?\s+(?:from|for|of|in)\s+(?:the\s+)?(?:speech\s+(?:of|in)\s+(?:the\s+)?)?(.+)$/i.exec(
+      s,
+    );
+  if (m) return { tool: "make_chapters", input: { upload: m[1] } };
+
+  m = new RegExp(
+    String.raw`^(?:remove|cut(?:\s+out)?|delete|drop|trim)\s+(?:the\s+|all\s+(?:the\s+)?)?(?:silences?|silent\s+parts|pauses?|dead\s+air)(?:\s+(?:longer|more)\s+than\s+${NUM}${SEC})?(?:\s+(?:from|in|of|on)\s+(?:the\s+)?(?:(track)\s+)?(.+?))?(?:\s+(?:longer|more)\s+than\s+${NUM}${SEC})?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    const longerThan = m[1] ?? m[4];
+    const target = m[3];
+    return {
+      tool: "remove_silences",
+      input: {
+        ...(longerThan ? { longerThan: Number(longerThan) } : {}),
+        ...(target
+          ? m[2]
+            ? { track: target }
+            : { clip: clipRef(target.replace(/\s+(?:clip|track)$/i, "")) }
+          : {}),
+      },
+    };
+  }
+  m =
+    /^(?:cut|split)(?:\s+(?:up\s+)?(?:clip\s+)?(.+?))?\s+(?:at|on|into)\s+(?:its\s+|the\s+)?(?:scene\s+(?:changes?|cuts?)|shot\s+(?:changes?|cuts?)|scenes|shots)$/i.exec(
+      s,
+    );
+  if (m) return { tool: "cut_at_scene_changes", input: m[1] ? { clip: clipRef(m[1]) } : {} };
 
   m = /^(?:add|put|burn in)\s+(?:the\s+)?(?:captions|subtitles)(?:\s+from\s+(?:the\s+)?(.+?))?$/i.exec(s);
   if (m)

@@ -128,3 +128,40 @@ export async function uploadNamesOf(
   );
   return new Map((await findUploadsByIds(ctx.db, ctx.userId, [...new Set(ids)])).map((u) => [u.id, u.name]));
 }
+
+/**
+ * The clip a tool works on when the user named none: the only clip playing an uploaded video
+ * (or audio too, with `audio`); with `sameUpload`, the first of several that all play the same
+ * upload. `what` ends the error message (what the user should do).
+ * @throws ToolError `not_found` when there is none, `ambiguous` when several could be meant (listed).
+ */
+export function soleUploadClip(
+  c: Composition,
+  what: string,
+  opts: { audio?: boolean; sameUpload?: boolean } = {},
+): Clip {
+  const clips = orderedClips(c)
+    .map((x) => x.clip)
+    .filter(
+      (x) => (x.asset.type === "video" || (opts.audio && x.asset.type === "audio")) && !!x.asset.uploadId,
+    );
+  const first = clips[0];
+  if (!first)
+    throw new ToolError(
+      "not_found",
+      `No clip plays an uploaded ${opts.audio ? "video or audio" : "video"}; ${what}`,
+    );
+  const distinct = opts.sameUpload
+    ? new Set(clips.map((x) => (x.asset as { uploadId: string }).uploadId)).size
+    : clips.length;
+  if (distinct > 1) {
+    throw new ToolError(
+      "ambiguous",
+      `Several clips could be meant (${clips
+        .slice(0, 10)
+        .map((x) => x.id)
+        .join(", ")}); ${what}`,
+    );
+  }
+  return first;
+}

@@ -26,7 +26,12 @@ import type { RenderLimits } from "../render-jobs/limits.ts";
 import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";
-import type { GenerationService, ToolContext, TranscriptionService } from "./tool-context.ts";
+import type {
+  GenerationService,
+  MediaAnalysisService,
+  ToolContext,
+  TranscriptionService,
+} from "./tool-context.ts";
 import { toolErrorOf, withReadableToolErrors } from "./tool-context.ts";
 import { toAiTools } from "./tools/define.ts";
 import { ASSISTANT_TOOLS, FINAL_TOOL } from "./tools/index.ts";
@@ -59,6 +64,7 @@ export interface RunDeps {
   log: Logger;
   generation: GenerationService | undefined;
   transcription?: TranscriptionService | undefined;
+  analysis?: MediaAnalysisService | undefined;
   options: RunOptions;
 }
 
@@ -169,6 +175,7 @@ export async function executeRun(
     emit,
     generation: deps.generation,
     transcription: deps.transcription,
+    analysis: deps.analysis,
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,

@@ -24,7 +24,7 @@ import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
-import type { GenerationService, TranscriptionService } from "./tool-context.ts";
+import type { GenerationService, MediaAnalysisService, TranscriptionService } from "./tool-context.ts";
 
 /** Timings of the orchestrator (all milliseconds) and the run limits. */
 export interface AssistantOptions extends RunOptions {
@@ -67,6 +67,7 @@ export interface AssistantDeps {
   model: ModelSettings;
   generation?: GenerationService | undefined;
   transcription?: TranscriptionService | undefined;
+  analysis?: MediaAnalysisService | undefined;
   /** Replaces the configured model (tests: scripted models). */
   languageModel?: LanguageModel | undefined;
   options?: Partial<AssistantOptions>;
@@ -186,6 +187,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           log,
           generation: deps.generation,
           transcription: deps.transcription,
+          analysis: deps.analysis,
           options,
         },
         { run, session, model: () => modelFor(session), abort },

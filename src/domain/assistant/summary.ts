@@ -67,7 +67,9 @@ export async function summarizeComposition(
       source =
         "uploadId" in a.source
           ? (names.get(a.source.uploadId) ?? a.source.uploadId)
-          : `${a.source.cues.length} cues`;
+          : "transcriptionId" in a.source
+            ? `transcription ${a.source.transcriptionId}`
+            : `${a.source.cues.length} cues`;
     else source = a.uploadId ? (names.get(a.uploadId) ?? a.uploadId) : (a.src ?? "");
     return {
       n: i + 1,

@@ -1,6 +1,8 @@
 import { InvalidToolInputError, type ModelMessage, NoSuchToolError, TypeValidationError } from "ai";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
+import type { AnalysisParams } from "../../media/analysis/analyze.ts";
+import type { MediaAnalysis } from "../../media/analysis/types.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
@@ -64,6 +66,23 @@ export interface TranscriptionService {
   ): Promise<{ transcriptionId: string; quality: "draft" | "standard"; result: TranscriptResult }>;
 }
 
+/**
+ * Scene, silence, loudness and peak analysis of uploads as the assistant uses it (the analysis
+ * of `GET /api/v1/uploads/{id}/analysis`, cached per set of parameters).
+ */
+export interface MediaAnalysisService {
+  /**
+   * The analysis of an audio or video upload of the caller; `params` not given take the
+   * route's defaults (scene threshold 0.3, silences below −35 dBFS for at least 0.5 s).
+   * @throws AppError 404 for an unknown upload, 400 for one that is not audio or video.
+   */
+  analyse(input: {
+    userId: string;
+    uploadId: string;
+    params?: Partial<AnalysisParams>;
+  }): Promise<MediaAnalysis>;
+}
+
 /** Everything a tool may touch during one run. */
 export interface ToolContext {
   db: Db;
@@ -85,6 +104,7 @@ export interface ToolContext {
   emit(type: string, data: Record<string, unknown>): Promise<void>;
   generation: GenerationService | undefined;
   transcription: TranscriptionService | undefined;
+  analysis: MediaAnalysisService | undefined;
   /** How long `start_render` follows the render's progress before returning, milliseconds. */
   renderFollowMs: number;
   /** How often `start_render` polls the render, milliseconds. */

@@ -4,15 +4,17 @@
  * same engine, queue and resource as `POST /api/v1/transcriptions`) is created and waited for.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Clock } from "../../clock.ts";
-import type { Db } from "../../db/client.ts";
 import {
   findTranscriptionById,
   listTranscriptionsPage,
   TRANSCRIPTION_TERMINAL,
 } from "../../db/repositories/transcriptions.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
-import { cancelTranscription, createTranscription } from "../transcription/create.ts";
+import {
+  type CancelTranscriptionDeps,
+  cancelTranscription,
+  createTranscription,
+} from "../transcription/create.ts";
 import type { Transcriber } from "../transcription/types.ts";
 import { ToolError, type TranscriptionService } from "./tool-context.ts";
 
@@ -20,12 +22,9 @@ import { ToolError, type TranscriptionService } from "./tool-context.ts";
 const POLL_MS = 1000;
 
 /** Builds the assistant's transcription service (see the module doc). */
-export function createTranscriptionService(deps: {
-  db: Db;
-  clock: Clock;
-  enqueue: Enqueue;
-  transcriber: Transcriber;
-}): TranscriptionService {
+export function createTranscriptionService(
+  deps: CancelTranscriptionDeps & { enqueue: Enqueue; transcriber: Transcriber },
+): TranscriptionService {
   return {
     async transcribe(input, onProgress, signal) {
       const { rows } = await listTranscriptionsPage(deps.db, {

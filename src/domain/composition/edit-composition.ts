@@ -7,13 +7,14 @@ import {
   updateCompositionIfVersion,
 } from "../../db/repositories/compositions.ts";
 import { findProject } from "../../db/repositories/projects.ts";
+import { transcriptionStatuses } from "../../db/repositories/transcriptions.ts";
 import { findUploadsByIds, listFontUploads } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { MAX_UPLOADED_FONTS } from "../render/fonts.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
-import { type UploadInfo, validateComposition } from "./validate.ts";
+import { type TranscriptionInfo, type UploadInfo, validateComposition } from "./validate.ts";
 
 /** Context of every composition write: the database and the caller. */
 export interface EditContext {
@@ -40,7 +41,7 @@ export function toCompositionResource(row: CompositionRow): Composition {
 
 /**
  * Validates a composition document for the caller as every write does (structure, ranges,
- * overlaps, upload references of the caller, the render cost limits of `ctx`); paths of the
+ * overlaps, upload and transcription references of the caller, the render cost limits of `ctx`); paths of the
  * details point into `doc`. Used by writes and by renders of an inline or merged composition.
  * @throws AppError 400 with every problem as a JSON Pointer detail.
  */
@@ -49,6 +50,10 @@ export async function validateCompositionFor(ctx: EditContext, doc: unknown): Pr
     lookupUpload: async (ids) => {
       const rows = await findUploadsByIds(ctx.db, ctx.userId, ids);
       return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
+    },
+    lookupTranscription: async (ids) => {
+      const statuses = await transcriptionStatuses(ctx.db, ctx.userId, ids);
+      return new Map<string, TranscriptionInfo>([...statuses].map(([id, status]) => [id, { status }]));
     },
     lookupFontFamilies: async () => {
       const rows = await listFontUploads(ctx.db, ctx.userId, MAX_UPLOADED_FONTS);

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from "typebox";
 import { WHOLE_PLACEHOLDER_PATTERN } from "./template.ts";
+import { CANVAS_FPS, TRANSITION_TYPES } from "./value-lists.ts";
 
 /**
  * TypeBox schemas of the Composition format (docs/composition.md, `schemaVersion: 1`).
@@ -11,32 +12,7 @@ import { WHOLE_PLACEHOLDER_PATTERN } from "./template.ts";
  * transition lengths, references) live in `validateComposition`.
  */
 
-/** Frame rates a canvas may use (frames per second); 23.976/29.97/59.94 mean 24000/1001 etc. */
-export const CANVAS_FPS = [23.976, 24, 25, 29.97, 30, 50, 59.94, 60] as const;
-
-/**
- * Transition names accepted in `clip.transition.type`: ffmpeg xfade names, except `dissolve`, a
- * true cross-dissolve (xfade `fade`), and `pixeldissolve`, ffmpeg's random-pixel `dissolve`.
- */
-export const TRANSITION_TYPES = [
-  "fade",
-  "fadeblack",
-  "fadewhite",
-  "dissolve",
-  "pixeldissolve",
-  "wipeleft",
-  "wiperight",
-  "wipeup",
-  "wipedown",
-  "slideleft",
-  "slideright",
-  "slideup",
-  "slidedown",
-  "circleopen",
-  "circleclose",
-  "radial",
-  "zoomin",
-] as const;
+export { CANVAS_FPS, TRANSITION_TYPES };
 
 /** Clip picture filters. */
 export const CLIP_FILTERS = ["greyscale", "blur", "contrast", "darken", "lighten", "negative"] as const;
@@ -138,15 +114,34 @@ export const TextAssetSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Captions from a subtitle upload (SRT/WebVTT) or inline cues. */
+/**
+ * Captions from a subtitle upload (SRT/WebVTT), inline cues, or a succeeded transcription of the
+ * caller (its words grouped into cues; karaoke follows the spoken words' own times).
+ */
 export const CaptionAssetSchema = Type.Object(
   {
     type: Type.Literal("caption"),
     style: TextStyleSchema,
-    mode: Type.Optional(literals(["static", "karaoke"])),
+    mode: Type.Optional(
+      literals(
+        ["static", "karaoke"],
+        "karaoke highlights one word at a time: at the word times of a transcription, else spread over each cue by word length",
+      ),
+    ),
     source: Type.Union([
       Type.Object({ uploadId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
       Type.Object({ cues: Type.Array(CueSchema, { maxItems: 10_000 }) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          transcriptionId: Type.String({
+            minLength: 1,
+            maxLength: 100,
+            description:
+              "A succeeded transcription (trn_…) of the caller; cue times are seconds of the transcribed upload",
+          }),
+        },
+        { additionalProperties: false },
+      ),
     ]),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AppError } from "../../errors.ts";
 import type { CompositionWrite } from "./schema.ts";
-import { type UploadInfo, validateComposition } from "./validate.ts";
+import { type TranscriptionInfo, type UploadInfo, validateComposition } from "./validate.ts";
 
 const uploads = new Map<string, UploadInfo>([
   ["upl_video", { type: "video", media: { duration: 10, hasAudio: true } }],
@@ -12,6 +12,16 @@ const uploads = new Map<string, UploadInfo>([
 ]);
 const lookupUpload = async (ids: string[]) =>
   new Map(ids.flatMap((id) => (uploads.has(id) ? [[id, uploads.get(id) as UploadInfo]] : [])));
+/** The caller's transcriptions (another account's are absent, as the lookup leaves them out). */
+const transcriptions = new Map<string, TranscriptionInfo>([
+  ["trn_done", { status: "succeeded" }],
+  ["trn_running", { status: "running" }],
+  ["trn_failed", { status: "failed" }],
+]);
+const lookupTranscription = async (ids: string[]) =>
+  new Map(
+    ids.flatMap((id) => (transcriptions.has(id) ? [[id, transcriptions.get(id) as TranscriptionInfo]] : [])),
+  );
 
 function body(
   tracks: CompositionWrite["tracks"],
@@ -26,7 +36,7 @@ function body(
 
 async function problems(doc: unknown): Promise<{ path: string; message: string }[]> {
   try {
-    await validateComposition(doc, { lookupUpload });
+    await validateComposition(doc, { lookupUpload, lookupTranscription });
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("invalid_request");
@@ -69,9 +79,56 @@ describe("validateComposition", () => {
         ],
       },
     ]);
-    await expect(validateComposition(doc, { lookupUpload: lookup })).resolves.toBeUndefined();
+    await expect(
+      validateComposition(doc, { lookupUpload: lookup, lookupTranscription }),
+    ).resolves.toBeUndefined();
     expect(lookup).toHaveBeenCalledTimes(1);
     expect(lookup.mock.calls[0]?.[0].sort()).toEqual(["upl_audio", "upl_image", "upl_srt", "upl_video"]);
+  });
+
+  it("takes captions from a succeeded transcription of the caller and names the field of any other", async () => {
+    const lookup = vi.fn(lookupTranscription);
+    const caption = (transcriptionId: string, start: number) => ({
+      start,
+      duration: 1,
+      asset: {
+        type: "caption" as const,
+        mode: "karaoke" as const,
+        style: { family: "DejaVu Sans", size: 40 },
+        source: { transcriptionId },
+      },
+    });
+    const ok = body([{ kind: "video", clips: [caption("trn_done", 0), caption("trn_done", 1)] }]);
+    await expect(
+      validateComposition(ok, { lookupUpload, lookupTranscription: lookup }),
+    ).resolves.toBeUndefined();
+    expect(lookup.mock.calls).toEqual([[["trn_done"]]]);
+    const bad = body([
+      {
+        kind: "video",
+        clips: [
+          caption("trn_done", 0),
+          caption("trn_running", 1),
+          caption("trn_failed", 2),
+          caption("trn_other", 3),
+        ],
+      },
+    ]);
+    const found = await problems(bad);
+    expect(found).toEqual([
+      {
+        path: "/tracks/0/clips/1/asset/source/transcriptionId",
+        message: "transcription trn_running is running; captions need it to have succeeded (poll it first)",
+      },
+      {
+        path: "/tracks/0/clips/2/asset/source/transcriptionId",
+        message: "transcription trn_failed failed; captions need a succeeded transcription",
+      },
+      {
+        path: "/tracks/0/clips/3/asset/source/transcriptionId",
+        message: "transcription trn_other was not found",
+      },
+    ]);
   });
 
   it("rejects overlapping clips, naming both ids, with the client's indices", async () => {
@@ -246,7 +303,11 @@ describe("validateComposition", () => {
     ]);
     let details: { path: string }[] = [];
     try {
-      await validateComposition(doc, { lookupUpload, lookupFontFamilies: async () => ["Brand Sans"] });
+      await validateComposition(doc, {
+        lookupUpload,
+        lookupTranscription,
+        lookupFontFamilies: async () => ["Brand Sans"],
+      });
     } catch (error) {
       details = (error as AppError).details ?? [];
     }

@@ -32,9 +32,22 @@ export interface UploadInfo {
  */
 export type LookupUpload = (uploadIds: string[]) => Promise<Map<string, UploadInfo>>;
 
+/** What validation needs to know about one transcription (a subset of the Transcription resource). */
+export interface TranscriptionInfo {
+  status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+}
+
+/**
+ * Resolves transcription ids for the caller like {@link LookupUpload}: the transcriptions that
+ * exist **and belong to the caller**; others are absent from the map. Called at most once per
+ * validation, and only when some caption takes its cues from a transcription.
+ */
+export type LookupTranscription = (transcriptionIds: string[]) => Promise<Map<string, TranscriptionInfo>>;
+
 /** Options of `validateComposition`. */
 export interface ValidateOptions {
   lookupUpload: LookupUpload;
+  lookupTranscription: LookupTranscription;
   /**
    * When given, text/caption families are checked: each must be bundled or one of the families
    * this returns (the caller's uploaded fonts), case-insensitively. Called at most once, and only
@@ -71,7 +84,8 @@ const ACCEPTED_UPLOADS: Record<"video" | "image" | "audio", (u: UploadInfo) => b
  * 5. render cost (with `limits`): canvas size and fps, timeline length, clips over all tracks;
  * 6. references, through one `lookupUpload` call: each `uploadId` exists for the caller with a
  *    matching type (video→video, image→image, audio→audio or a video with sound, caption
- *    source→subtitle), and a trim that starts inside the media;
+ *    source→subtitle), and a trim that starts inside the media; through one `lookupTranscription`
+ *    call, each caption `source.transcriptionId` is a succeeded transcription of the caller;
  * 7. fonts (with `lookupFontFamilies`): each text/caption family is bundled or one of the caller's
  *    uploaded fonts (the message names the clip).
  * Template placeholders (`{{name}}`) pass where the schema allows them (see template.ts).
@@ -142,6 +156,7 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
     );
   }
   await checkReferences(body, options.lookupUpload, add);
+  await checkTranscriptions(body, options.lookupTranscription, add);
   if (problems.length > 0) throw invalidRequest("Composition is invalid", problems);
 }
 
@@ -343,6 +358,39 @@ async function checkReferences(body: CompositionWrite, lookupUpload: LookupUploa
         ref.path.replace(/\/asset\/uploadId$/, "/trim"),
         `starts after the end of the media (${upload.media.duration} s)`,
       );
+    }
+  }
+}
+
+async function checkTranscriptions(
+  body: CompositionWrite,
+  lookupTranscription: LookupTranscription,
+  add: Add,
+): Promise<void> {
+  const refs: { path: string; id: string }[] = [];
+  body.tracks.forEach((track, t) => {
+    track.clips.forEach((clip, c) => {
+      const asset = clip.asset;
+      if (asset.type === "caption" && "transcriptionId" in asset.source) {
+        refs.push({
+          path: `/tracks/${t}/clips/${c}/asset/source/transcriptionId`,
+          id: asset.source.transcriptionId,
+        });
+      }
+    });
+  });
+  if (refs.length === 0) return;
+  const found = await lookupTranscription([...new Set(refs.map((r) => r.id))]);
+  for (const ref of refs) {
+    const status = found.get(ref.id)?.status;
+    if (status === undefined) add(ref.path, `transcription ${ref.id} was not found`);
+    else if (status === "queued" || status === "running") {
+      add(
+        ref.path,
+        `transcription ${ref.id} is ${status}; captions need it to have succeeded (poll it first)`,
+      );
+    } else if (status !== "succeeded") {
+      add(ref.path, `transcription ${ref.id} ${status}; captions need a succeeded transcription`);
     }
   }
 }

@@ -5,7 +5,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { RenderError, type RenderErrorJson, type RenderWarning } from "../render/types.ts";
 import type { RenderLimits } from "./limits.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
-import { preflightWorkDirPrefix, prepareRender } from "./render-prepare.ts";
+import { prepareRender, scratchWorkDirPrefix } from "./render-prepare.ts";
 import { checkRenderRequest, type StartRenderBody } from "./start-render.ts";
 
 /** What a preflight found: whether the render would start ffmpeg, and what it would render. */
@@ -71,7 +71,7 @@ export async function preflightRender(
   );
   const about = { compositionId: source.compositionId, compositionVersion: source.compositionVersion };
   await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(path.join(deps.workRoot, preflightWorkDirPrefix()));
+  const workDir = await mkdtemp(path.join(deps.workRoot, scratchWorkDirPrefix("pfl")));
   try {
     const prepared = await prepareRender({
       db: deps.db,

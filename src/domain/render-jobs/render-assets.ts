@@ -1,6 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
+import { findTranscriptionsByIds, type TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import { findUploadsByIds, listFontUploads, type UploadRow } from "../../db/repositories/uploads.ts";
 import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-asset.ts";
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
@@ -9,15 +10,17 @@ import { localCopy } from "../../storage/local-copy.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../render/index.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "../render/types.ts";
+import { captionCues } from "../transcription/exports.ts";
 import { SNIFF_BYTES, sniffType } from "../uploads/sniff.ts";
 
-/** Where a composition refers to a media or subtitle source: one entry per clip. */
+/** Where a composition refers to a media, subtitle or transcript source: one entry per clip. */
 export interface AssetRef {
   clipId: string;
-  /** The key of the source in the plan's asset map: an upload id or an https URL. */
+  /** The key of the source in the plan's asset map: an upload id, an https URL or a transcription id. */
   key: string;
   uploadId?: string;
   src?: string;
+  transcriptionId?: string;
   /** The clip's asset type (`video`, `image`, `audio`, `caption`). */
   assetType: string;
 }
@@ -31,7 +34,7 @@ export function assetRefs(doc: Timeline): AssetRef[] {
         type: string;
         uploadId?: string;
         src?: string;
-        source?: { uploadId?: string };
+        source?: { uploadId?: string; transcriptionId?: string };
       };
       if (asset.uploadId) {
         refs.push({ clipId: clip.id, key: asset.uploadId, uploadId: asset.uploadId, assetType: asset.type });
@@ -41,6 +44,10 @@ export function assetRefs(doc: Timeline): AssetRef[] {
       if (asset.source?.uploadId) {
         const id = asset.source.uploadId;
         refs.push({ clipId: clip.id, key: id, uploadId: id, assetType: asset.type });
+      }
+      if (asset.source?.transcriptionId) {
+        const id = asset.source.transcriptionId;
+        refs.push({ clipId: clip.id, key: id, transcriptionId: id, assetType: asset.type });
       }
     }
   }
@@ -64,14 +71,16 @@ export const DEFAULT_REMOTE_LIMITS: RemoteAssetLimits = {
 /**
  * Resolves every source a render reads to a local file: uploads (in place on local disk, else
  * downloaded into `workDir`), remote `src` assets (downloaded with SSRF protection, then sniffed
- * and probed like an upload) and the caller's fonts.
+ * and probed like an upload), the caller's fonts, and the caption cues (with word times) of the
+ * transcriptions caption clips take their cues from.
  *
- * @returns the plan's asset map (keyed by upload id or URL), the caller's fonts, and which
- *   clip reads which local file (to name the clip when ffmpeg fails on an input).
- * @throws RenderError `ASSET_NOT_FOUND` (upload gone), `ASSET_FETCH_FAILED` (download refused or
- *   failed; retryable only for network errors and timeouts), `ASSET_UNSUPPORTED` (the remote file
- *   is not media of the clip's type), each with the clip id: every source is tried, the first
- *   problem is thrown and the others are in its `more`.
+ * @returns the plan's asset map (keyed by upload id, URL or transcription id), the caller's
+ *   fonts, and which clip reads which local file (to name the clip when ffmpeg fails on an input).
+ * @throws RenderError `ASSET_NOT_FOUND` (upload or transcription gone), `ASSET_FETCH_FAILED`
+ *   (download refused or failed; retryable only for network errors and timeouts),
+ *   `ASSET_UNSUPPORTED` (the remote file is not media of the clip's type; the transcription has
+ *   not succeeded), each with the clip id: every source is tried, the first problem is thrown and
+ *   the others are in its `more`.
  */
 export async function resolveRenderAssets(input: {
   db: Db;
@@ -91,6 +100,10 @@ export async function resolveRenderAssets(input: {
   const uploadIds = [...new Set(refs.flatMap((r) => (r.uploadId ? [r.uploadId] : [])))];
   const rows = await findUploadsByIds(db, input.userId, uploadIds);
   const byId = new Map<string, UploadRow>(rows.map((u) => [u.id, u]));
+  const transcriptionIds = [...new Set(refs.flatMap((r) => (r.transcriptionId ? [r.transcriptionId] : [])))];
+  const transcripts = new Map(
+    (await findTranscriptionsByIds(db, input.userId, transcriptionIds)).map((t) => [t.id, t]),
+  );
   const assets = new Map<string, ResolvedAsset>();
   const refsByPath = new Map<string, AssetRef>();
   let remoteCount = 0;
@@ -114,6 +127,8 @@ export async function resolveRenderAssets(input: {
         if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
         assets.set(ref.key, resolved);
         refsByPath.set(file, ref);
+      } else if (ref.transcriptionId) {
+        assets.set(ref.key, transcriptCaptions(ref, transcripts.get(ref.transcriptionId)));
       } else if (ref.src) {
         remoteCount += 1;
         const file = path.join(workDir, `remote-${remoteCount}`);
@@ -146,6 +161,29 @@ export async function resolveRenderAssets(input: {
     }
   }
   return { assets, fonts, refsByPath };
+}
+
+/**
+ * The caption cues of a caption clip's transcription (words grouped into cues, each with its
+ * words' times). @throws RenderError naming the clip and `asset.source.transcriptionId`:
+ * `ASSET_NOT_FOUND` when it is gone (or another account's), `ASSET_UNSUPPORTED` when it has not
+ * succeeded.
+ */
+function transcriptCaptions(ref: AssetRef, t: TranscriptionRow | undefined): ResolvedAsset {
+  const field = `clip ${ref.clipId}: asset.source.transcriptionId`;
+  if (!t) {
+    throw new RenderError("ASSET_NOT_FOUND", `${field}: transcription ${ref.key} no longer exists`, {
+      clipId: ref.clipId,
+    });
+  }
+  if (t.status !== "succeeded" || !t.result) {
+    throw new RenderError(
+      "ASSET_UNSUPPORTED",
+      `${field}: transcription ${t.id} is ${t.status}; captions need a succeeded transcription`,
+      { clipId: ref.clipId },
+    );
+  }
+  return { path: "", type: "subtitle", cues: captionCues(t.result) };
 }
 
 /** Downloads, sniffs and probes one remote asset. */

@@ -1,148 +1,56 @@
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import { LRUCache } from "lru-cache";
-import type { Logger } from "pino";
-import type { Db } from "../../db/client.ts";
-import { type CompositionRow, findComposition } from "../../db/repositories/compositions.ts";
-import { AppError, conflict, invalidRequest, notFound } from "../../errors.ts";
-import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
-import { compositionDuration } from "../composition/duration.ts";
-import type { Timeline } from "../composition/schema.ts";
-import { RenderError } from "../render/types.ts";
-import { explainRenderFailure } from "./render-failure.ts";
-import { ffmpegLaunch } from "./render-pipeline.ts";
-import { prepareRender } from "./render-prepare.ts";
+import { findComposition } from "../../db/repositories/compositions.ts";
+import { notFound } from "../../errors.ts";
+import { frameToSeconds, secondsToFrame, toFrameRate } from "../render/timeline.ts";
+import {
+  asPreviewConflict,
+  checkBeforeEnd,
+  type PreviewDeps,
+  type PreviewSpans,
+  previewWindow,
+  runPreview,
+} from "./preview-run.ts";
+import { previewSlots } from "./preview-slots.ts";
 
 /** A rendered preview frame: JPEG bytes and the composition version it shows. */
 export interface PreviewFrame {
   jpeg: Buffer;
   version: number;
-  /** The time rendered, seconds, as requested. */
+  /** The time rendered, seconds: the start of the canvas frame that shows at the time asked. */
   t: number;
+  /** The canvas frame index (at the canvas fps) of `t`. */
+  frame: number;
   width: number;
+  /** Where the time went: absent when the frame came from the cache (or a request already rendering it). */
+  spans?: PreviewSpans;
 }
 
 /** Limits of the preview renderer of one API process. */
-export interface FramePreviewOptions {
-  db: Db;
-  store: BlobStore;
-  /** Scratch root (`WORK_DIR`); each frame works in a `frame-*` directory under it, removed after. */
-  workRoot: string;
-  log: Logger;
+export interface FramePreviewOptions extends PreviewDeps {
   /** Frames rendered at once; more wait in line up to `maxWaiting`, beyond that 429. */
   concurrency: number;
   maxWaiting: number;
-  /** Bytes of JPEG kept in the cache (keyed by composition, version, time and width). */
+  /** Bytes of JPEG kept in the cache (keyed by composition, version, frame and width). */
   cacheBytes: number;
-  /** ffmpeg without progress this long fails (milliseconds). */
-  stallTimeoutMs: number;
 }
-
-/** Longest transition (seconds), plus a second: clips farther than this from a frame cannot show in it. */
-const REACH_SECONDS = 11;
-
-/**
- * The part of a timeline that can show at time `t`: the clips within {@link REACH_SECONDS} of it
- * (so a transition into or out of a neighbour is kept whole), no audio tracks and no ducking (a
- * still has no sound), and the original length fixed as the canvas duration; the whole timeline
- * when nothing visible is near. The frame is the same; the
- * renderer opens only the sources near `t` instead of every source of the composition.
- */
-export function frameWindow(doc: Timeline, t: number): Timeline {
-  const near = (c: { start: number; duration: number }) =>
-    c.start <= t + REACH_SECONDS && c.start + c.duration >= t - REACH_SECONDS;
-  const tracks = doc.tracks
-    .filter((track) => track.kind !== "audio")
-    .map(({ ducking: _ducking, ...track }) => ({ ...track, clips: track.clips.filter(near) }));
-  // Nothing near t (or nothing but sound): the renderer is given the whole timeline as it is.
-  if (tracks.every((track) => track.clips.length === 0)) return doc;
-  return { ...doc, canvas: { ...doc.canvas, duration: compositionDuration(doc) }, tracks };
-}
-
-/** Frame times are cached and rendered at millisecond precision. */
-const roundMs = (t: number) => Math.round(t * 1000) / 1000;
 
 /**
  * The preview frame service: renders one JPEG frame of a stored composition at time `t` with the
- * real renderer (the same plan and ffmpeg invocation as a `jpg` render with `frameAt`), in the
- * API process and synchronously, for a timeline's preview. Frames are cached by composition
- * id, version, time and width (a new version never shows an old frame) and identical requests
- * in flight share one ffmpeg run.
+ * real renderer (the same plan and ffmpeg invocation as a `jpg` render with `frameAt` and
+ * `width`: planned at that width from the start, not scaled down from the canvas size), in the
+ * API process and synchronously, for a timeline's preview. Only the clips near `t` are
+ * resolved and opened (`previewWindow`), each source seeked on the input side. Frames are cached
+ * by composition id, version, canvas frame and width (a new version never shows an old frame;
+ * two times within one frame share it) and identical requests in flight share one ffmpeg run.
  */
 export function createFramePreview(opts: FramePreviewOptions) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
+  const slots = previewSlots(opts.concurrency, opts.maxWaiting, "preview frames");
   const cache = new LRUCache<string, Buffer>({
     maxSize: opts.cacheBytes,
     sizeCalculation: (b) => Math.max(1, b.length),
   });
-  const inFlight = new Map<string, Promise<Buffer>>();
-
-  async function slot(): Promise<() => void> {
-    if (running >= opts.concurrency) {
-      if (waiting.length >= opts.maxWaiting) {
-        throw new AppError("rate_limited", "Too many preview frames are being rendered; retry shortly", {
-          headers: { "Retry-After": "1" },
-        });
-      }
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-    running++;
-    return () => {
-      running--;
-      waiting.shift()?.();
-    };
-  }
-
-  async function render(row: CompositionRow, t: number, width: number): Promise<Buffer> {
-    const release = await slot();
-    await mkdir(opts.workRoot, { recursive: true });
-    const workDir = await mkdtemp(path.join(opts.workRoot, "frame-"));
-    const signal = AbortSignal.timeout(opts.stallTimeoutMs * 2);
-    try {
-      const doc = frameWindow(row.document, t);
-      // The same pre-ffmpeg steps as a render (sources, fonts, plan, files) and the same
-      // explanation of a failure, naming the clip.
-      const { plan, refsByPath, outputFile } = await prepareRender({
-        db: opts.db,
-        store: opts.store,
-        userId: row.userId,
-        composition: doc,
-        options: { format: "jpg", quality: "draft", frameAt: t, width },
-        workDir,
-        remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 15_000 },
-        signal,
-        decoderThreads: 1,
-      });
-      try {
-        await runFfmpeg({
-          ...ffmpegLaunch(plan.args),
-          cwd: workDir,
-          durationSec: plan.durationSec,
-          signal,
-          stallTimeoutMs: opts.stallTimeoutMs,
-          killGraceMs: 200,
-        });
-      } catch (err) {
-        if (err instanceof FfmpegError && err.code !== "ABORTED") {
-          opts.log.warn(
-            { compositionId: row.id, code: err.code, stderr: err.stderrTail },
-            "preview frame failed",
-          );
-          if (err.code === "FFMPEG_FAILED") {
-            throw await explainRenderFailure(err, { plan, composition: doc, refsByPath });
-          }
-          throw new RenderError("TIMEOUT", "The preview frame took too long and was stopped");
-        }
-        throw err;
-      }
-      return await readFile(path.join(workDir, outputFile));
-    } finally {
-      release();
-      await rm(workDir, { recursive: true, force: true });
-    }
-  }
+  const inFlight = new Map<string, Promise<{ jpeg: Buffer; spans: PreviewSpans }>>();
 
   return {
     /**
@@ -156,34 +64,44 @@ export function createFramePreview(opts: FramePreviewOptions) {
     async frame(userId: string, compositionId: string, t: number, width: number): Promise<PreviewFrame> {
       const row = await findComposition(opts.db, userId, compositionId);
       if (!row) throw notFound(`Composition ${compositionId}`);
-      const duration = compositionDuration(row.document);
-      if (t >= duration) {
-        throw invalidRequest("t is past the end of the composition", [
-          { path: "/t", message: `must be < ${duration} (the composition's duration in seconds)` },
-        ]);
-      }
-      const at = roundMs(t);
-      const key = `${row.id}@${row.version}:${at}:${width}`;
-      let jpeg = cache.get(key);
-      if (!jpeg) {
-        let pending = inFlight.get(key);
-        if (!pending) {
-          pending = render(row, at, width).finally(() => inFlight.delete(key));
-          inFlight.set(key, pending);
-        }
-        try {
-          jpeg = await pending;
-        } catch (err) {
-          if (err instanceof RenderError) {
-            throw conflict(`The renderer cannot draw this frame: ${err.message}`, {
-              renderError: err.toJSON(),
-            });
+      checkBeforeEnd(row.document, t, "t");
+      const rate = toFrameRate(row.document.canvas.fps);
+      const frame = secondsToFrame(t, rate);
+      const at = frameToSeconds(frame, rate);
+      const key = `${row.id}@${row.version}:${frame}:${width}`;
+      const cached = cache.get(key);
+      if (cached) return { jpeg: cached, version: row.version, t: at, frame, width };
+      let pending = inFlight.get(key);
+      const mine = !pending;
+      if (!pending) {
+        pending = (async () => {
+          const release = await slots.take();
+          try {
+            const { value, spans } = await runPreview(
+              opts,
+              {
+                row,
+                doc: previewWindow(row.document, at, at, { sound: false }),
+                options: { format: "jpg", quality: "draft", frameAt: at, width },
+                scratch: "frm",
+                signal: AbortSignal.timeout(opts.stallTimeoutMs * 2),
+              },
+              (file) => readFile(file),
+            );
+            cache.set(key, value);
+            return { jpeg: value, spans };
+          } finally {
+            release();
           }
-          throw err;
-        }
-        cache.set(key, jpeg);
+        })().finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
       }
-      return { jpeg, version: row.version, t: at, width };
+      try {
+        const { jpeg, spans } = await pending;
+        return { jpeg, version: row.version, t: at, frame, width, ...(mine ? { spans } : {}) };
+      } catch (err) {
+        throw asPreviewConflict(err);
+      }
     },
   };
 }

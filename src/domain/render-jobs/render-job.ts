@@ -10,6 +10,7 @@ import {
   ACTIVE_STATUSES,
   claimRender,
   failRenderUnfenced,
+  findRenderById,
   finishRender,
   type RenderRow,
   readRenderAttempts,
@@ -175,6 +176,16 @@ export function describeRenderError(err: unknown): DescribedFailure {
   return { error: internal.toJSON(), retryable: true, unexpected: true };
 }
 
+/** What a render attempt runs on: the database, clock, blob store, the attempt's pipeline and the webhook events. */
+export interface RenderAttemptDeps {
+  db: Db;
+  clock: Clock;
+  store: BlobStore;
+  pipeline: RenderPipeline;
+  log: Logger;
+  events?: WebhookEvents;
+}
+
 /**
  * Runs one attempt of render `renderId` through the fenced-attempt runner, giving the render
  * pipeline its phases: each phase change is a fenced status write, and the phase's own progress
@@ -184,16 +195,7 @@ export function describeRenderError(err: unknown): DescribedFailure {
  * @throws RetryableAttemptError for a retryable failure with attempts left (pg-boss retries).
  */
 export function runRenderAttempt(
-  deps: {
-    db: Db;
-    clock: Clock;
-    store: BlobStore;
-    pipeline: RenderPipeline;
-    log: Logger;
-    events?: WebhookEvents;
-    pollMs?: number;
-    maxAttempts?: number;
-  },
+  deps: RenderAttemptDeps & { pollMs?: number; maxAttempts?: number },
   renderId: string,
 ) {
   const { db, clock } = deps;
@@ -241,21 +243,33 @@ export function runRenderAttempt(
 }
 
 /**
+ * Fails render `renderId` with `WORKER_LOST` whatever attempt runs it (a job of the render
+ * whose retries ran out), with its webhook event; a render being cancelled becomes `cancelled`.
+ */
+export async function failLostRender(
+  deps: { db: Db; clock: Clock; events?: WebhookEvents },
+  renderId: string,
+): Promise<void> {
+  await endRenderWithEvent(deps.db, deps.events, (tx) =>
+    failRenderUnfenced(tx, { id: renderId, now: deps.clock.now(), error: workerLostError("render") }),
+  );
+}
+
+/**
  * The `render` job handler: one fenced attempt per job ({@link runRenderAttempt}); a job whose
- * retries ran out (its worker kept dying) fails its render with `WORKER_LOST`.
+ * retries ran out (its worker kept dying) fails its render with `WORKER_LOST`. A render the
+ * pipeline split into parts is carried on by their jobs.
  *
  * @param opts.concurrency - renders run at once in this process (WORKER_CONCURRENCY).
  */
-export function renderJobHandler(opts: {
-  db: Db;
-  clock: Clock;
-  store: BlobStore;
-  pipeline: RenderPipeline;
-  log: Logger;
-  events?: WebhookEvents;
-  concurrency: number;
-  pollingIntervalSeconds?: number;
-}): JobHandler<RenderJobV1> {
+export function renderJobHandler(
+  opts: RenderAttemptDeps & {
+    /** Sends a split render's part and join jobs when they are missing (see `SplitRenderStarter.resume`). */
+    resumeSplit?(renderId: string): Promise<void>;
+    concurrency: number;
+    pollingIntervalSeconds?: number;
+  },
+): JobHandler<RenderJobV1> {
   const { db, clock, log } = opts;
   return {
     concurrency: opts.concurrency,
@@ -263,14 +277,18 @@ export function renderJobHandler(opts: {
       ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
       : {}),
     async run(data) {
+      // A split render's parts and join carry it on: a retry of its job (the worker was lost
+      // after the hand-off) only makes sure their jobs were sent.
+      if ((await findRenderById(db, data.renderId))?.segmentCount != null) {
+        await opts.resumeSplit?.(data.renderId);
+        return "handed_off";
+      }
       const outcome = await runRenderAttempt(opts, data.renderId);
       log.info({ renderId: data.renderId, outcome }, "render attempt ended");
       return outcome;
     },
     async deadLetter(data) {
-      await endRenderWithEvent(db, opts.events, (tx) =>
-        failRenderUnfenced(tx, { id: data.renderId, now: clock.now(), error: workerLostError("render") }),
-      );
+      await failLostRender({ db, clock, ...(opts.events ? { events: opts.events } : {}) }, data.renderId);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildRenderPlan, type RenderPlan, writePlanFiles } from "../render/index.ts";
+import { buildRenderPlan, type EncoderVariant, type RenderPlan, writePlanFiles } from "../render/index.ts";
 import type { RenderOutputOptions, RenderWarning } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 
@@ -14,7 +14,7 @@ export interface PreparedRender {
   refsByPath: Map<string, AssetRef>;
   /** The plan's warnings and the written files' (`GLYPH_MISSING`), in that order. */
   warnings: RenderWarning[];
-  /** The output file, relative to the work directory. */
+  /** The output file, relative to the work directory (or the `output` asked for). */
   outputFile: string;
 }
 
@@ -30,6 +30,9 @@ export interface PreparedRender {
  * @param input.decoderThreads - `-threads` of each video input's decoder.
  * @param input.posterPath - where the run also writes the output's poster (relative to
  *   `workDir`; video formats that move only, see `BuildRenderPlanInput.posterPath`).
+ * @param input.output - where ffmpeg writes (default `output.<format>` in `workDir`; `pipe:3`
+ *   to stream it, see `runFfmpeg`'s `onOutputPipe`).
+ * @param input.variant - the encoder variant (`buildRenderPlan`'s), e.g. a fragmented mp4.
  * @throws RenderError the first problem, with the other source problems in its `more`
  *   (`ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND`,
  *   `INVALID_COMPOSITION`); aborts with `signal`.
@@ -45,6 +48,8 @@ export async function prepareRender(input: {
   signal: AbortSignal;
   decoderThreads?: number;
   posterPath?: string;
+  output?: string;
+  variant?: EncoderVariant;
 }): Promise<PreparedRender> {
   const { assets, fonts, refsByPath } = await resolveRenderAssets({
     db: input.db,
@@ -56,7 +61,7 @@ export async function prepareRender(input: {
     signal: input.signal,
   });
   input.signal.throwIfAborted();
-  const outputFile = `output.${input.options.format}`;
+  const outputFile = input.output ?? `output.${input.options.format}`;
   const plan = buildRenderPlan({
     composition: input.composition,
     assets,
@@ -65,36 +70,44 @@ export async function prepareRender(input: {
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
     ...(input.posterPath ? { posterPath: input.posterPath } : {}),
+    ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
 }
 
-/** A preflight lasts minutes (its downloads are time-limited); one whose directory is older was left by a process that died. */
+/** A preflight or a preview lasts minutes (downloads and runs are time-limited); one whose directory is older was left by a process that died. */
 const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
 
 /**
- * The name prefix of a new preflight's scratch directory under `WORK_DIR`: `pfl_<ULID>-a1-`
- * (`mkdtemp` adds the random part), so that the work-directory sweep can tell its age.
+ * Scratch directories the API process makes outside any job: `pfl` a preflight's, `frm` a
+ * preview frame's, `pvw` a preview video's.
  */
-export function preflightWorkDirPrefix(): string {
-  return attemptWorkDirPrefix(`pfl_${ulid()}`, 1);
+export type ScratchKind = "pfl" | "frm" | "pvw";
+
+/**
+ * The name prefix of a new scratch directory of `kind` under `WORK_DIR`:
+ * `<kind>_<ULID>-a1-` (`mkdtemp` adds the random part), so that the work-directory sweep can
+ * tell its age.
+ */
+export function scratchWorkDirPrefix(kind: ScratchKind): string {
+  return attemptWorkDirPrefix(`${kind}_${ulid()}`, 1);
 }
 
 /**
- * Preflight scratch directories for the work-directory sweep: a preflight removes its own
- * directory when it ends, so one whose ULID is over an hour old was left behind by an API
- * process that died mid-check and is removed.
+ * Scratch directories of one kind for the work-directory sweep: each
+ * removes its own directory when it ends, so one whose ULID is over an hour old was left behind
+ * by an API process that died meanwhile and is removed.
  *
  * @param now - the current time (tests pass a later one).
  */
-export function preflightWorkDirs(now: () => Date = () => new Date()): WorkDirOwner {
+export function scratchWorkDirs(kind: ScratchKind, now: () => Date = () => new Date()): WorkDirOwner {
   return {
-    idPrefix: "pfl",
+    idPrefix: kind,
     async readAttempts(ids) {
       const rows = new Map<string, { attempt: number; ended: boolean }>();
       for (const id of ids) {
-        const time = id.slice("pfl_".length);
+        const time = id.slice(kind.length + 1);
         // A name this code did not make is left alone.
         if (!isValid(time)) {
           rows.set(id, { attempt: 1, ended: false });

@@ -160,6 +160,64 @@ describe("buildAss", () => {
     expect(lines[1]).toContain("one {\\1c&H0000FFFF}two{\\1c&H00FFFFFF}");
   });
 
+  it("times karaoke from a transcription's spoken words, through trim and speed", () => {
+    const style = { family: "sans", size: 20, color: "#ffffff", highlightColor: "#ffff00" };
+    // Source seconds: a pause before "two" and another before "three".
+    const words = [
+      { start: 10, end: 10.4, text: "one" },
+      { start: 10.8, end: 11.2, text: "two" },
+      { start: 12, end: 12.4, text: "three" },
+    ];
+    const cues = [{ start: 10, end: 12.4, text: "one two three", words }];
+    const item = (speed: number) => ({
+      clip: clip({
+        id: "cap",
+        start: 1,
+        duration: 4,
+        trim: 9.6,
+        speed,
+        asset: { type: "caption", mode: "karaoke", style, source: { transcriptionId: "trn_1" } },
+      }),
+      band: 0,
+      startFrame: 25,
+      endFrame: 125,
+      lead: 0,
+      tail: 0,
+    });
+    const resolved = { path: "", type: "subtitle" as const, cues };
+    const dialogue = (speed: number) =>
+      buildAss({
+        ...base,
+        window: { start: 0, end: 200 },
+        clips: [item(speed)],
+        assets: new Map([["trn_1", resolved]]),
+      })
+        .content.split("\n")
+        .filter((l) => l.startsWith("Dialogue:"))
+        .map((l) => {
+          const [, start, end] = l.split(",");
+          const lit = /\{\\1c&H0000FFFF\}(\w+)/.exec(l)?.[1] ?? null;
+          return { start, end, lit };
+        });
+    // Timeline = 1 + (source − 9.6) / speed, on 25 fps frames: "one" from 1.4 s, "two" from
+    // 2.2 s (lit through the pause), "three" from 3.4 s to the cue's end at 3.8 s.
+    expect(dialogue(1)).toEqual([
+      { start: "0:00:01.40", end: "0:00:02.20", lit: "one" },
+      { start: "0:00:02.20", end: "0:00:03.40", lit: "two" },
+      { start: "0:00:03.40", end: "0:00:03.80", lit: "three" },
+    ]);
+    // At speed 2 the same words come twice as fast: 1.2, 1.6, 2.2, end 2.4.
+    expect(dialogue(2)).toEqual([
+      { start: "0:00:01.20", end: "0:00:01.60", lit: "one" },
+      { start: "0:00:01.60", end: "0:00:02.20", lit: "two" },
+      { start: "0:00:02.20", end: "0:00:02.40", lit: "three" },
+    ]);
+    // Not resolved (the render's assets step did not load it): a clear error naming the clip.
+    expect(() => buildAss({ ...base, clips: [item(1)] })).toThrow(
+      expect.objectContaining({ code: "ASSET_NOT_FOUND", clipId: "cap" }),
+    );
+  });
+
   it("reads captions from a resolved SRT upload and fails clearly when it is missing", () => {
     const srtClip = clip({
       id: "cap",

@@ -1,4 +1,5 @@
 import type { Clip, Cue, TextStyle } from "../composition/schema.ts";
+import type { CueWord } from "../transcription/exports.ts";
 import { EMOJI_FAMILY, type ResolvedFont, resolveFont } from "./fonts.ts";
 import { parseSubtitles } from "./subtitle-parse.ts";
 import { type FrameRate, frameToSeconds, secondsToFrame } from "./timeline.ts";
@@ -85,11 +86,13 @@ const EMOJI_RUN = new RegExp(
  * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad`;
  * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
  * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the
- * resolved asset); cue times are source seconds: timeline = clip.start + (cue - trim) / speed.
- * Karaoke mode emits one event per word with that word in `highlightColor`.
+ * resolved asset) or a transcription (its `cues`); cue times are source seconds: timeline =
+ * clip.start + (cue - trim) / speed. Karaoke mode emits one event per word with that word in
+ * `highlightColor`: from the word's spoken start to the next word's when the cues carry word
+ * times (a transcription), else the cue's time spread over its words by length.
  *
  * @throws RenderError `FONT_NOT_FOUND` for an unknown family, `ASSET_NOT_FOUND` for a caption
- *   upload missing from `assets`, `ASSET_UNSUPPORTED` when its text is missing.
+ *   upload or transcription missing from `assets`, `ASSET_UNSUPPORTED` when its text is missing.
  */
 export function buildAss(input: BuildAssInput): AssDocument {
   const styles: string[] = [];
@@ -212,11 +215,13 @@ function timedPieces(item: AssClipInput, input: BuildAssInput): Piece[] {
     ];
   }
   if (asset.type !== "caption") return [];
-  const cues = captionCues(clip, input.assets);
+  const cues = clipCues(clip, input.assets);
   const trim = clip.trim ?? 0;
   const speed = clip.speed ?? 1;
   const toFrame = (t: number) => secondsToFrame(clip.start + (t - trim) / speed, input.rate);
   const pieces: Piece[] = [];
+  const highlight = assColor(asset.style.highlightColor ?? "#ffff00", clip.transform?.opacity ?? 1);
+  const normal = assColor(asset.style.color ?? "#ffffff", clip.transform?.opacity ?? 1);
   for (const cue of cues) {
     const from = toFrame(cue.start);
     const to = toFrame(cue.end);
@@ -226,10 +231,28 @@ function timedPieces(item: AssClipInput, input: BuildAssInput): Piece[] {
       continue;
     }
     const words = cue.text.split(/(\s+)/);
+    /** The cue with its `w`-th part (a word, never whitespace) highlighted; -1: none. */
+    const lit = (w: number) => (esc: (t: string) => string) =>
+      words
+        .map((other, o) => (o === w ? `{\\1c${highlight}}${esc(other)}{\\1c${normal}}` : esc(other)))
+        .join("");
+    const wordParts = words.flatMap((w, i) => (/^\s*$/.test(w) ? [] : [i]));
+    const timed = cue.words ?? [];
+    if (timed.length > 0 && timed.length === wordParts.length) {
+      // Spoken word times: each word is lit from its start until the next word starts (the
+      // last until the cue ends); before the first word nothing is.
+      const starts = timed.map((w) => Math.min(to, Math.max(from, toFrame(w.start))));
+      if ((starts[0] ?? from) > from) pieces.push({ from, to: starts[0] ?? from, render: lit(-1) });
+      wordParts.forEach((part, k) => {
+        const wFrom = starts[k] ?? from;
+        const wTo = starts[k + 1] ?? to;
+        if (wTo > wFrom) pieces.push({ from: wFrom, to: wTo, render: lit(part) });
+      });
+      continue;
+    }
+    // No word times: the cue's time spread over its words by their length.
     const weights = words.map((w) => (/^\s+$/.test(w) ? 0 : Math.max(1, [...w].length)));
     const total = weights.reduce((a, b) => a + b, 0) || 1;
-    const highlight = assColor(asset.style.highlightColor ?? "#ffff00", clip.transform?.opacity ?? 1);
-    const normal = assColor(asset.style.color ?? "#ffffff", clip.transform?.opacity ?? 1);
     let acc = 0;
     words.forEach((_word, w) => {
       const weight = weights[w] ?? 0;
@@ -239,23 +262,28 @@ function timedPieces(item: AssClipInput, input: BuildAssInput): Piece[] {
       const wTo =
         w === words.length - 1 || acc >= total ? to : from + Math.round(((to - from) * acc) / total);
       if (wTo <= wFrom) return;
-      pieces.push({
-        from: wFrom,
-        to: wTo,
-        render: (esc) =>
-          words
-            .map((other, o) => (o === w ? `{\\1c${highlight}}${esc(other)}{\\1c${normal}}` : esc(other)))
-            .join(""),
-      });
+      pieces.push({ from: wFrom, to: wTo, render: lit(w) });
     });
   }
   return pieces;
 }
 
-function captionCues(clip: Clip, assets: ReadonlyMap<string, ResolvedAsset>): Cue[] {
+/** A caption's cues: inline, parsed from its subtitle upload, or its transcription's (with word times). */
+function clipCues(clip: Clip, assets: ReadonlyMap<string, ResolvedAsset>): (Cue & { words?: CueWord[] })[] {
   const asset = clip.asset;
   if (asset.type !== "caption") return [];
   if ("cues" in asset.source) return asset.source.cues;
+  if ("transcriptionId" in asset.source) {
+    const cues = assets.get(asset.source.transcriptionId)?.cues;
+    if (!cues) {
+      throw new RenderError(
+        "ASSET_NOT_FOUND",
+        `Transcription ${asset.source.transcriptionId} was not resolved`,
+        { clipId: clip.id },
+      );
+    }
+    return cues;
+  }
   const resolved = assets.get(asset.source.uploadId);
   if (!resolved) {
     throw new RenderError("ASSET_NOT_FOUND", `Subtitle upload ${asset.source.uploadId} was not resolved`, {

@@ -45,11 +45,21 @@ const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
  * `streams` keeps only the video (`-an`) or only the audio (`-vn`) of the format; a video-only
  * mp4 also closes every GOP (`-flags +cgop`) so that segments join by stream copy. `lossless`
  * encodes H.264 losslessly (x264 `-qp 0`, same preset): internal, for exactness tests only.
+ * `fragmented` (mp4 only) writes a fragmented MP4 that plays while it is written (a stream to an
+ * HTTP response, "Play from here"): the header first (`empty_moov`), then one fragment per
+ * keyframe, instead of `+faststart`. The first fragment holds {@link FIRST_FRAGMENT_SECONDS} s
+ * (so a player has a picture early), the next ones {@link FRAGMENT_SECONDS} s each.
  */
 export interface EncoderVariant {
   streams?: "video" | "audio";
   lossless?: boolean;
+  fragmented?: boolean;
 }
+
+/** Seconds between the keyframes, hence the fragments, of a `fragmented` mp4 (after the first). */
+export const FRAGMENT_SECONDS = 0.5;
+/** Length of the first fragment of a `fragmented` mp4, seconds. */
+export const FIRST_FRAGMENT_SECONDS = 0.1;
 
 /**
  * Encoder and muxer arguments for a format and quality preset (placed after the `-map`s):
@@ -78,6 +88,19 @@ export function encoderArgs(
       const audio = ["-c:a", "aac", "-b:a", AAC[quality], "-ar", "48000"];
       if (variant.streams === "video") return [...video, "-flags", "+cgop", "-an", "-f", "mp4"];
       if (variant.streams === "audio") return ["-vn", ...audio, "-f", "mp4"];
+      if (variant.fragmented) {
+        return [
+          ...video,
+          "-force_key_frames",
+          // Keyframes at 0, at FIRST_FRAGMENT_SECONDS, then every FRAGMENT_SECONDS.
+          `expr:if(lt(n_forced,2),gte(t,n_forced*${FIRST_FRAGMENT_SECONDS}),gte(t,prev_forced_t+${FRAGMENT_SECONDS}))`,
+          ...audio,
+          "-movflags",
+          "frag_keyframe+empty_moov+default_base_moof",
+          "-f",
+          "mp4",
+        ];
+      }
       return [...video, ...audio, "-movflags", "+faststart", "-f", "mp4"];
     }
     case "webm": {

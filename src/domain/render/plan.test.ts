@@ -430,10 +430,11 @@ describe("buildRenderPlan: outputs", () => {
     expect(graphOf(p.args)).toContain("trim=end_frame=60");
   });
 
-  it("renders a still at frameAt", () => {
+  it("renders a still at frameAt, its sources seeked a quarter second before it", () => {
     const p = plan(simple(), { format: "png", frameAt: 2 });
     expect(p.durationSec).toBeCloseTo(1 / 30, 6);
-    expect(inputWindows(p.args)[0]?.ss).toBe("1");
+    expect(inputWindows(p.args)[0]?.ss).toBe("1.75");
+    expect(graphOf(p.args)).toContain("[0:v]setpts=PTS-0.25/TB,fps=fps=30:start_time=0");
     expect(p.output).toEqual({ format: "png", width: 320, height: 180, audio: false });
   });
 

@@ -38,6 +38,7 @@ import {
   buildPlacedClip,
   buildVisualClip,
   isOpaqueFullFrame,
+  STILL_SEEK_PREROLL_SEC,
 } from "./video-branch.ts";
 
 /** Inputs of `buildRenderPlan`. */
@@ -229,6 +230,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     warnings,
     inputs: new Map(),
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(traits.still ? { seekPreroll: STILL_SEEK_PREROLL_SEC } : {}),
   };
   const maps: string[] = [];
   let posterOutput: string[] = [];

@@ -1,4 +1,5 @@
 import { compositionDuration } from "../composition/duration.ts";
+import type { Timeline } from "../composition/schema.ts";
 import {
   type BuildRenderPlanInput,
   buildRenderPlan,
@@ -9,7 +10,7 @@ import {
   requestedWindow,
 } from "./plan.ts";
 import { type FrameRate, frameToSeconds, secondsToFrame, toFrameRate } from "./timeline.ts";
-import { RenderError, type RenderWarning } from "./types.ts";
+import { RenderError, type RenderOutputOptions, type RenderWarning } from "./types.ts";
 
 /** Output frames `[startFrame, endFrame)` of a render, rendered as one segment. */
 export interface FrameRange {
@@ -109,51 +110,19 @@ export function buildSplitRenderPlan(input: BuildSplitRenderPlanInput): SplitRen
   if (base.output.format !== "mp4") {
     throw new RenderError("INVALID_COMPOSITION", `split rendering makes mp4 only, not ${base.output.format}`);
   }
-  const rate = toFrameRate(base.output.fps ?? base.composition.canvas.fps);
-  const totalFrames = secondsToFrame(compositionDuration(base.composition), rate);
-  if (totalFrames <= 0) throw new RenderError("INVALID_COMPOSITION", "The composition is empty (duration 0)");
-  const window = requestedWindow(base.output, totalFrames, rate);
-  const variant = { streams: "video" as const, ...(lossless ? { lossless } : {}) };
-  const segments = planSegments(window.end - window.start, rate, segmentSec).map((range, i) => {
-    const startFrame = window.start + range.startFrame;
-    const endFrame = window.start + range.endFrame;
-    const tag = String(i).padStart(3, "0");
-    const file = `seg-${tag}.mp4`;
-    const plan = buildRenderPlan({
-      ...base,
-      output: {
-        ...base.output,
-        range: {
-          start: frameToSeconds(startFrame, rate),
-          duration: frameToSeconds(endFrame - startFrame, rate),
-        },
-      },
-      outputPath: file,
-      names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
-      variant,
-    });
-    return { startFrame, endFrame, file, plan };
-  });
-  const audio = {
-    file: AUDIO_PART,
-    plan: buildRenderPlan({
-      ...base,
-      outputPath: AUDIO_PART,
-      names: { graphFile: "graph-audio.txt" },
-      variant: { streams: "audio" },
-    }),
-  };
+  const { rate, window } = renderFrameWindow(base.composition, base.output);
+  const segments = planSegments(window.end - window.start, rate, segmentSec).map((range, i) =>
+    buildSegmentPlan(
+      base,
+      { startFrame: window.start + range.startFrame, endFrame: window.start + range.endFrame },
+      i,
+      lossless,
+    ),
+  );
+  const audio = buildAudioPlan(base);
   const first = segments[0]?.plan;
   const durationSec = frameToSeconds(window.end - window.start, rate);
-  const join = {
-    files: [{ path: CONCAT_LIST, content: concatList(segments, rate) }],
-    args: [
-      ...RUN_ARGS,
-      ...["-f", "concat", "-i", CONCAT_LIST, "-i", AUDIO_PART],
-      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
-      outputPath,
-    ],
-  };
+  const join = buildJoinPlan(segments, rate, outputPath);
   return {
     segments,
     audio,
@@ -167,13 +136,108 @@ export function buildSplitRenderPlan(input: BuildSplitRenderPlanInput): SplitRen
 }
 
 /**
+ * The output frames of a render at its output frame rate: `window` is `[start, end)` of the
+ * composition's frames (the requested `range`, or all of them).
+ * @throws RenderError `INVALID_COMPOSITION` for an empty composition, and whatever
+ *   `requestedWindow` throws for a range outside it.
+ */
+export function renderFrameWindow(
+  composition: Timeline,
+  output: RenderOutputOptions,
+): { rate: FrameRate; window: { start: number; end: number } } {
+  const rate = toFrameRate(output.fps ?? composition.canvas.fps);
+  const totalFrames = secondsToFrame(compositionDuration(composition), rate);
+  if (totalFrames <= 0) throw new RenderError("INVALID_COMPOSITION", "The composition is empty (duration 0)");
+  const window = requestedWindow(output, totalFrames, rate);
+  return { rate, window: { start: window.start, end: window.end } };
+}
+
+/** The base of a part's plan: `buildRenderPlan`'s input without the part's own names, variant and output file. */
+export type SplitPartBase = Omit<BuildRenderPlanInput, "variant" | "names" | "outputPath">;
+
+/**
+ * The plan of video segment `index` of a split render: `buildRenderPlan` with the segment's
+ * output frames as `output.range` (the whole graph is built, the frames are kept on the output
+ * side), video only with closed GOPs, writing `seg-<index>.mp4` with its own plan file names.
+ *
+ * @param range - output frames of the whole render at the output frame rate.
+ * @param lossless - lossless H.264 (exactness tests).
+ * @throws whatever `buildRenderPlan` throws.
+ */
+export function buildSegmentPlan(
+  base: SplitPartBase,
+  range: FrameRange,
+  index: number,
+  lossless?: boolean,
+): SegmentPlan {
+  const rate = toFrameRate(base.output.fps ?? base.composition.canvas.fps);
+  const tag = String(index).padStart(3, "0");
+  const file = `seg-${tag}.mp4`;
+  const plan = buildRenderPlan({
+    ...base,
+    output: {
+      ...base.output,
+      range: {
+        start: frameToSeconds(range.startFrame, rate),
+        duration: frameToSeconds(range.endFrame - range.startFrame, rate),
+      },
+    },
+    outputPath: file,
+    names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
+    variant: { streams: "video", ...(lossless ? { lossless } : {}) },
+  });
+  return { startFrame: range.startFrame, endFrame: range.endFrame, file, plan };
+}
+
+/**
+ * The audio part of a split render: the whole timeline's sound (of `base.output.range` when
+ * set) encoded once as AAC into {@link AUDIO_PART}.
+ * @throws whatever `buildRenderPlan` throws.
+ */
+export function buildAudioPlan(base: SplitPartBase): { file: string; plan: RenderPlan } {
+  return {
+    file: AUDIO_PART,
+    plan: buildRenderPlan({
+      ...base,
+      outputPath: AUDIO_PART,
+      names: { graphFile: "graph-audio.txt" },
+      variant: { streams: "audio" },
+    }),
+  };
+}
+
+/**
+ * The join of a split render: the ffconcat list of `segments` (in order, each a file in the
+ * cwd with its output frames) and the ffmpeg arguments that read them with the concat demuxer
+ * and {@link AUDIO_PART}, and copy both streams into `outputPath` (mp4, `+faststart`) without
+ * re-encoding.
+ *
+ * @param rate - the output frame rate (the segments' frame ranges are at this rate).
+ */
+export function buildJoinPlan(
+  segments: readonly (FrameRange & { file: string })[],
+  rate: FrameRate,
+  outputPath: string,
+): { args: string[]; files: PlanFile[] } {
+  return {
+    files: [{ path: CONCAT_LIST, content: concatList(segments, rate) }],
+    args: [
+      ...RUN_ARGS,
+      ...["-f", "concat", "-i", CONCAT_LIST, "-i", AUDIO_PART],
+      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
+      outputPath,
+    ],
+  };
+}
+
+/**
  * The ffconcat list of the segments. Each entry carries its exact `duration`: the demuxer
  * offsets a file's timestamps by the sum of the durations before it (in microseconds), so
  * every duration is written as the difference of the rounded boundary times. The sum then
  * never drifts more than half a microsecond from the exact frame time, which rounds to the
  * exact tick of the stream time base.
  */
-function concatList(segments: readonly SegmentPlan[], rate: FrameRate): string {
+function concatList(segments: readonly (FrameRange & { file: string })[], rate: FrameRate): string {
   const micros = (frame: number) => Math.round((frame * rate.den * 1_000_000) / rate.num);
   const origin = segments[0]?.startFrame ?? 0;
   const lines = ["ffconcat version 1.0"];

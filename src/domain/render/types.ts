@@ -1,3 +1,4 @@
+import type { CaptionCue } from "../transcription/exports.ts";
 import type { UploadType } from "../uploads/upload-type.ts";
 
 /** Output containers/formats of a render: video, animated GIF, audio only, one still frame. */
@@ -40,14 +41,18 @@ export interface ResolvedMedia {
 
 /**
  * A media source the worker has fetched to local disk: keyed in `BuildRenderPlanInput.assets` by
- * `uploadId` or by the asset's `src` URL. `path` is absolute or relative to the ffmpeg cwd.
- * Subtitle uploads carry their decoded `text` (SRT or WebVTT) so that planning stays pure.
+ * `uploadId`, by the asset's `src` URL, or by a caption's `transcriptionId`. `path` is absolute or
+ * relative to the ffmpeg cwd (empty for a transcription: no file). Subtitle uploads carry their
+ * decoded `text` (SRT or WebVTT) and transcriptions their caption `cues` (with word times), so
+ * that planning stays pure.
  */
 export interface ResolvedAsset {
   path: string;
   type: UploadType;
   media?: ResolvedMedia | null;
   text?: string;
+  /** Caption cues of a transcription, seconds of the transcribed media, each with its words. */
+  cues?: CaptionCue[];
 }
 
 /** A font uploaded by the caller (upload type `font`); `family` as read with `readFontFamilyNames`. */

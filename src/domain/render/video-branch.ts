@@ -27,6 +27,8 @@ export interface BranchContext {
   inputs: Map<string, SourceInput>;
   /** `-threads` of each video input's decoder, when set. */
   decoderThreads?: number;
+  /** Source seconds decoded before each clip's first needed source time; default {@link SEEK_PREROLL_SEC}. */
+  seekPreroll?: number;
 }
 
 /** An opened input bounded to what one clip needs (`-ss/-t`; a still is one frame). */
@@ -52,6 +54,15 @@ export interface SourceInput {
  * source's frame rate is not the output's.
  */
 export const SEEK_PREROLL_SEC = 1;
+
+/**
+ * The preroll of a still (jpg/png: one output frame): enough source before the frame for `fps` to
+ * pick the same source frame as a video render does (the frames next to it; sources down to 4
+ * fps), and short, because an input seek lands on the keyframe before the preroll: with a second
+ * of preroll, a keyframe within the second before the frame made the still decode the whole
+ * group of pictures before it too (up to 250 frames more for x264's default keyframe interval).
+ */
+export const STILL_SEEK_PREROLL_SEC = 0.25;
 
 const DEFAULT_MOTION = 0.2;
 
@@ -121,7 +132,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
           },
     );
   }
-  const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - SEEK_PREROLL_SEC);
+  const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - (ctx.seekPreroll ?? SEEK_PREROLL_SEC));
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
     ? ["-i", asset.path]

@@ -101,17 +101,37 @@ export async function createTranscription(
   }
 }
 
+/** What cancelling a transcription needs. */
+export interface CancelTranscriptionDeps {
+  db: Db;
+  clock: Clock;
+  /** The engines by provider name: the transcription's own cancels its vendor request. */
+  engines: Partial<Record<string, Transcriber>>;
+  log: { warn(obj: object, msg: string): void };
+}
+
 /**
  * Cancels a queued or running transcription of the caller (the worker stops at its next
- * check). Idempotent: a terminal transcription is returned unchanged.
+ * check), and its vendor request when one was submitted (fal; best effort: a vendor that
+ * cannot be reached is logged, the transcription is cancelled all the same). Idempotent: a
+ * terminal transcription is returned unchanged.
  * @throws AppError 404 when the caller has no such transcription.
  */
 export async function cancelTranscription(
-  deps: { db: Db; clock: Clock },
+  deps: CancelTranscriptionDeps,
   userId: string,
   id: string,
 ): Promise<TranscriptionRow> {
   const result = await cancelTranscriptionRow(deps.db, userId, id, deps.clock.now());
   if (!result) throw notFound(`Transcription ${id}`);
-  return result.row;
+  const { row, changed } = result;
+  const engine = deps.engines[row.engine.provider];
+  if (changed && row.vendorRequestId && engine?.cancel) {
+    await engine
+      .cancel(row.vendorRequestId)
+      .catch((err: unknown) =>
+        deps.log.warn({ err, transcriptionId: row.id }, "cancelling at the vendor failed"),
+      );
+  }
+  return row;
 }

@@ -6,11 +6,20 @@
 import { stringifySync } from "subtitle";
 import type { TranscriptResult, TranscriptSegment, TranscriptWord } from "./types.ts";
 
-/** A caption cue, seconds. */
-export interface CaptionCue {
+/** One word of a caption cue, seconds. */
+export interface CueWord {
   start: number;
   end: number;
   text: string;
+}
+
+/** A caption cue, seconds, with the times of its words (none when the engine gave no word times). */
+export interface CaptionCue {
+  start: number;
+  end: number;
+  /** The words joined by spaces. */
+  text: string;
+  words: CueWord[];
 }
 
 /** Longest caption line, characters (the common broadcast limit of 42 per line). */
@@ -20,15 +29,16 @@ export const CUE_MAX_SECONDS = 7;
 
 /**
  * Caption cues of a transcript: each segment's words grouped greedily into cues of at most
- * {@link CUE_MAX_CHARS} characters and {@link CUE_MAX_SECONDS} seconds, timed by the words. A
- * segment without word times is one cue.
+ * {@link CUE_MAX_CHARS} characters and {@link CUE_MAX_SECONDS} seconds, timed by the words and
+ * keeping them (karaoke captions highlight each at its time). A segment without word times is
+ * one cue without words.
  */
 export function captionCues(result: Pick<TranscriptResult, "segments">): CaptionCue[] {
   const cues: CaptionCue[] = [];
   for (const segment of result.segments) {
     if (segment.words.length === 0) {
       if (segment.text.trim())
-        cues.push({ start: segment.start, end: segment.end, text: segment.text.trim() });
+        cues.push({ start: segment.start, end: segment.end, text: segment.text.trim(), words: [] });
       continue;
     }
     let group: TranscriptWord[] = [];
@@ -36,7 +46,12 @@ export function captionCues(result: Pick<TranscriptResult, "segments">): Caption
       const first = group[0];
       const last = group.at(-1);
       if (first && last)
-        cues.push({ start: first.start, end: last.end, text: group.map((w) => w.text).join(" ") });
+        cues.push({
+          start: first.start,
+          end: last.end,
+          text: group.map((w) => w.text).join(" "),
+          words: group.map((w) => ({ start: w.start, end: w.end, text: w.text })),
+        });
       group = [];
     };
     for (const word of segment.words) {

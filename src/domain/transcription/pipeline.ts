@@ -1,6 +1,9 @@
 /**
  * One attempt of a transcription: the upload's audio → 16 kHz mono WAV (ffmpeg) → chunks within
- * the engine's limit → the engine → segments stitched back onto the media's time line.
+ * the engine's limit → the engine → segments stitched back onto the media's time line. A
+ * failed or stopped attempt cancels the vendor requests no later attempt will resume (the one
+ * request of a single-chunk transcription is recorded, resumed by a retry, and cancelled with
+ * the transcription).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
@@ -82,6 +85,9 @@ export async function runTranscriptionPipeline(
     const stop = new AbortController();
     const chunkSignal = AbortSignal.any([signal, stop.signal]);
     const limit = pLimit(single ? 1 : engine.concurrency);
+    // Vendor requests of this attempt that no later attempt resumes (a chunk's, or one the
+    // attempt could not record): cancelled at the vendor when the attempt fails or stops.
+    const orphans: string[] = [];
     const shares = chunks.map(() => 0);
     const report = (i: number, ratio: number) => {
       shares[i] = Math.max(shares[i] ?? 0, Math.min(1, ratio));
@@ -109,13 +115,19 @@ export async function runTranscriptionPipeline(
         // A vendor request id names the single request of a one-chunk transcription.
         vendorRequestId: single ? t.vendorRequestId : null,
         async onVendorRequest(requestId) {
-          if (!single) return;
+          if (!single) {
+            orphans.push(requestId);
+            return;
+          }
           const ok = await setTranscriptionVendorRequestId(deps.db, {
             id: t.id,
             attempt: ctx.attempt,
             requestId,
           });
-          if (!ok) throw new AttemptLostError();
+          if (!ok) {
+            orphans.push(requestId);
+            throw new AttemptLostError();
+          }
         },
       });
       report(i, 1);
@@ -128,7 +140,15 @@ export async function runTranscriptionPipeline(
           throw err;
         }),
       ),
-    );
+    ).catch((err: unknown) => {
+      // Not awaited: the vendor answering late must not hold the attempt's end.
+      for (const requestId of orphans) {
+        engine
+          .cancel?.(requestId)
+          .catch((e: unknown) => ctx.log.warn({ err: e, requestId }, "vendor cancel failed"));
+      }
+      throw err;
+    });
     const language = t.language ?? results.find((r) => r.language !== "und")?.language ?? "und";
     return { language, duration, segments: results.flatMap((r) => r.segments) };
   } catch (err) {

@@ -81,6 +81,12 @@ export interface Transcriber {
    * @throws TranscriptionError on failure (typed: `retryable` says whether another attempt may help).
    */
   transcribe(input: TranscribeInput): Promise<TranscriptResult>;
+  /**
+   * Cancels a request this engine submitted to its vendor's queue (engines with one: fal);
+   * resolves once the vendor has answered.
+   * @throws when the vendor cannot be reached or refuses (callers treat it as best effort).
+   */
+  cancel?(requestId: string): Promise<void>;
 }
 
 /** A typed transcription failure, stored on the transcription as `error`. */

@@ -222,6 +222,19 @@ export const Render = Type.Object(
     ]),
     error: Type.Union([Type.Null(), RenderErrorBody]),
     warnings: Type.Array(RenderWarningBody),
+    segments: Type.Union(
+      [
+        Type.Null(),
+        Type.Object({
+          total: Type.Integer({ minimum: 1, description: "Video segments the render was split into" }),
+          done: Type.Integer({ minimum: 0, description: "Segments finished so far" }),
+        }),
+      ],
+      {
+        description:
+          "A split render (an mp4 longer than `RENDER_SEGMENT_SEC`): its video segments, rendered by any workers in parallel and joined without re-encoding; null for a render made in one piece (or not yet started)",
+      },
+    ),
     createdAt: Timestamp(),
     startedAt: Type.Union([Type.Null(), Timestamp()]),
     finishedAt: Type.Union([Type.Null(), Timestamp()]),

@@ -40,15 +40,22 @@ export const addCaptions = defineTool({
       source,
       cues,
       label,
-      start: input.start,
+      placement: { start: input.start },
       mode: input.mode,
       style: input.style,
     });
   },
 });
 
+/** Where a caption clip goes: a timeline `start`, or in step with a clip of the media it captions. */
+export type CaptionPlacement =
+  | { start: number }
+  /** The clip's start, length, trim and speed, so each cue shows when its words are heard. */
+  | { alignWith: Pick<Clip, "id" | "start" | "duration" | "trim" | "speed"> };
+
 /**
- * Adds one caption clip on a free track above the picture, as long as its cues, at `start`.
+ * Adds one caption clip on a free track above the picture: at `start`, as long as its cues, or
+ * in step with a clip of the captioned media (same start, length, trim and speed).
  * @param tool - the tool name recorded with the edit.
  */
 export function addCaptionClip(
@@ -56,21 +63,35 @@ export function addCaptionClip(
   toolCallId: string,
   tool: string,
   c: {
-    source: { uploadId: string } | { cues: { start: number; end: number; text: string }[] };
+    source:
+      | { uploadId: string }
+      | { cues: { start: number; end: number; text: string }[] }
+      | { transcriptionId: string };
     cues: { end: number }[];
     label: string;
-    start: number;
+    placement: CaptionPlacement;
     mode: "static" | "karaoke" | undefined;
     style: z.infer<typeof TextStyleInput> | undefined;
   },
 ) {
-  const duration = Math.max(...c.cues.map((cue) => cue.end));
+  const timing =
+    "alignWith" in c.placement
+      ? {
+          start: c.placement.alignWith.start,
+          duration: c.placement.alignWith.duration,
+          ...(c.placement.alignWith.trim ? { trim: c.placement.alignWith.trim } : {}),
+          ...(c.placement.alignWith.speed && c.placement.alignWith.speed !== 1
+            ? { speed: c.placement.alignWith.speed }
+            : {}),
+        }
+      : { start: c.placement.start, duration: Math.max(...c.cues.map((cue) => cue.end)) };
+  const { start, duration } = timing;
+  const where = "alignWith" in c.placement ? ` in step with clip ${c.placement.alignWith.id}` : "";
   return applyEdit(ctx, toolCallId, tool, (draft) => {
-    const track = freeTrack(draft, "video", "Captions", c.start, c.start + duration);
+    const track = freeTrack(draft, "video", "Captions", start, start + duration);
     const size = Math.round(draft.canvas.height / 20);
     track.clips.push({
-      start: c.start,
-      duration,
+      ...timing,
       asset: {
         type: "caption",
         style: textStyle(c.style, "bottom", size),
@@ -78,7 +99,7 @@ export function addCaptionClip(
         source: c.source,
       },
     } as Clip);
-    return { summary: `Added captions from ${c.label} (${Math.round(duration)}s)`, duration };
+    return { summary: `Added captions from ${c.label}${where} (${Math.round(duration)}s)`, start, duration };
   });
 }
 

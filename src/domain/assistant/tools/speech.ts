@@ -1,6 +1,9 @@
 import { z } from "zod";
+import { isMediaAsset } from "../../composition/schema.ts";
 import { captionCues } from "../../transcription/exports.ts";
-import { resolveUpload } from "../references.ts";
+import { readComposition } from "../edit.ts";
+import { resolveUpload, soleUploadClip } from "../references.ts";
+import { orderedClips } from "../summary.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { addChapterMarkers } from "./analysis.ts";
 import { addCaptionClip } from "./captions-audio.ts";
@@ -45,22 +48,41 @@ export const transcribeSpeech = defineTool({
 export const addCaptionsFromSpeech = defineTool({
   name: "add_captions_from_speech",
   description:
-    "Caption what is said in a video or audio upload (id or name): transcribes it (or reuses its transcript) and adds the cues on a captions track. `start` is where that upload's clip starts on the timeline (default 0).",
+    "Caption what is said in a video or audio upload (id or name): transcribes it (or reuses its transcript) and adds a caption clip that takes its cues from that transcription, on a captions track. Without `start` the captions follow the upload's clip on the timeline (its start, length, trim and speed; the first one when it is used twice), else they start at 0; `start` places them there instead. `mode: karaoke` highlights each word as it is spoken.",
   input: z.object({
-    upload: z.string().min(1).max(300),
-    start: z.number().min(0).default(0),
+    upload: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("Upload id or name; default the upload the timeline's video/audio clips play"),
+    start: z.number().min(0).optional(),
     mode: z.enum(["static", "karaoke"]).optional(),
     style: TextStyleInput.optional(),
   }),
   async run(input, { ctx, toolCallId }) {
-    const t = await transcriptOf(ctx, toolCallId, input.upload);
+    const upload =
+      input.upload ??
+      (
+        soleUploadClip(await readComposition(ctx), "name the upload to caption", {
+          audio: true,
+          sameUpload: true,
+        }).asset as { uploadId: string }
+      ).uploadId;
+    const t = await transcriptOf(ctx, toolCallId, upload);
     const cues = captionCues(t.result);
     if (cues.length === 0) throw new ToolError("no_speech", `No speech was recognised in ${t.upload.name}`);
+    const clip =
+      input.start === undefined
+        ? orderedClips(await readComposition(ctx))
+            .map((x) => x.clip)
+            .find((x) => isMediaAsset(x.asset) && x.asset.uploadId === t.upload.id)
+        : undefined;
     return addCaptionClip(ctx, toolCallId, "add_captions_from_speech", {
-      source: { cues },
+      source: { transcriptionId: t.transcriptionId },
       cues,
       label: `the speech of ${t.upload.name}${t.note}`,
-      start: input.start,
+      placement: clip ? { alignWith: clip } : { start: input.start ?? 0 },
       mode: input.mode,
       style: input.style,
     });

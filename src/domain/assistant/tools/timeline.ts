@@ -8,7 +8,8 @@ import { defineTool } from "./define.ts";
 import { freeTrack, isFree, mainVideoTrack, trackEnd } from "./tracks.ts";
 
 const seconds = (what: string) => z.number().min(0).max(86_400).describe(`${what}, seconds`);
-const clipRef = z
+/** How tools take a clip: id, summary number or source name. */
+export const clipRef = z
   .union([z.string().min(1).max(200), z.number().int().min(1)])
   .describe("The clip: its id (clp_…), its number in get_composition, or its source name");
 

@@ -1,10 +1,11 @@
 /**
  * fal.ai's queue protocol through `@fal-ai/client`, shared by every fal model Cutroom calls
  * (image and video generation, Whisper transcription): the client with the queue origin
- * replaced by `queueUrl` (the client's `requestMiddleware`), and `call`, which runs one queue
+ * replaced by `queueUrl` (the client's `requestMiddleware`); `call`, which runs one queue
  * call with a time limit and exponential-backoff retries and maps failures to
  * {@link GenerationError}s (422 about content → `content_rejected`, other answers →
- * `vendor_error`, time limits → `vendor_timeout`). The key never appears in errors.
+ * `vendor_error`, time limits → `vendor_timeout`); and `cancel`, which cancels a request. The
+ * key never appears in errors.
  */
 import { ApiError, createFalClient } from "@fal-ai/client";
 import { GenerationError } from "../errors.ts";
@@ -66,7 +67,17 @@ export function createFalQueue(opts: FalQueueOptions) {
       }
     }
   }
-  return { client, call, queueOrigin, callTimeoutMs, retries, redact };
+  /**
+   * Cancels a request at fal (`queue.cancel`), with the retries of {@link call} and a time limit
+   * of them all; resolves once fal has answered.
+   * @throws GenerationError when fal cannot be reached or refuses.
+   */
+  async function cancel(model: string, requestId: string): Promise<void> {
+    await call("cancelling", AbortSignal.timeout(callTimeoutMs * (retries + 1)), (s) =>
+      client.queue.cancel(model, { requestId, abortSignal: s }),
+    );
+  }
+  return { client, call, cancel, queueOrigin, callTimeoutMs, retries, redact };
 }
 
 /** Whether a fal 422 body says the content was refused (fal's `content_policy_violation`). */

@@ -37,7 +37,7 @@ export interface FalProviderOptions extends FalQueueOptions {
  *   vendor answers → `vendor_error`, time limits → `vendor_timeout`. The key never appears in them.
  */
 export function createFalProvider(opts: FalProviderOptions): GenerationProvider {
-  const { client, call, queueOrigin, callTimeoutMs, retries } = createFalQueue(opts);
+  const { client, call, cancel, queueOrigin } = createFalQueue(opts);
   const maxOutputBytes = opts.maxOutputBytes ?? 512 * 1024 * 1024;
   const downloadTimeoutMs = opts.downloadTimeoutMs ?? 120_000;
   async function download(url: string, dest: string, signal: AbortSignal): Promise<void> {
@@ -136,9 +136,7 @@ export function createFalProvider(opts: FalProviderOptions): GenerationProvider 
       return files;
     },
     async cancel(ref) {
-      await call("cancelling", AbortSignal.timeout(callTimeoutMs * (retries + 1)), (s) =>
-        client.queue.cancel(ref.model, { requestId: ref.requestId, abortSignal: s }),
-      );
+      await cancel(ref.model, ref.requestId);
     },
   };
 }

@@ -64,7 +64,10 @@ describe("render matrix: the generator", () => {
     const random = fc.sample(randomComposition(media.sources), { seed: matrixSeed(), numRuns: 200 });
     for (const composition of [...covering, ...random]) {
       await expect(
-        validateComposition({ name: "matrix", ...composition }, { lookupUpload }),
+        validateComposition(
+          { name: "matrix", ...composition },
+          { lookupUpload, lookupTranscription: async () => new Map() },
+        ),
       ).resolves.toBeUndefined();
     }
   });

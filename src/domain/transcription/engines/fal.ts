@@ -3,7 +3,8 @@
  * ({@link createFalQueue}: time limits, retries, error mapping). The audio goes as a
  * `data:audio/wav;base64,…` URI; `chunk_level: "word"` returns one timed chunk per word, grouped
  * here into segments at sentence ends and pauses. The request id is stored before waiting, so a
- * retried attempt resumes polling the same request instead of paying for a second one.
+ * retried attempt resumes polling the same request instead of paying for a second one; a
+ * cancelled transcription cancels it at fal with the queue client's `cancel`.
  */
 import { readFile } from "node:fs/promises";
 import { GenerationError } from "../../generation/errors.ts";
@@ -110,6 +111,9 @@ export function createFalTranscriber(opts: FalTranscriberOptions): Transcriber {
       } catch (err) {
         throw asTranscriptionError(err);
       }
+    },
+    async cancel(requestId) {
+      await queue.cancel(FAL_WHISPER_MODEL, requestId);
     },
   };
 }

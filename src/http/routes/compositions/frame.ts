@@ -2,18 +2,12 @@ import { Type } from "typebox";
 import type { FramePreview } from "../../../domain/render-jobs/render-frame.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
+import { PreviewWidth, serverTiming, serverTimingHeader } from "../../schemas/preview.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 const FrameQuery = Type.Object({
   t: Type.Number({ minimum: 0, description: "Time on the timeline, seconds", examples: [12.3] }),
-  width: Type.Optional(
-    Type.Integer({
-      minimum: 16,
-      maximum: 1920,
-      description: "Width in pixels (height follows the canvas aspect); default 640",
-      examples: [640],
-    }),
-  ),
+  width: PreviewWidth,
 });
 
 /** `GET /api/compositions/:id/frame`: one frame at a time, drawn by the renderer, for previews. */
@@ -25,7 +19,7 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
         operationId: "getCompositionFrame",
         summary: "Render one preview frame of a composition (JPEG)",
         description:
-          "Renders the frame at `t` seconds with the real renderer (the same plan as a `jpg` render with `frameAt`, at draft quality), synchronously. Frames are cached by composition version, time and width: `ETag` is the version and time, and a new version never answers an old frame. `X-Composition-Version` says which version the frame shows. 400 naming `/t` past the end; 409 `conflict` with `error.renderError` ({ code, message, clipId? }) when the composition cannot be rendered as it is (e.g. an upload it uses was deleted); 429 with `Retry-After` when too many frames are being rendered.",
+          "Renders the frame at `t` seconds with the real renderer (the same plan as a `jpg` render with `frameAt` and `width`, at draft quality: planned at that width, only the clips near `t`), synchronously. `t` is snapped to the canvas frame that shows at that time. Frames are cached by composition version, canvas frame and width: `ETag` is the version, frame and width, and a new version never answers an old frame. `Server-Timing` says where the time went (`prepare` and `ffmpeg` milliseconds, or `cache`). `X-Composition-Version` says which version the frame shows. 400 naming `/t` past the end; 409 `conflict` with `error.renderError` ({ code, message, clipId? }) when the composition cannot be rendered as it is (e.g. an upload it uses was deleted); 429 with `Retry-After` when too many frames are being rendered.",
         tags: ["Compositions"],
         params: CompositionParams,
         querystring: FrameQuery,
@@ -39,8 +33,9 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
               ETag: {
                 type: "string",
                 description:
-                  'The version, time and width of the frame, e.g. `"3-12.3-640"`; send it back as `If-None-Match`',
+                  'The version, canvas frame index and width of the frame, e.g. `"3-f369-640"`; send it back as `If-None-Match`',
               },
+              "Server-Timing": serverTimingHeader,
             },
             content: {
               "image/jpeg": {
@@ -68,9 +63,10 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
         request.query.t,
         request.query.width ?? 640,
       );
-      const etag = `"${frame.version}-${frame.t}-${frame.width}"`;
+      const etag = `"${frame.version}-f${frame.frame}-${frame.width}"`;
       reply
         .header("content-type", "image/jpeg")
+        .header("server-timing", serverTiming(frame.spans))
         .header("etag", etag)
         .header("cache-control", "private, max-age=3600")
         .header("x-composition-version", String(frame.version));

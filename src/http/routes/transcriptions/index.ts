@@ -32,6 +32,8 @@ export interface TranscriptionRouteDeps {
   enqueue: Enqueue;
   /** The configured engine (TRANSCRIPTION_ENGINE). */
   transcriber: Transcriber;
+  /** Every engine by provider name (a cancel reaches the transcription's own vendor). */
+  engines: Partial<Record<string, Transcriber>>;
   /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
   allowPrivateCallbacks?: boolean;
 }
@@ -195,7 +197,9 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
     async (request) => {
       const auth = requireAuth(request);
-      return presentTranscription(await cancelTranscription(deps, auth.userId, request.params.id));
+      return presentTranscription(
+        await cancelTranscription({ ...deps, log: request.log }, auth.userId, request.params.id),
+      );
     },
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Timeline } from "../composition/schema.ts";
-import { frameWindow } from "./render-frame.ts";
+import { previewWindow } from "./preview-run.ts";
 
 const clip = (id: string, start: number, duration: number) => ({
   id,
@@ -18,9 +18,9 @@ const doc: Timeline = {
   ],
 };
 
-describe("frameWindow", () => {
+describe("previewWindow", () => {
   it("keeps the picture clips within reach of t, drops sound, and keeps the length", () => {
-    const w = frameWindow(doc, 6);
+    const w = previewWindow(doc, 6, 6, { sound: false });
     expect(w.tracks.map((t) => t.id)).toEqual(["v", "t"]);
     expect(w.tracks[0]?.clips.map((c) => c.id)).toEqual(["a", "b"]);
     expect(w.tracks[1]?.clips.map((c) => c.id)).toEqual(["x"]);
@@ -30,6 +30,15 @@ describe("frameWindow", () => {
 
   it("gives the whole timeline when nothing visible is near t", () => {
     const onlySound: Timeline = { ...doc, tracks: [doc.tracks[1] as Timeline["tracks"][number]] };
-    expect(frameWindow(onlySound, 10)).toBe(onlySound);
+    expect(previewWindow(onlySound, 10, 10, { sound: false })).toBe(onlySound);
+    expect(previewWindow(onlySound, 10, 15, { sound: true })).toBe(onlySound);
+  });
+
+  it("keeps the sound and its ducking for a played window, and the clips near either end", () => {
+    const w = previewWindow(doc, 18, 22, { sound: true });
+    expect(w.tracks.map((t) => t.id)).toEqual(["v", "m", "t"]);
+    expect(w.tracks[0]?.clips.map((c) => c.id)).toEqual(["b", "c"]);
+    expect(w.tracks[2]).toHaveProperty("ducking", { under: ["m"] });
+    expect(previewWindow(doc, 40, 50, { sound: true }).tracks[0]?.clips.map((c) => c.id)).toEqual(["c", "d"]);
   });
 });

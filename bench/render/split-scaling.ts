@@ -1,0 +1,218 @@
+/**
+ * Split-render scaling, end to end through the API with pinned worker processes:
+ *
+ *   node bench/render/split-scaling.ts [--quick] [--segment-sec 10] [--rounds 1]
+ *
+ * One x264 encode already keeps both cores of a 2-core machine busy, so the scaling of a split
+ * render is measured with workers pinned to cores (`taskset -c`): the 60 s 1920x1080 reference
+ * composition (`reference-composition.ts`) rendered at `standard`
+ * - unsplit (`RENDER_SEGMENT_SEC=0`) by one worker pinned to CPU 0, then
+ * - split (`RENDER_SEGMENT_SEC=--segment-sec`) by two workers pinned to CPU 0 and CPU 1.
+ * Printed: wall time of each (the render's createdAt → finishedAt), the speed-up, the CPU time
+ * of each (user + system of the worker processes and the ffmpeg/ffprobe they ran and reaped,
+ * from /proc), their ratio, the join (last part finished → render finished: the join job's
+ * download, stream-copy join, poster and store), the time of every part and of the render job
+ * (from pg-boss's job rows), and the load average before and after.
+ * Targets: speed-up ≥ 1.8×, CPU ratio ≤ 1.10, join ≤ 1 s.
+ *
+ * Needs PostgreSQL (separate processes): BENCH_DATABASE_URL or TEST_DATABASE_URL (default
+ * postgres://postgres@127.0.0.1:5432/postgres); a fresh database is created and dropped.
+ * `--quick` renders 12 s instead of 60 s (a smoke run). Linux only (taskset, /proc).
+ */
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { tempDir } from "../../test/fixtures/render/media.ts";
+import {
+  type apiClient,
+  connectApi,
+  freshDatabase,
+  type Proc,
+  startProcess,
+  stopProcess,
+  uploadAll,
+  waitUntil,
+} from "../processes.ts";
+import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
+
+const args = process.argv.slice(2);
+const flag = (name: string, def: number) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args[at + 1]) : def;
+};
+const SECONDS = args.includes("--quick") ? 12 : 60;
+const SEGMENT_SEC = flag("--segment-sec", 10);
+const ROUNDS = Math.max(1, flag("--rounds", 1));
+/** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ). */
+const CLK_TCK = 100;
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+
+/**
+ * CPU seconds of a process and of its children it has waited for (utime, stime, cutime, cstime
+ * of /proc/<pid>/stat): a worker's own work plus every ffmpeg/ffprobe it ran to the end.
+ */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which is in parentheses and may hold spaces).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime, stime, cutime, cstime are fields 14–17 of the line, 12–15 after the name.
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+  return ticks / CLK_TCK;
+}
+
+interface RenderBody {
+  id: string;
+  status: string;
+  createdAt: string;
+  finishedAt: string | null;
+  error: unknown;
+  segments: { total: number; done: number } | null;
+}
+
+/** Starts a standard mp4 render and polls it to the end. */
+async function render(call: ReturnType<typeof apiClient>, compositionId: string): Promise<RenderBody> {
+  const r = await call<RenderBody>("POST", "/api/render", {
+    compositionId,
+    output: { format: "mp4", quality: "standard" },
+  });
+  let got = r;
+  while (!["succeeded", "failed", "cancelled"].includes(got.status)) {
+    await new Promise((res) => setTimeout(res, 200));
+    got = await call<RenderBody>("GET", `/api/render/${r.id}`);
+  }
+  if (got.status !== "succeeded") throw new Error(`render ${got.status}: ${JSON.stringify(got.error)}`);
+  return got;
+}
+
+/** Each job of a render (its render job, parts, join): queue, wall seconds. */
+async function jobTimes(db: pg.Client, renderId: string) {
+  const { rows } = await db.query<{ name: string; started_on: Date; completed_on: Date }>(
+    `select name, started_on, completed_on from pgboss.job
+      where data->>'renderId' = $1 and state = 'completed' order by started_on`,
+    [renderId],
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    sec: (r.completed_on.getTime() - r.started_on.getTime()) / 1000,
+    startedAt: r.started_on.getTime(),
+    completedAt: r.completed_on.getTime(),
+  }));
+}
+
+/** Runs `work` with the given pinned workers (one per CPU) and returns its result and their CPU seconds. */
+async function withWorkers<T>(
+  env: Record<string, string>,
+  cpus: number[],
+  work: () => Promise<T>,
+): Promise<{ result: T; cpu: number }> {
+  // LOG_LEVEL info: the worker says "worker ready".
+  const workers: Proc[] = cpus.map((cpu) =>
+    startProcess("src/main/worker.ts", { ...env, LOG_LEVEL: "info" }, { cpu }),
+  );
+  try {
+    for (const [i, w] of workers.entries()) {
+      await waitUntil(() => w.output.join("").includes("worker ready"), 60_000, `worker ${i + 1}`);
+    }
+    const before = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
+    const result = await work();
+    const after = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
+    return { result, cpu: after.reduce((a, b, i) => a + b - (before[i] ?? 0), 0) };
+  } finally {
+    await Promise.all(workers.map(stopProcess));
+  }
+}
+
+async function main(): Promise<void> {
+  if (availableParallelism() < 2) throw new Error("needs two CPUs (workers pinned to CPU 0 and CPU 1)");
+  const { dir, cleanup } = await tempDir("cutroom-split-bench-");
+  const database = await freshDatabase("cutroom_bench");
+  const procs: Proc[] = [];
+  const db = new pg.Client({ connectionString: database.url });
+  try {
+    log(`generating inputs (${SECONDS} s composition)…`);
+    const inputs = await makeReferenceInputs(dir, SECONDS);
+    const port = 39_000 + Math.floor(Math.random() * 1000);
+    const env = {
+      DATABASE_URL: database.url,
+      DATA_DIR: path.join(dir, "data"),
+      URL_SIGNING_SECRET: randomBytes(32).toString("hex"),
+      PORT: String(port),
+      WORKER_CONCURRENCY: "1",
+      WORKER_PORT: "0",
+      NODE_OPTIONS: "--max-semi-space-size=4",
+    };
+    const apiProc = startProcess("src/main/api.ts", { ...env, WORKER_IN_PROCESS: "false" });
+    procs.push(apiProc);
+    const { call } = await connectApi(apiProc, port);
+    await db.connect();
+    const ids = await uploadAll(call, inputs);
+    const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
+    const wall = (r: RenderBody) =>
+      (new Date(r.finishedAt ?? 0).getTime() - new Date(r.createdAt).getTime()) / 1000;
+
+    const loadBefore = load();
+    const rounds: Record<string, number>[] = [];
+    let lastJobs: Awaited<ReturnType<typeof jobTimes>> = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}: unsplit, one worker on CPU 0 (load ${load()})…`);
+      const one = await withWorkers({ ...env, RENDER_SEGMENT_SEC: "0" }, [0], () => render(call, comp.id));
+      log(
+        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, two workers on CPU 0 and 1 (load ${load()})…`,
+      );
+      const two = await withWorkers({ ...env, RENDER_SEGMENT_SEC: String(SEGMENT_SEC) }, [0, 1], () =>
+        render(call, comp.id),
+      );
+      const jobs = await jobTimes(db, two.result.id);
+      lastJobs = jobs;
+      const partsDone = Math.max(...jobs.filter((j) => j.name === "render_part").map((j) => j.completedAt));
+      const join = (new Date(two.result.finishedAt ?? 0).getTime() - partsDone) / 1000;
+      rounds.push({
+        unsplitSec: wall(one.result),
+        splitSec: wall(two.result),
+        speedup: wall(one.result) / wall(two.result),
+        unsplitCpuSec: one.cpu,
+        splitCpuSec: two.cpu,
+        cpuRatio: two.cpu / one.cpu,
+        joinSec: join,
+      });
+      log(
+        `split ${wall(two.result).toFixed(1)} s (${two.result.segments?.total} segments), ${two.cpu.toFixed(1)} CPU s; speed-up ${(wall(one.result) / wall(two.result)).toFixed(2)}x, CPU ${(two.cpu / one.cpu).toFixed(2)}x, join ${join.toFixed(2)} s`,
+      );
+    }
+    const pick = (k: string) => median(rounds.map((r) => r[k] as number));
+    const spread = (k: string) => [
+      Math.min(...rounds.map((r) => r[k] as number)),
+      Math.max(...rounds.map((r) => r[k] as number)),
+    ];
+    const summary = {
+      composition: { seconds: SECONDS, width: 1920, height: 1080, fps: 30 },
+      segmentSec: SEGMENT_SEC,
+      rounds: ROUNDS,
+      loadAverage: { before: loadBefore, after: load() },
+      unsplitOneCoreSec: pick("unsplitSec"),
+      splitTwoCoresSec: pick("splitSec"),
+      speedup: { median: pick("speedup"), range: spread("speedup"), target: 1.8 },
+      cpuRatio: { median: pick("cpuRatio"), range: spread("cpuRatio"), target: 1.1 },
+      unsplitCpuSec: pick("unsplitCpuSec"),
+      splitCpuSec: pick("splitCpuSec"),
+      joinSec: { median: pick("joinSec"), range: spread("joinSec"), target: 1 },
+      lastSplitJobs: lastJobs.map((j) => ({ name: j.name, sec: j.sec })),
+      perRound: rounds,
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } finally {
+    await db.end().catch(() => {});
+    await Promise.all(procs.map(stopProcess));
+    await database.drop();
+    await cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,155 @@
+/**
+ * The `render_join` job kind: the last step of a split render, available once every part's
+ * job completed (a pg-boss flow). It is an attempt of the render itself (the render's
+ * fenced-attempt runner): it fetches the parts from the blob store, joins the video segments
+ * with the concat demuxer and muxes the audio without re-encoding, and stores the output as a
+ * render made in one piece does (poster, size, duration). A render being cancelled, or failed
+ * by a part, is ended instead; the parts' files are deleted either way.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { listRenderParts } from "../../db/repositories/render-segments.ts";
+import { findRenderById } from "../../db/repositories/renders.ts";
+import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
+import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
+import type { JobHandler } from "../../queue/registry.ts";
+import { attemptWorkDirPrefix } from "../../queue/work-dir-sweep.ts";
+import { renderPartsPrefix } from "../../storage/keys.ts";
+import { outputSize } from "../render/plan.ts";
+import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
+import { frameToSeconds } from "../render/timeline.ts";
+import { RenderError } from "../render/types.ts";
+import type { RenderRunDeps } from "./render-ffmpeg.ts";
+import { ffmpegLaunch } from "./render-ffmpeg.ts";
+import {
+  failLostRender,
+  type RenderAttemptDeps,
+  type RenderPipeline,
+  runRenderAttempt,
+} from "./render-job.ts";
+import { storeRenderOutput } from "./render-output.ts";
+
+/**
+ * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; downloads every
+ * part (all must have succeeded), writes the ffconcat list with each segment's exact duration,
+ * runs the stream-copy join, then stores the output (`storeRenderOutput`) and records the whole
+ * render's wall-clock seconds per timeline second (`cutroom_render_seconds_per_timeline_second`).
+ * The work directory is removed when the attempt ends.
+ *
+ * @throws RenderError `INTERNAL` (not retryable) when a part is missing; `FFMPEG_FAILED`
+ *   (retryable) when the join fails; `OUTPUT_UPLOAD_FAILED` when storing fails.
+ */
+export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
+  const { db, store } = opts;
+  return async (render, hooks) => {
+    await hooks.phase("finalizing");
+    const parts = await listRenderParts(db, render.id);
+    const missing = parts.filter((p) => p.status !== "succeeded" || !p.key);
+    const segments = parts.filter((p) => p.kind === "video");
+    if (parts.length === 0 || missing.length > 0 || segments.length !== render.segmentCount) {
+      throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
+    }
+    await mkdir(opts.workRoot, { recursive: true });
+    const workDir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(render.id, hooks.attempt)));
+    try {
+      const files = parts.map((p) => ({
+        part: p,
+        file: p.kind === "audio" ? AUDIO_PART : `seg-${String(p.index).padStart(3, "0")}.mp4`,
+      }));
+      for (const { part, file } of files) {
+        hooks.signal.throwIfAborted();
+        await store.downloadTo(part.key as string, path.join(workDir, file));
+      }
+      const { rate, window } = renderFrameWindow(render.composition, render.options);
+      const join = buildJoinPlan(
+        files.flatMap(({ part, file }) =>
+          part.kind === "video" ? [{ file, startFrame: part.startFrame, endFrame: part.endFrame }] : [],
+        ),
+        rate,
+        "output.mp4",
+      );
+      for (const f of join.files) await writeFile(path.join(workDir, f.path), f.content, "utf8");
+      const durationSec = frameToSeconds(window.end - window.start, rate);
+      try {
+        await runFfmpeg({
+          ...ffmpegLaunch(join.args),
+          cwd: workDir,
+          durationSec,
+          signal: hooks.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          killGraceMs: 200,
+          onProgress: (p) => hooks.progress({ ratio: p.ratio }),
+        });
+      } catch (err) {
+        if (!(err instanceof FfmpegError) || err.code === "ABORTED") throw err;
+        opts.log.warn(
+          { renderId: render.id, attempt: hooks.attempt, code: err.code, stderr: err.stderrTail },
+          "joining the segments failed",
+        );
+        throw new RenderError("FFMPEG_FAILED", "Joining the rendered segments failed", { retryable: true });
+      }
+      const { composition, options } = render;
+      const size = outputSize(
+        composition.canvas.width,
+        composition.canvas.height,
+        options.width,
+        options.height,
+      );
+      const output = await storeRenderOutput({
+        store,
+        log: opts.log,
+        renderId: render.id,
+        options,
+        outPath: path.join(workDir, "output.mp4"),
+        workDir,
+        plan: {
+          output: { width: size.width, height: size.height, fps: options.fps ?? composition.canvas.fps },
+          durationSec,
+        },
+      });
+      hooks.progress({ ratio: 1 });
+      if (render.startedAt && durationSec > 0) {
+        // The whole split render, from its first claim: what the parts in parallel achieved.
+        const seconds = (Date.now() - render.startedAt.getTime()) / 1000;
+        renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / durationSec);
+      }
+      return output;
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  };
+}
+
+/**
+ * The `render_join` job handler: one fenced attempt of the render with the join pipeline
+ * ({@link createRenderJoinPipeline}); the render's attempts so far do not count against the
+ * join's retries. The parts' files are deleted once the attempt ended the render (or found it
+ * ended); a join whose retries ran out fails the render with `WORKER_LOST`.
+ */
+export function renderJoinJobHandler(
+  opts: RenderAttemptDeps & { concurrency: number; pollingIntervalSeconds?: number },
+): JobHandler<RenderJoinJobV1> {
+  const { db, store, log } = opts;
+  return {
+    concurrency: opts.concurrency,
+    ...(opts.pollingIntervalSeconds !== undefined
+      ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
+      : {}),
+    async run(data, job) {
+      const before = await findRenderById(db, data.renderId);
+      const left = JOBS.renderJoin.policy.retryLimit - job.retryCount;
+      const outcome = await runRenderAttempt(
+        { ...opts, maxAttempts: (before?.attempt ?? 0) + 1 + Math.max(0, left) },
+        data.renderId,
+      );
+      await store.deletePrefix(renderPartsPrefix(data.renderId));
+      log.info({ renderId: data.renderId, outcome }, "render join attempt ended");
+      return outcome;
+    },
+    async deadLetter(data) {
+      await failLostRender(opts, data.renderId);
+      await store.deletePrefix(renderPartsPrefix(data.renderId));
+    },
+  };
+}

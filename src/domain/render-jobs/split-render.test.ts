@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { canvas, clip, colorAsset, track } from "../../../test/fixtures/render/compositions.ts";
+import type { RenderRow } from "../../db/repositories/renders.ts";
+import { jobIdFor } from "../../queue/flow.ts";
+import { splitSegments } from "./split-render.ts";
+
+/** A render of `seconds` of colour at 25 fps with the given output options. */
+function render(seconds: number, options: Partial<RenderRow["options"]> = {}) {
+  return {
+    composition: {
+      canvas: canvas(160, 90, 25),
+      tracks: [track("video", [clip({ start: 0, duration: seconds, asset: colorAsset("#123456") })])],
+    },
+    options: { format: "mp4", quality: "draft", ...options },
+  } as unknown as Pick<RenderRow, "composition" | "options">;
+}
+
+describe("splitSegments", () => {
+  it("cuts a long mp4 into segments of whole frames covering every output frame once", () => {
+    const split = splitSegments(render(50), 20);
+    expect(split?.ranges).toEqual([
+      { startFrame: 0, endFrame: 500 },
+      { startFrame: 500, endFrame: 1000 },
+      { startFrame: 1000, endFrame: 1250 },
+    ]);
+  });
+
+  it("cuts the requested range only, in frames of the whole composition", () => {
+    const split = splitSegments(render(60, { range: { start: 10, duration: 25 } }), 10);
+    expect(split?.ranges).toEqual([
+      { startFrame: 250, endFrame: 500 },
+      { startFrame: 500, endFrame: 750 },
+      { startFrame: 750, endFrame: 875 },
+    ]);
+  });
+
+  it("leaves a render in one piece when disabled, not longer than a segment, or not an mp4", () => {
+    expect(splitSegments(render(50), 0)).toBeNull();
+    expect(splitSegments(render(20), 20)).toBeNull();
+    expect(splitSegments(render(50, { format: "webm" }), 20)).toBeNull();
+    expect(splitSegments(render(50, { format: "gif" }), 20)).toBeNull();
+  });
+});
+
+describe("jobIdFor", () => {
+  it("is a stable UUID per key", () => {
+    const id = jobIdFor("rsg_01ABC");
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(jobIdFor("rsg_01ABC")).toBe(id);
+    expect(jobIdFor("rsg_01ABD")).not.toBe(id);
+  });
+});

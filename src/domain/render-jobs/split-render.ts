@@ -1,0 +1,158 @@
+/**
+ * Starting a split render: a long mp4 render becomes parts (video segments of `RENDER_SEGMENT_SEC`
+ * and the whole timeline's audio), each its own `render_part` job that any worker may take,
+ * and one `render_join` job that pg-boss makes available once every part's job completed
+ * (a flow). The render's state and the parts' state live in the database; the parts' files in
+ * the blob store. Part jobs and the join are sent after the hand-off commits; the render job
+ * is complete only once they were sent, so a worker lost in between has its render job
+ * retried, which sends them (see `SplitRenderStarter.resume`).
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import {
+  insertRenderParts,
+  listRenderParts,
+  type NewRenderPart,
+} from "../../db/repositories/render-segments.ts";
+import { ACTIVE_STATUSES, findRenderById, type RenderRow } from "../../db/repositories/renders.ts";
+import { renders } from "../../db/schema/renders.ts";
+import { newId } from "../../ids.ts";
+import {
+  JOBS,
+  type RenderJoinJobV1,
+  type RenderPartJobV1,
+  renderExpirySeconds,
+} from "../../queue/catalog.ts";
+import { type FlowJobToSend, type FlowQueue, jobIdFor } from "../../queue/flow.ts";
+import { type FrameRange, planSegments, renderFrameWindow } from "../render/segments.ts";
+import { frameToSeconds } from "../render/timeline.ts";
+import type { RenderWarning } from "../render/types.ts";
+
+/**
+ * The video segments of a render when it is to be split: an mp4 whose output is longer than
+ * `segmentSec` (0 disables splitting), cut by `planSegments` into ranges of output frames of the
+ * whole composition. Null when the render is made in one piece.
+ *
+ * @throws RenderError `INVALID_COMPOSITION` for an empty composition or a range after its end.
+ */
+export function splitSegments(render: Pick<RenderRow, "composition" | "options">, segmentSec: number) {
+  if (segmentSec <= 0 || render.options.format !== "mp4") return null;
+  const { rate, window } = renderFrameWindow(render.composition, render.options);
+  const frames = window.end - window.start;
+  if (frameToSeconds(frames, rate) <= segmentSec) return null;
+  const ranges: FrameRange[] = planSegments(frames, rate, segmentSec).map((r) => ({
+    startFrame: window.start + r.startFrame,
+    endFrame: window.start + r.endFrame,
+  }));
+  return { rate, window, ranges };
+}
+
+/** What the render pipeline and the render job need to split a render (see {@link createSplitRenderStarter}). */
+export interface SplitRenderStarter {
+  /** The segments of `render`, or null to render it in one piece (see {@link splitSegments}). */
+  segments(render: RenderRow): FrameRange[] | null;
+  /**
+   * Hands `render` (claimed by `attempt`, assets checked) over to its parts: in one
+   * transaction, moves it to `rendering` with its segment count and the warnings so far
+   * (fenced by `attempt`) and inserts its parts; then sends their jobs and the join's as one
+   * flow ({@link SplitRenderStarter.resume}).
+   * @throws Error when the render moved on from `attempt` (nothing is written).
+   */
+  start(render: RenderRow, attempt: number, segments: FrameRange[], warnings: RenderWarning[]): Promise<void>;
+  /**
+   * Sends the flow of split render `renderId` (a job per part, then the join once they all
+   * completed) unless it was sent: the render job, retried after its worker died between the
+   * hand-off and the send, calls this again. The job ids are derived from the part ids.
+   */
+  resume(renderId: string): Promise<void>;
+}
+
+/** The `render_join` job id of split render `renderId`. */
+export const joinJobIdOf = (renderId: string): string => jobIdFor(`${renderId}/join`);
+
+/**
+ * The {@link SplitRenderStarter} of a worker.
+ * @param deps.segmentSec - `RENDER_SEGMENT_SEC` (0: never split).
+ */
+export function createSplitRenderStarter(deps: {
+  db: Db;
+  clock: Clock;
+  flows: FlowQueue;
+  segmentSec: number;
+}): SplitRenderStarter {
+  const { db } = deps;
+  const resume = async (renderId: string) => {
+    const joinJobId = joinJobIdOf(renderId);
+    if (await deps.flows.has(JOBS.renderJoin, joinJobId)) return;
+    const render = await findRenderById(db, renderId);
+    const parts = await listRenderParts(db, renderId);
+    if (!render || parts.length === 0) return;
+    const rate = renderFrameWindow(render.composition, render.options).rate;
+    const jobs: FlowJobToSend<object>[] = parts.map((p) => ({
+      ref: p.id,
+      id: jobIdFor(p.id),
+      job: JOBS.renderPart,
+      data: { v: 1, renderId, partId: p.id, joinJobId } satisfies RenderPartJobV1,
+      expireInSeconds: renderExpirySeconds(frameToSeconds(p.endFrame - p.startFrame, rate)),
+    }));
+    jobs.push({
+      ref: "join",
+      id: joinJobId,
+      job: JOBS.renderJoin,
+      data: { v: 1, renderId } satisfies RenderJoinJobV1,
+      dependsOn: parts.map((p) => p.id),
+    });
+    await deps.flows.send(jobs);
+  };
+  return {
+    segments: (render) => splitSegments(render, deps.segmentSec)?.ranges ?? null,
+    async start(render, attempt, segments, warnings) {
+      const now = deps.clock.now();
+      const first = segments[0]?.startFrame ?? 0;
+      const last = segments.at(-1)?.endFrame ?? first;
+      const parts: NewRenderPart[] = [
+        ...segments.map((s, index) => ({
+          id: newId("rsg"),
+          renderId: render.id,
+          kind: "video" as const,
+          index,
+          startFrame: s.startFrame,
+          endFrame: s.endFrame,
+        })),
+        {
+          id: newId("rsg"),
+          renderId: render.id,
+          kind: "audio" as const,
+          index: 0,
+          startFrame: first,
+          endFrame: last,
+        },
+      ];
+      await db.transaction(async (tx) => {
+        const moved = await tx
+          .update(renders)
+          .set({
+            status: "rendering",
+            segmentCount: segments.length,
+            segmentsDone: 0,
+            warnings,
+            heartbeatAt: now,
+            progress: { ratio: 0.05, phase: "rendering", updatedAt: now.toISOString() },
+          })
+          .where(
+            and(
+              eq(renders.id, render.id),
+              eq(renders.attempt, attempt),
+              inArray(renders.status, ACTIVE_STATUSES),
+            ),
+          )
+          .returning({ id: renders.id });
+        if (moved.length === 0) throw new Error("the render moved on from this attempt");
+        await insertRenderParts(tx, parts);
+      });
+      await resume(render.id);
+    },
+    resume,
+  };
+}

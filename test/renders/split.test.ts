@@ -1,0 +1,205 @@
+// Split rendering through the API: a render longer than RENDER_SEGMENT_SEC becomes segments
+// rendered as their own jobs and joined without re-encoding; the seams cannot be found.
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
+import type { Timeline } from "../../src/domain/composition/schema.ts";
+import { startWorker } from "../../src/runtime.ts";
+import { renderPrefix } from "../../src/storage/keys.ts";
+import { makeMediaFixtures, probe, tempDir } from "../fixtures/render/media.ts";
+import {
+  counterValues,
+  expectCleanSeams,
+  frameMd5,
+  makeSeamMedia,
+  psnrPerFrame,
+  SEAM_FRAMES,
+  type SeamUploads,
+  seamComposition,
+} from "../fixtures/render/seams.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { client, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
+
+/** 1 s segments: the seam composition's 4 s make 4 segments, cut inside its transitions. */
+const SEGMENT_SEC = 1;
+
+let t: TestApp;
+let api: ReturnType<typeof client>;
+let base = "";
+let dir = "";
+let cleanup: () => Promise<void> = async () => {};
+let uploads: SeamUploads & { gradients: string };
+
+/** The seam composition as a request body (the API gives clips and tracks their ids). */
+function body(doc: Timeline): unknown {
+  return {
+    name: "seams",
+    canvas: doc.canvas,
+    tracks: doc.tracks.map(({ id: _t, clips, ...track }) => ({
+      ...track,
+      clips: clips.map(({ id: _c, ...clip }) => clip),
+    })),
+  };
+}
+
+/**
+ * Runs `work` with this process as the only worker, splitting renders longer than `segmentSec`
+ * (0: never), lossless or not; stops the worker after.
+ */
+async function withWorker<T>(segmentSec: number, lossless: boolean, work: () => Promise<T>): Promise<T> {
+  const stop = await startWorker(
+    { ...t.runtime, config: { ...t.config, renderSegmentSec: segmentSec } },
+    lossless ? { lossless } : {},
+  );
+  try {
+    return await work();
+  } finally {
+    await stop();
+  }
+}
+
+/** Renders `doc` (mp4) to the end; returns every polled body and the downloaded file. */
+async function renderToFile(doc: Timeline, quality: "draft" | "standard", name: string) {
+  const started = await api.startRender({ composition: body(doc), output: { format: "mp4", quality } });
+  const history = await api.pollUntilTerminal(started.id, { timeoutMs: 120_000 });
+  const end = history.at(-1) as RenderBody;
+  expect(end.status, JSON.stringify(end.error)).toBe("succeeded");
+  const file = path.join(dir, `${name}.mp4`);
+  const got = await download(onServer(base, end.output?.url ?? ""), file);
+  expect(got.sha256).toBe(end.output?.sha256);
+  return { history, end, file };
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("cutroom-split-api-"));
+  const [fx, media] = await Promise.all([makeMediaFixtures(dir), makeSeamMedia(dir)]);
+  t = await startTestApp({ worker: false });
+  base = await t.listen();
+  api = client(base, (await t.createAccount()).key);
+  const [moving, red, still, counter, mono, gradients] = await api.upload([
+    fx.video,
+    fx.red,
+    fx.still,
+    media.counter,
+    fx.monoAudio,
+    media.gradients,
+  ]);
+  uploads = {
+    moving: moving?.id ?? "",
+    red: red?.id ?? "",
+    still: still?.id ?? "",
+    counter: counter?.id ?? "",
+    mono: mono?.id ?? "",
+    gradients: gradients?.id ?? "",
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+  await cleanup();
+});
+
+describe("split renders through the API", () => {
+  it("lossless: segments on the resource, clean seams, every frame once, identical frames to the unsplit render", async () => {
+    const doc = seamComposition(uploads, 160);
+    const split = await withWorker(SEGMENT_SEC, true, () => renderToFile(doc, "standard", "split-lossless"));
+    expect(split.end.segments).toEqual({ total: 4, done: 4 });
+    for (const r of split.history) {
+      if (r.status === "rendering" && r.segments) expect(r.segments.total).toBe(4);
+    }
+    expect(
+      split.history.every(
+        (r, i) => i === 0 || r.progress.ratio >= (split.history[i - 1]?.progress.ratio ?? 0),
+      ),
+    ).toBe(true);
+    const parts = await listRenderParts(t.database.db, split.end.id);
+    expect(parts.map((p) => [p.kind, p.startFrame, p.endFrame, p.status])).toEqual([
+      ["video", 0, 25, "succeeded"],
+      ["video", 25, 50, "succeeded"],
+      ["video", 50, 75, "succeeded"],
+      ["video", 75, 100, "succeeded"],
+      ["audio", 0, 100, "succeeded"],
+    ]);
+    // The parts' files went with the join; the output and poster stay.
+    expect((await t.runtime.store.stat(`${renderPrefix(split.end.id)}parts/seg-000.mp4`)) ?? null).toBeNull();
+    expect(split.end.output?.posterUrl).toBeTruthy();
+
+    await expectCleanSeams(split.file, { bFrames: false });
+    expect(await counterValues(split.file, 160)).toEqual(Array.from({ length: SEAM_FRAMES }, (_, i) => i));
+
+    const whole = await withWorker(0, true, () => renderToFile(doc, "standard", "whole-lossless"));
+    expect(whole.end.segments).toBeNull();
+    const [a, b] = await Promise.all([frameMd5(split.file), frameMd5(whole.file)]);
+    expect(a).toHaveLength(SEAM_FRAMES);
+    expect(a).toEqual(b);
+    expect(split.end.output?.duration).toBeCloseTo(whole.end.output?.duration ?? 0, 2);
+  }, 240_000);
+
+  it("standard quality: every frame within 40 dB PSNR of the unsplit render", async () => {
+    const doc = seamComposition({ ...uploads, moving: uploads.gradients }, 320);
+    const split = await withWorker(SEGMENT_SEC, false, () => renderToFile(doc, "standard", "split-standard"));
+    const whole = await withWorker(0, false, () => renderToFile(doc, "standard", "whole-standard"));
+    expect(split.end.segments).toEqual({ total: 4, done: 4 });
+    await expectCleanSeams(split.file);
+    const psnr = await psnrPerFrame(split.file, whole.file);
+    expect(psnr).toHaveLength(SEAM_FRAMES);
+    expect(Math.min(...psnr)).toBeGreaterThanOrEqual(40);
+    expect(await counterValues(split.file, 320)).toEqual(Array.from({ length: SEAM_FRAMES }, (_, i) => i));
+    expect((await probe(split.file)).video).toMatchObject({ width: 320, height: 180, codec: "h264" });
+  }, 240_000);
+
+  it("cancelling a split render stops every segment and leaves no part behind", async () => {
+    // 30 s of colour and text at 1 s segments: 30 segments, far more than one worker finishes
+    // before the cancel lands.
+    const doc = {
+      name: "cancel",
+      canvas: { width: 160, height: 90, fps: 25, background: "#000000" },
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 30, asset: { type: "color", color: "#204080" } }] },
+        {
+          kind: "video",
+          clips: [
+            {
+              start: 0,
+              duration: 30,
+              asset: { type: "text", text: "cancel", style: { family: "DejaVu Sans", size: 20 } },
+            },
+          ],
+        },
+      ],
+    };
+    await withWorker(SEGMENT_SEC, false, async () => {
+      const started = await api.startRender({
+        composition: doc,
+        output: { format: "mp4", quality: "draft" },
+      });
+      const running = await waitFor(
+        async () => {
+          const r = (await api.getRender(started.id)).body as RenderBody;
+          if (["succeeded", "failed", "cancelled"].includes(r.status)) throw new Error(`ended: ${r.status}`);
+          return r.segments && r.segments.done >= 1 ? r : null;
+        },
+        60_000,
+        50,
+      );
+      expect(running.segments?.total).toBe(30);
+      const del = await api.json("DELETE", `/api/render/${started.id}`);
+      expect(del.status).toBe(202);
+      const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 60_000 })).at(-1) as RenderBody;
+      expect(end.status).toBe("cancelled");
+      expect(end.output).toBeNull();
+      expect(end.segments?.done).toBeLessThan(30);
+      // Every part ended (none left running or queued), their files and work directories are gone.
+      const parts = await listRenderParts(t.database.db, started.id);
+      expect(parts).toHaveLength(31);
+      expect(parts.filter((p) => p.status === "queued" || p.status === "running")).toEqual([]);
+      expect(parts.some((p) => p.status === "cancelled")).toBe(true);
+      expect(await t.runtime.store.deletePrefix(renderPrefix(started.id))).toBe(0);
+      const left = (await readdir(t.config.workDir).catch(() => [] as string[])).filter((n) =>
+        parts.some((p) => n.startsWith(`${p.id}-`) || n.startsWith(`${started.id}-`)),
+      );
+      expect(left).toEqual([]);
+    });
+  }, 120_000);
+});

@@ -18,7 +18,7 @@
  *   (Node plus the ffmpeg/ffprobe it ran, from /proc), and their ratio: steadier than wall time
  *   on a shared machine;
  * - where the worker's wall time goes in each `standard` render (its "render steps timed" log
- *   line: prepare, ffmpeg, probe, hash, store… in ms) and how much of it is around ffmpeg;
+ *   line: prepare, phase writes, ffmpeg, damage check, store (probe ∥ hash, move) in ms) and how much of it is around ffmpeg;
  * - two renders at once with one worker process, then with two (throughput scaling).
  *
  * Needs PostgreSQL (API and worker are separate processes): BENCH_DATABASE_URL or
@@ -172,7 +172,7 @@ async function renderOnce(
 
 /**
  * The worker's "render steps timed" log line of a render: wall milliseconds of the attempt
- * (`totalMs`) and of each step (`stepsMs`: prepare, ffmpeg, probe, hash, store…), or null.
+ * (`totalMs`) and of each step (`stepsMs`: prepare, phaseWrites, ffmpeg, damage, store), or null.
  */
 function stepsOf(proc: Proc, renderId: string): { totalMs: number; stepsMs: Record<string, number> } | null {
   for (const line of proc.output.join("").split("\n")) {

@@ -14,6 +14,11 @@
  * - with `--rounds N` (default 3), the floor and the `standard` render alternate N times and the
  *   ratio is the median render over the median floor, with each figure's spread (min–max);
  * - the peak RSS of the worker process tree (Node + ffmpeg/ffprobe children), sampled every 100 ms;
+ * - CPU seconds (user + system) of the floor's ffmpeg and of the worker tree during each render
+ *   (Node plus the ffmpeg/ffprobe it ran, from /proc), and their ratio: steadier than wall time
+ *   on a shared machine;
+ * - where the worker's wall time goes in each `standard` render (its "render steps timed" log
+ *   line: prepare, phase writes, ffmpeg, damage check, store (probe ∥ hash, move) in ms) and how much of it is around ffmpeg;
  * - two renders at once with one worker process, then with two (throughput scaling).
  *
  * Needs PostgreSQL (API and worker are separate processes): BENCH_DATABASE_URL or
@@ -72,6 +77,22 @@ async function treeRss(pid: number): Promise<number> {
     }
   }
   return total;
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`). */
+const CLK_TCK = Number((await run("getconf", ["CLK_TCK"])).stdout.trim()) || 100;
+
+/**
+ * CPU seconds (user + system) from /proc/<pid>/stat: the process's own, and its children's that
+ * it has waited for (an ffmpeg counts once it has exited).
+ */
+async function cpuSeconds(pid: number): Promise<{ own: number; children: number }> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const f = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  return { own: ((f[11] ?? 0) + (f[12] ?? 0)) / CLK_TCK, children: ((f[13] ?? 0) + (f[14] ?? 0)) / CLK_TCK };
 }
 
 /** RSS (bytes) of one process. */
@@ -148,6 +169,19 @@ async function renderOnce(
   };
 }
 
+/**
+ * The worker's "render steps timed" log line of a render: wall milliseconds of the attempt
+ * (`totalMs`) and of each step (`stepsMs`: prepare, phaseWrites, ffmpeg, damage, store), or null.
+ */
+function stepsOf(proc: Proc, renderId: string): { totalMs: number; stepsMs: Record<string, number> } | null {
+  for (const line of proc.output.join("").split("\n")) {
+    if (!line.includes('"render steps timed"') || !line.includes(renderId)) continue;
+    const entry = JSON.parse(line) as { totalMs: number; stepsMs: Record<string, number> };
+    return { totalMs: entry.totalMs, stepsMs: entry.stepsMs };
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- main
 
 async function floorEncode(dir: string): Promise<number> {
@@ -213,22 +247,42 @@ async function main(): Promise<void> {
 
     const floors: number[] = [];
     const renders: number[] = [];
+    const floorCpu: number[] = [];
+    const renderCpu: number[] = [];
     let peakRss = 0;
     let peakNode = 0;
     let standard: Awaited<ReturnType<typeof renderOnce>> | undefined;
+    const steps: ReturnType<typeof stepsOf>[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       log(`round ${round}/${ROUNDS}: floor (testsrc2 with the standard encoder settings)…`);
+      const beforeFloor = await cpuSeconds(process.pid);
       floors.push(await floorEncode(dir));
+      floorCpu.push((await cpuSeconds(process.pid)).children - beforeFloor.children);
       log(`floor ${floors.at(-1)?.toFixed(1)} s; standard render through the API…`);
       const sampler = rssSampler(() => [worker1.child.pid as number]);
+      const beforeRender = await cpuSeconds(worker1.child.pid as number);
       standard = await renderOnce(call, comp.id, "standard");
+      const afterRender = await cpuSeconds(worker1.child.pid as number);
       const peaks = await sampler.stop();
+      // The worker tree's CPU: Node (with its idle queue polling) plus the ffmpeg and ffprobe it ran.
+      renderCpu.push(afterRender.own + afterRender.children - beforeRender.own - beforeRender.children);
       peakRss = Math.max(peakRss, peaks.peak);
       peakNode = Math.max(peakNode, peaks.peakNode);
       renders.push(standard.queueToDoneSec);
       log(
         `standard ${standard.queueToDoneSec.toFixed(1)} s = ${(standard.queueToDoneSec / (floors.at(-1) ?? 1)).toFixed(2)}x (peak worker RSS ${(peaks.peak / 2 ** 20).toFixed(0)} MiB, Node alone ${(peaks.peakNode / 2 ** 20).toFixed(0)} MiB)`,
       );
+      log(
+        `CPU: floor ${floorCpu.at(-1)?.toFixed(1)} s, render (worker tree) ${renderCpu.at(-1)?.toFixed(1)} s = ${((renderCpu.at(-1) ?? 0) / (floorCpu.at(-1) ?? 1)).toFixed(2)}x`,
+      );
+      const timed = stepsOf(worker1, standard.render.id);
+      steps.push(timed);
+      if (timed) {
+        const outside = timed.totalMs - (timed.stepsMs.ffmpeg ?? 0);
+        log(
+          `worker steps (ms): ${JSON.stringify(timed.stepsMs)}; around ffmpeg ${outside} ms of ${timed.totalMs}`,
+        );
+      }
     }
     if (!standard) throw new Error("no round ran");
     const floorSec = median(floors);
@@ -286,9 +340,12 @@ async function main(): Promise<void> {
       },
       ratioToFloor: median(renders) / floorSec,
       ratioPerRound: renders.map((r, i) => r / (floors[i] ?? 1)),
+      cpuSec: { floor: floorCpu, render: renderCpu },
+      cpuRatioPerRound: renderCpu.map((r, i) => r / (floorCpu[i] ?? 1)),
       draft: { queueToDoneSec: draft.queueToDoneSec },
       peakWorkerRssMiB: peakRss / 2 ** 20,
       peakWorkerNodeRssMiB: peakNode / 2 ** 20,
+      workerStepsMs: steps,
       output: { probe: outProbe, size: standard.render.output?.size, warnings: standard.render.warnings },
       scaling,
     };

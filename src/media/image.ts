@@ -1,4 +1,3 @@
-import sharp from "sharp";
 import { POSTER_MAX_SIZE } from "./poster.ts";
 import { MediaProbeError } from "./probe.ts";
 
@@ -44,6 +43,8 @@ export async function readImage(
   opts: { maxSize?: number } = {},
 ): Promise<ImageFacts> {
   const max = opts.maxSize ?? POSTER_MAX_SIZE;
+  // libvips is loaded with the first image read, not by every process that imports this module.
+  const { default: sharp } = await import("sharp");
   try {
     const image = sharp(input, { limitInputPixels: MAX_PIXELS, failOn: "error" });
     const meta = await image.metadata();

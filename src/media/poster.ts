@@ -33,9 +33,21 @@ export async function makePoster(input: string, opts: PosterOptions): Promise<Bu
   return nonEmpty(await renderFrame(input, 0, opts));
 }
 
+/**
+ * The filters that turn a square-pixel frame into a poster: scaled to fit in `maxSize`×`maxSize`
+ * (never enlarged, even sides, aspect kept), full-range YUV for the JPEG encoder.
+ */
+export function posterFilters(maxSize: number = POSTER_MAX_SIZE): string[] {
+  return [
+    `scale=w='min(${maxSize},iw)':h='min(${maxSize},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2`,
+    "format=yuvj420p",
+  ];
+}
+
+/** Encoder arguments of a poster: one frame of baseline JPEG at quality 4 (ffmpeg's 2–31 scale). */
+export const POSTER_ENCODER_ARGS = ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", "4"];
+
 async function renderFrame(input: string, atSec: number, opts: PosterOptions): Promise<Buffer> {
-  const max = opts.maxSize ?? POSTER_MAX_SIZE;
-  const fit = `scale=w='min(${max},iw)':h='min(${max},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2`;
   const { stdout } = await runMediaTool(
     "ffmpeg",
     [
@@ -48,16 +60,11 @@ async function renderFrame(input: string, atSec: number, opts: PosterOptions): P
       ...inputArgs(input),
       "-map",
       "0:v:0",
-      "-frames:v",
-      "1",
       "-vf",
-      `${SQUARE_PIXELS},${fit},format=yuvj420p`,
-      "-q:v",
-      "4",
+      [SQUARE_PIXELS, ...posterFilters(opts.maxSize)].join(","),
+      ...POSTER_ENCODER_ARGS,
       "-f",
       "image2pipe",
-      "-c:v",
-      "mjpeg",
       "pipe:1",
     ],
     { timeoutMs: opts.timeoutMs ?? 60_000, signal: opts.signal, maxStdoutBytes: 4 * 1024 * 1024 },

@@ -34,6 +34,14 @@ export interface PutOptions {
   transferChunks?: boolean;
 }
 
+/** Options of {@link BlobStore.putFile}. */
+export interface PutFileOptions {
+  /** MIME type to record with the object (S3 `Content-Type`); local disk ignores it. */
+  contentType: string;
+  /** Take the file instead of copying it: it no longer exists at its path afterwards. Default `false`. */
+  move?: boolean;
+}
+
 /** What {@link BlobStore.put} stored. */
 export interface PutResult {
   /** Bytes written. */
@@ -83,8 +91,15 @@ export interface BlobStore {
    * @returns the number of bytes written and their SHA-256.
    */
   put(key: string, body: Readable, opts: PutOptions): Promise<PutResult>;
-  /** Copies the local file at `localPath` into the object `key` (e.g. a rendered output). */
-  putFile(key: string, localPath: string, opts: { contentType: string }): Promise<{ size: number }>;
+  /**
+   * Stores the local file at `localPath` as the object `key` (e.g. a rendered output), replacing
+   * any previous object atomically. With `move`, the caller hands the file over: it is gone once
+   * the promise resolves (local disk renames it into place when it is on the same filesystem,
+   * else copies and then removes it; S3 uploads it, then removes it). When the promise rejects,
+   * nothing is stored under `key` and `localPath` is left where it was.
+   * @returns the object's size in bytes.
+   */
+  putFile(key: string, localPath: string, opts: PutFileOptions): Promise<{ size: number }>;
   /**
    * Opens the object for reading, whole or an inclusive byte `range` (clamped to the object's end).
    * @throws AppError `not_found` when the object does not exist.

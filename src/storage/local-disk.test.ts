@@ -29,7 +29,12 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   const dir = path.join(root, randomBytes(4).toString("hex"));
-  const created = createBlobStore({ driver: "local", dir, publicBaseUrl: "http://localhost:3000", secret });
+  const created = await createBlobStore({
+    driver: "local",
+    dir,
+    publicBaseUrl: "http://localhost:3000",
+    secret,
+  });
   if (created.driver !== "local") throw new Error("expected local");
   store = created;
 });

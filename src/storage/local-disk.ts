@@ -10,6 +10,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type PutFileOptions,
   type PutOptions,
   type PutResult,
   type SignedUrl,
@@ -36,7 +37,8 @@ const TEMP_SUFFIX = ".tmp";
  * Objects as plain files under one directory: key `uploads/upl_1/original` is the file
  * `<dir>/uploads/upl_1/original`. Writes go to a dot-named temp file in the same directory
  * (hashed and written on a writer thread, see `writeToFile`), are fsynced and renamed into
- * place (atomic on POSIX); a failed or aborted write removes its temp file.
+ * place (atomic on POSIX); a failed or aborted write removes its temp file. A file handed over
+ * with `putFile(…, { move: true })` is renamed into place when it is on the same filesystem.
  * Signed URLs point at the API's own file route (see `serveSignedFile`).
  */
 export class LocalDiskStore implements BlobStore {
@@ -78,14 +80,28 @@ export class LocalDiskStore implements BlobStore {
     }
   }
 
-  async putFile(key: string, localPath: string, _opts: { contentType: string }): Promise<{ size: number }> {
+  async putFile(key: string, localPath: string, opts: PutFileOptions): Promise<{ size: number }> {
     const target = this.filePath(key);
+    if (opts.move) {
+      const { size } = await stat(localPath);
+      try {
+        // Same filesystem: one atomic rename, no bytes copied.
+        await this.inDir(path.dirname(target), () => rename(localPath, target));
+        return { size };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EXDEV") {
+          await this.pruneEmptyDirs(path.dirname(target));
+          throw err;
+        }
+      }
+    }
     const { handle, tmp } = await this.openTemp(target);
     await handle.close();
     try {
       await copyFile(localPath, tmp);
       const { size } = await stat(tmp);
       await rename(tmp, target);
+      if (opts.move) await rm(localPath, { force: true });
       return { size };
     } catch (err) {
       await rm(tmp, { force: true });
@@ -198,12 +214,19 @@ export class LocalDiskStore implements BlobStore {
   private async openTemp(target: string): Promise<{ handle: FileHandle; tmp: string }> {
     const dir = path.dirname(target);
     const tmp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+    return { handle: await this.inDir(dir, () => open(tmp, "wx", 0o644)), tmp };
+  }
+
+  /**
+   * Runs `work`, which creates an entry in `dir`, after creating `dir`; a concurrent delete may
+   * prune the directory between the two, so a missing directory is created again (3 tries).
+   */
+  private async inDir<T>(dir: string, work: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       await mkdir(dir, { recursive: true });
       try {
-        return { handle: await open(tmp, "wx", 0o644), tmp };
+        return await work();
       } catch (err) {
-        // A concurrent delete may prune the directory between mkdir and open: try again.
         if (!isMissing(err) || attempt >= 3) throw err;
       }
     }

@@ -45,8 +45,8 @@ afterAll(async () => {
 });
 
 describe("S3BlobStore against a real S3 server (s3rver)", () => {
-  it("createBlobStore picks the S3 driver", () => {
-    const created = createBlobStore({ driver: "s3", ...s3.storeOptions });
+  it("createBlobStore picks the S3 driver", async () => {
+    const created = await createBlobStore({ driver: "s3", ...s3.storeOptions });
     expect(created.driver).toBe("s3");
     expect(created.localPath("uploads/x/original")).toBeNull();
     if (created.driver === "s3") created.close();
@@ -150,6 +150,11 @@ describe("S3BlobStore against a real S3 server (s3rver)", () => {
     await store.downloadTo("renders/r1/output.mp4", dest);
     expect(await readFile(dest)).toEqual(data);
     await expect(store.downloadTo("renders/none/output.mp4", dest)).rejects.toMatchObject({ status: 404 });
+    expect(await readFile(src)).toEqual(data);
+    // Handed over with `move`: uploaded, then the local file is removed.
+    await store.putFile("renders/r1/output.mp4", src, { contentType: "video/mp4", move: true });
+    await expect(readFile(src)).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await store.stat("renders/r1/output.mp4"))?.size).toBe(data.length);
     await store.delete("renders/r1/output.mp4");
   });
 

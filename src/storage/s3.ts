@@ -20,6 +20,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type PutFileOptions,
   type PutOptions,
   type PutResult,
   type SignedUrl,
@@ -137,7 +138,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async putFile(key: string, localPath: string, opts: { contentType: string }): Promise<{ size: number }> {
+  async putFile(key: string, localPath: string, opts: PutFileOptions): Promise<{ size: number }> {
     assertValidKey(key);
     const { size } = await stat(localPath);
     const upload = new Upload({
@@ -154,6 +155,7 @@ export class S3BlobStore implements BlobStore {
       leavePartsOnError: false,
     });
     await upload.done();
+    if (opts.move) await rm(localPath, { force: true });
     return { size };
   }
 

@@ -1,5 +1,5 @@
 import { hash, randomInt } from "node:crypto";
-import { SECRET_PREFIXES, type SecretPrefix } from "../../secret-formats.ts";
+import type { SecretPrefix } from "../../secret-formats.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

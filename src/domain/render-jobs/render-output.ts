@@ -22,12 +22,42 @@ async function sha256File(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** The poster a render's own ffmpeg run writes into its work directory (`BuildRenderPlanInput.posterPath`). */
+export const POSTER_FILE = "poster.jpg";
+
 /**
- * Probes, hashes and stores the rendered file `outPath` under `renders/<renderId>/output.<format>`,
- * with a JPEG poster for a video (written into `workDir` first). What the plan says is the
- * fallback of what the probe cannot tell.
+ * The poster file of a finished render: the one its ffmpeg run wrote (`plan.output.posterPath`),
+ * else one made from the output file (`makePoster`: a frame at 10 % of it); `null` when none
+ * can be made.
+ */
+async function posterOf(
+  plan: { output: { posterPath?: string }; durationSec: number },
+  workDir: string,
+  outPath: string,
+): Promise<string | null> {
+  const file = path.join(workDir, POSTER_FILE);
+  const written =
+    plan.output.posterPath !== undefined &&
+    (await stat(file).then(
+      (s) => s.size > 0,
+      () => false,
+    ));
+  if (written) return file;
+  const jpeg = await makePoster(outPath, { type: "video", duration: plan.durationSec }).catch(() => null);
+  if (!jpeg) return null;
+  await writeFile(file, jpeg);
+  return file;
+}
+
+/**
+ * Probes and hashes the rendered file `outPath` and makes its poster side by side (each reads
+ * the file once; the poster only when the render's run did not write it), then moves the file
+ * into the store under `renders/<renderId>/output.<format>` and the poster beside it (a rename
+ * when the store is local disk on the same filesystem). What the plan says is the fallback of
+ * what the probe cannot tell. `outPath` is gone afterwards.
  *
- * @param input.plan - the render's output shape (`output` width/height/fps, `durationSec` seconds).
+ * @param input.plan - the render's output shape (`output` width/height/fps and the poster its
+ *   run wrote, `durationSec` seconds).
  * @returns the render's `output` (keys, format, size in bytes, duration in seconds, sha256).
  * @throws RenderError `OUTPUT_UPLOAD_FAILED` when storing the file fails (nothing stays stored).
  */
@@ -38,29 +68,26 @@ export async function storeRenderOutput(input: {
   options: RenderOutputOptions;
   outPath: string;
   workDir: string;
-  plan: { output: Pick<RenderPlan["output"], "width" | "height" | "fps">; durationSec: number };
+  plan: {
+    output: Pick<RenderPlan["output"], "width" | "height" | "fps" | "posterPath">;
+    durationSec: number;
+  };
 }): Promise<RenderOutput> {
   const { store, renderId, options, outPath, plan } = input;
-  const [info, size, sha256] = await Promise.all([
+  const wantPoster = plan.output.width && options.format !== "jpg" && options.format !== "png";
+  const [info, sha256, posterFile] = await Promise.all([
     probeMedia(outPath).catch(() => null),
-    stat(outPath).then((s) => s.size),
     sha256File(outPath),
+    wantPoster ? posterOf(plan, input.workDir, outPath) : null,
   ]);
   const key = renderOutputKey(renderId, options.format);
   let posterKey: string | undefined;
+  let size: number;
   try {
-    await store.putFile(key, outPath, { contentType: FORMAT_MIME[options.format] });
-    if (plan.output.width && options.format !== "jpg" && options.format !== "png") {
-      const poster = await makePoster(outPath, {
-        type: "video",
-        duration: info?.duration ?? plan.durationSec,
-      }).catch(() => null);
-      if (poster) {
-        const posterFile = path.join(input.workDir, "poster.jpg");
-        await writeFile(posterFile, poster);
-        posterKey = renderPosterKey(renderId);
-        await store.putFile(posterKey, posterFile, { contentType: "image/jpeg" });
-      }
+    ({ size } = await store.putFile(key, outPath, { contentType: FORMAT_MIME[options.format], move: true }));
+    if (posterFile) {
+      posterKey = renderPosterKey(renderId);
+      await store.putFile(posterKey, posterFile, { contentType: "image/jpeg", move: true });
     }
   } catch (err) {
     input.log.warn({ renderId, err }, "storing the render output failed");

@@ -11,7 +11,7 @@ import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
-import { storeRenderOutput } from "./render-output.ts";
+import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
 
@@ -22,14 +22,28 @@ import type { SplitRenderStarter } from "./split-render.ts";
  */
 export const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
 
+/** Wall-clock milliseconds of an attempt's steps, for its log line: `lap` closes the step that ran since the previous lap. */
+class StepTimes {
+  readonly ms: Record<string, number> = {};
+  #last = performance.now();
+
+  lap(step: string): void {
+    const now = performance.now();
+    this.ms[step] = (this.ms[step] ?? 0) + Math.round(now - this.#last);
+    this.#last = now;
+  }
+}
+
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
  * and the caller's fonts to local files and build the ffmpeg plan (`prepareRender`, which the
- * preflight runs too), run ffmpeg (one process, one filtergraph)
- * with progress, then name the sources ffmpeg found damaged or truncated (`SOURCE_DAMAGED`
- * warnings, see `damagedSourceWarnings`), probe the output, make a poster, hash it and store it under
- * `renders/<renderId>/`, and record the attempt's wall-clock seconds per timeline second
- * (`cutroom_render_seconds_per_timeline_second`). The working directory and any stored object are removed when the
+ * preflight runs too), run ffmpeg (one process, one filtergraph, which also writes the
+ * poster) with progress, then name the sources ffmpeg found damaged or truncated
+ * (`SOURCE_DAMAGED` warnings, see `damagedSourceWarnings`), probe and hash the output, move it
+ * and its poster into the store under `renders/<renderId>/` (a rename when the store is on the
+ * same filesystem), record the attempt's wall-clock seconds per timeline second
+ * (`cutroom_render_seconds_per_timeline_second`) and log how long each step took ("render
+ * steps timed", `stepsMs`). The working directory and any stored object are removed when the
  * attempt fails or is cancelled.
  *
  * @param opts.workRoot - directory for per-attempt working directories.
@@ -47,6 +61,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
   const remote = opts.remote ?? DEFAULT_REMOTE_LIMITS;
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     const started = performance.now();
+    const steps = new StepTimes();
     const workDir = await makeAttemptWorkDir({
       workRoot: opts.workRoot,
       resourceId: render.id,
@@ -69,8 +84,10 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         remote,
         signal: hooks.signal,
         decoderThreads: DECODER_THREADS,
+        posterPath: POSTER_FILE,
         ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });
+      steps.lap("prepare");
       for (const w of warnings) hooks.warn(w);
 
       // A long mp4: its segments and audio become jobs of their own, joined by another.
@@ -88,6 +105,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
 
       // Rendering: one ffmpeg process.
       await hooks.phase("rendering");
+      steps.lap("phaseWrites");
       const damage = new DamageLog();
       await runRenderFfmpeg({
         plan,
@@ -109,8 +127,11 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         },
       });
 
-      // Finalizing: name damaged sources, probe, poster, hash, store.
+      steps.lap("ffmpeg");
+
+      // Finalizing: name damaged sources, then probe, hash and store the output and its poster.
       await hooks.phase("finalizing");
+      steps.lap("phaseWrites");
       const damaged = await damagedSourceWarnings(damage.lines, plan.inputs, refsByPath, {
         checkTimeoutMs: opts.stallTimeoutMs,
         signal: hooks.signal,
@@ -118,6 +139,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
           opts.log.warn({ renderId: render.id, ...found }, "ffmpeg reported damaged source data"),
       });
       for (const w of damaged) hooks.warn(w);
+      steps.lap("damage");
       const output = await storeRenderOutput({
         store,
         log: opts.log,
@@ -127,11 +149,21 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         workDir,
         plan,
       });
+      steps.lap("store");
       hooks.progress({ ratio: 1 });
+      const seconds = (performance.now() - started) / 1000;
       if (plan.durationSec > 0) {
-        const seconds = (performance.now() - started) / 1000;
         renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / plan.durationSec);
       }
+      opts.log.info(
+        {
+          renderId: render.id,
+          attempt: hooks.attempt,
+          totalMs: Math.round(seconds * 1000),
+          stepsMs: steps.ms,
+        },
+        "render steps timed",
+      );
       return output;
     } finally {
       await rm(workDir, { recursive: true, force: true });

@@ -28,6 +28,8 @@ export interface PreparedRender {
  *
  * @param input.workDir - the attempt's (or preflight's) working directory; the caller removes it.
  * @param input.decoderThreads - `-threads` of each video input's decoder.
+ * @param input.posterPath - where the run also writes the output's poster (relative to
+ *   `workDir`; video formats that move only, see `BuildRenderPlanInput.posterPath`).
  * @param input.output - where ffmpeg writes (default `output.<format>` in `workDir`; `pipe:3`
  *   to stream it, see `runFfmpeg`'s `onOutputPipe`).
  * @param input.variant - the encoder variant (`buildRenderPlan`'s), e.g. a fragmented mp4.
@@ -45,6 +47,7 @@ export async function prepareRender(input: {
   remote: RemoteAssetLimits;
   signal: AbortSignal;
   decoderThreads?: number;
+  posterPath?: string;
   output?: string;
   variant?: EncoderVariant;
 }): Promise<PreparedRender> {
@@ -66,6 +69,7 @@ export async function prepareRender(input: {
     outputPath: outputFile,
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(input.posterPath ? { posterPath: input.posterPath } : {}),
     ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);

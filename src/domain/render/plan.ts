@@ -1,3 +1,4 @@
+import { POSTER_ENCODER_ARGS, posterFilters } from "../../media/poster.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline, Track } from "../composition/schema.ts";
 import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
@@ -64,6 +65,12 @@ export interface BuildRenderPlanInput {
    * closed GOPs, or lossless H.264 for exactness tests. Default: the whole format as is.
    */
   variant?: EncoderVariant;
+  /**
+   * Also write the output's JPEG poster to this path (relative to the cwd) in the same run: the
+   * first frame at or after 10 % of the output, as it goes to the encoder, fitted like every
+   * poster (`posterFilters`). Only for formats that move (mp4, webm, gif); ignored otherwise.
+   */
+  posterPath?: string;
 }
 
 /** A file the worker writes into the cwd before running the plan. */
@@ -125,6 +132,8 @@ export interface RenderPlan {
     height?: number;
     fps?: number;
     audio: boolean;
+    /** Where the run writes the output's poster (`BuildRenderPlanInput.posterPath`), when it does. */
+    posterPath?: string;
   };
 }
 
@@ -224,6 +233,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...(traits.still ? { seekPreroll: STILL_SEEK_PREROLL_SEC } : {}),
   };
   const maps: string[] = [];
+  let posterOutput: string[] = [];
   let assFile: PlanFile | undefined;
   let fonts: PlanFont[] = [];
   let glyphs: GlyphUse[] = [];
@@ -319,24 +329,48 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       }
     });
     if (video === undefined) video = background();
-    const tail: string[] = [];
-    if (needsTrim) tail.push(`trim=start_frame=${trimStart}:end_frame=${trimEnd}`, "setpts=PTS-STARTPTS");
+    const framed: string[] = [];
+    if (needsTrim) framed.push(`trim=start_frame=${trimStart}:end_frame=${trimEnd}`, "setpts=PTS-STARTPTS");
     if (size.padded) {
-      tail.push(
+      framed.push(
         `pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2:color=${ffColor(canvas.background)}`,
         "setsar=1",
       );
     }
-    tail.push(...finalVideoFilters(output.format));
+    const encoded = finalVideoFilters(output.format);
     if (output.format === "gif") {
       // One palette from every pixel of every frame (`full`): with `diff` (only what changed
       // since the previous frame) a cut to a solid colour after moving video lost that colour
       // from the palette (#20c040 came out #005800).
-      tail.push(
+      encoded.push(
         "split[gifa][gifb];[gifa]palettegen=stats_mode=full[gifp];[gifb][gifp]paletteuse=dither=bayer:bayer_scale=5",
       );
     }
-    if (tail.length > 0) video = graph.chain([video], tail, "vout");
+    if (input.posterPath && !traits.still) {
+      if (framed.length > 0) video = graph.chain([video], framed, "vout");
+      const [main, still] = [graph.label("vout"), graph.label("poster")];
+      graph.chains.push(`[${video}]split=2[${main}][${still}]`);
+      // ffmpeg's `-ss` poster of the output: the first frame whose time is ≥ 10 % of its length.
+      const frame = Math.min(request.end - request.start - 1, Math.ceil((request.end - request.start) / 10));
+      const poster = graph.chain(
+        [still],
+        [`trim=start_frame=${frame}:end_frame=${frame + 1}`, ...posterFilters()],
+        "poster",
+      );
+      posterOutput = [
+        "-map",
+        `[${poster}]`,
+        ...POSTER_ENCODER_ARGS,
+        "-update",
+        "1",
+        "-f",
+        "image2",
+        input.posterPath,
+      ];
+      video = encoded.length > 0 ? graph.chain([main], encoded, "vout") : main;
+    } else if (framed.length + encoded.length > 0) {
+      video = graph.chain([video], [...framed, ...encoded], "vout");
+    }
     maps.push("-map", `[${video}]`);
   }
 
@@ -376,6 +410,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     // last frame of some renders.
     ...(traits.video && !traits.still ? ["-r", rateString(rate), "-fps_mode", "passthrough"] : []),
     input.outputPath,
+    ...posterOutput,
   ];
   return {
     args,
@@ -399,6 +434,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       ...(traits.video ? { width: size.width, height: size.height } : {}),
       ...(traits.video && !traits.still ? { fps: rate.num / rate.den } : {}),
       audio: traits.audio,
+      ...(posterOutput.length > 0 ? { posterPath: posterOutput.at(-1) } : {}),
     },
   };
 }

@@ -6,8 +6,7 @@
  */
 
 import { readFile } from "node:fs/promises";
-import { createOpenAI } from "@ai-sdk/openai";
-import { APICallError, transcribe } from "ai";
+import type { OpenAIProvider } from "@ai-sdk/openai";
 import { attachWords } from "../assemble.ts";
 import {
   type TranscribeInput,
@@ -31,7 +30,16 @@ export interface OpenAiCompatibleOptions {
  * (10 minutes of 16 kHz mono 16-bit WAV is 19.2 MB).
  */
 export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions): Transcriber {
-  const provider = createOpenAI({ baseURL: opts.baseUrl.replace(/\/+$/, ""), apiKey: opts.apiKey ?? "none" });
+  // The AI SDK is loaded with the first transcription: a worker that never transcribes with
+  // this engine does not carry it in memory.
+  let sdk: Promise<{ ai: typeof import("ai"); provider: OpenAIProvider }> | undefined;
+  const loadSdk = () => {
+    sdk ??= Promise.all([import("ai"), import("@ai-sdk/openai")]).then(([ai, { createOpenAI }]) => ({
+      ai,
+      provider: createOpenAI({ baseURL: opts.baseUrl.replace(/\/+$/, ""), apiKey: opts.apiKey ?? "none" }),
+    }));
+    return sdk;
+  };
   const redact = (s: string) => (opts.apiKey ? s.split(opts.apiKey).join("[redacted]") : s);
   return {
     info: { provider: "openai-compatible", model: opts.model, offline: false },
@@ -41,8 +49,9 @@ export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions)
     maxChunkSeconds: 600,
     async transcribe(input: TranscribeInput): Promise<TranscriptResult> {
       const audio = await readFile(input.audioPath);
+      const { ai, provider } = await loadSdk();
       try {
-        const result = await transcribe({
+        const result = await ai.transcribe({
           model: provider.transcription(opts.model),
           audio,
           timestampGranularities: ["word", "segment"],
@@ -80,7 +89,7 @@ export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions)
         };
       } catch (err) {
         input.signal.throwIfAborted();
-        const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+        const status = ai.APICallError.isInstance(err) ? err.statusCode : undefined;
         const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
         throw new TranscriptionError(
           "engine_failed",

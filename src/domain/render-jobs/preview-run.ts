@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Logger } from "pino";
@@ -14,6 +15,14 @@ import type { EncoderVariant } from "../render/outputs.ts";
 import { RenderError, type RenderOutputOptions } from "../render/types.ts";
 import { explainRenderFailure } from "./render-failure.ts";
 import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "./render-prepare.ts";
+
+/**
+ * Decoder threads of each video input of a preview (frame or stream): one per core, at most 4.
+ * A preview decodes from the keyframe before its time up to it, a run of frames that frame
+ * threading splits across the cores (a preview's frame itself is the same whatever the count);
+ * on the 2-core reference machine two threads cut a 640-px frame's p95 from ~600 to ~420 ms.
+ */
+const PREVIEW_DECODER_THREADS = Math.max(1, Math.min(availableParallelism(), 4));
 
 /** Longest transition (seconds), plus a second: clips farther than this from a window cannot show in it. */
 const REACH_SECONDS = 11;
@@ -101,7 +110,7 @@ export async function runPreview<T>(
       workDir,
       remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 15_000 },
       signal: job.signal,
-      decoderThreads: 1,
+      decoderThreads: PREVIEW_DECODER_THREADS,
       ...(job.output ? { output: job.output } : {}),
       ...(job.variant ? { variant: job.variant } : {}),
     });

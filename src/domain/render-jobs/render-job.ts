@@ -28,7 +28,7 @@ import {
 } from "../../queue/attempt-runner.ts";
 import { JOBS, type RenderJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import type { WorkDirOwner } from "../../queue/work-dir-sweep.ts";
+import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPrefix } from "../../storage/keys.ts";
 import { RenderError, type RenderOutput, type RenderProgress, type RenderWarning } from "../render/types.ts";
@@ -304,4 +304,25 @@ export function renderWorkDirs(db: Db): WorkDirOwner {
       );
     },
   };
+}
+
+/**
+ * Makes the work directory of attempt `attempt` of render `renderId` under `deps.workRoot`
+ * (`makeAttemptWorkDir` with {@link renderWorkDirs}: a retry first sweeps the directory of the
+ * attempt its killed worker left). Used by the render in one piece and by a split render's join.
+ * @returns the directory's absolute path; the caller removes it when the attempt ends.
+ * @throws when the directory cannot be made.
+ */
+export function makeRenderWorkDir(
+  deps: { db: Db; workRoot: string; log: Logger },
+  renderId: string,
+  attempt: number,
+): Promise<string> {
+  return makeAttemptWorkDir({
+    workRoot: deps.workRoot,
+    resourceId: renderId,
+    attempt,
+    owner: renderWorkDirs(deps.db),
+    log: deps.log.child({ renderId }),
+  });
 }

@@ -14,7 +14,6 @@ import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
 import { renderPartsPrefix } from "../../storage/keys.ts";
 import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
@@ -23,9 +22,9 @@ import { RenderError } from "../render/types.ts";
 import type { RenderRunDeps } from "./render-ffmpeg.ts";
 import {
   failLostRender,
+  makeRenderWorkDir,
   type RenderAttemptDeps,
   type RenderPipeline,
-  renderWorkDirs,
   runRenderAttempt,
 } from "./render-job.ts";
 import { storeRenderOutput } from "./render-output.ts";
@@ -50,22 +49,20 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
     if (parts.length === 0 || missing.length > 0 || segments.length !== render.segmentCount) {
       throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
     }
-    const workDir = await makeAttemptWorkDir({
-      workRoot: opts.workRoot,
-      resourceId: render.id,
-      attempt: hooks.attempt,
-      owner: renderWorkDirs(db),
-      log: opts.log.child({ renderId: render.id }),
-    });
+    const workDir = await makeRenderWorkDir(opts, render.id, hooks.attempt);
     try {
       const files = parts.map((p) => ({
         part: p,
         file: p.kind === "audio" ? AUDIO_PART : `seg-${String(p.index).padStart(3, "0")}.mp4`,
       }));
-      for (const { part, file } of files) {
-        hooks.signal.throwIfAborted();
-        await store.downloadTo(part.key as string, path.join(workDir, file));
-      }
+      hooks.signal.throwIfAborted();
+      // The parts are independent files: fetched side by side (one round trip each on S3), all
+      // settled before a failure is thrown, so none is still writing when the directory goes.
+      const fetched = await Promise.allSettled(
+        files.map(({ part, file }) => store.downloadTo(part.key as string, path.join(workDir, file))),
+      );
+      const failed = fetched.find((r) => r.status === "rejected");
+      if (failed) throw failed.reason;
       const { rate, window } = renderFrameWindow(render.composition, render.options);
       const join = buildJoinPlan(
         files.flatMap(({ part, file }) =>

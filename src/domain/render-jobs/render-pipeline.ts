@@ -4,13 +4,12 @@ import path from "node:path";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
-import { makeAttemptWorkDir } from "../../queue/work-dir-sweep.ts";
 import { dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
-import { type PipelineHooks, type RenderPipeline, renderWorkDirs } from "./render-job.ts";
+import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./render-job.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
@@ -62,13 +61,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
   return async (render: RenderRow, hooks: PipelineHooks): Promise<RenderOutput> => {
     const started = performance.now();
     const steps = new StepTimes();
-    const workDir = await makeAttemptWorkDir({
-      workRoot: opts.workRoot,
-      resourceId: render.id,
-      attempt: hooks.attempt,
-      owner: renderWorkDirs(db),
-      log: opts.log.child({ renderId: render.id }),
-    });
+    const workDir = await makeRenderWorkDir(opts, render.id, hooks.attempt);
     try {
       const doc = render.composition;
       const options = render.options;

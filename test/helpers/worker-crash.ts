@@ -100,6 +100,8 @@ export interface CrashRig {
   killWorkerMidJob<T>(underWay: () => Promise<T | null>, tools: readonly string[]): Promise<WorkerKill<T>>;
   /** Names of the work directories of `resourceId`'s attempts left under WORK_DIR. */
   leftoverWorkDirs(resourceId: string): Promise<string[]>;
+  /** Whether the app answers its health check and both worker processes are still running. */
+  healthy(): Promise<boolean>;
   /** Kills what is still running (each worker's whole process group) and closes the app. */
   close(): Promise<void>;
 }
@@ -177,6 +179,12 @@ export async function startCrashRig(env: Record<string, string> = {}): Promise<C
         const index = workers.indexOf(victim);
         workers[index] = await startWorkerProcess(`${victim.name}'`, workerEnv);
         return { victim, survivors: [...workers], running, killedAt, childDirs };
+      },
+      async healthy() {
+        const res = await fetch(`${base}/api/v1/health`).catch(() => null);
+        return (
+          res?.ok === true && workers.every((w) => w.child.exitCode === null && w.child.signalCode === null)
+        );
       },
       async leftoverWorkDirs(resourceId) {
         const names = await readdir(t.config.workDir).catch(() => [] as string[]);

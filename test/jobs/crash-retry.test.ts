@@ -86,6 +86,7 @@ describe.skipIf(!canRunCrashTests)(
       );
       await expectStoreMatchesRows();
       expect(await rig.leftoverWorkDirs(job.id)).toEqual([]);
+      expect(await rig.healthy()).toBe(true);
     };
 
     it("a generation: the worker killed while it renders, the other renders it again and stores one output", async () => {

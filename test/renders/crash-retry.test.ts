@@ -111,6 +111,7 @@ describe.skipIf(!canRunCrashTests)(
       expect(survivors.map((w) => w.output.join("")).join("")).toContain('"outcome":"succeeded"');
       // The killed attempt's scratch directory went when attempt 2 started; attempt 2 removed its own.
       expect(await rig.leftoverWorkDirs(r.id)).toEqual([]);
+      expect(await rig.healthy()).toBe(true);
 
       const file = path.join(dir, "out.mp4");
       const got = await download(onServer(rig.base, end?.output?.url ?? ""), file);
@@ -156,6 +157,7 @@ describe.skipIf(!canRunCrashTests)(
         (name) => name.startsWith(`${r.id}-`) || parts.some((p) => name.startsWith(`${p.id}-`)),
       );
       expect(left).toEqual([]);
+      expect(await rig.healthy()).toBe(true);
 
       const file = path.join(dir, "split-out.mp4");
       const got = await download(onServer(rig.base, end?.output?.url ?? ""), file);

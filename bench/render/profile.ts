@@ -1,7 +1,7 @@
 /**
  * Where the reference render's time goes, measured with ffmpeg alone (no API, no queue):
  *
- *   node bench/render/profile.ts [--seconds 60] [--rounds 3]
+ *   node bench/render/profile.ts [--seconds 60] [--rounds 3] [--split 10]
  *
  * Generates the reference inputs (`reference-composition.ts`), plans the composition exactly as a
  * worker does (`buildRenderPlan`, `standard` mp4, the worker's decoder threads) and runs, each
@@ -17,13 +17,17 @@
  * rounds, and a breakdown in CPU seconds: decode, video filters, text, overlay, audio, encode
  * (render − graph). CPU seconds are what the breakdown adds up; on a shared machine they move
  * less than wall time, which is quoted for the ratio to the floor.
+ * With `--split SEC`, it profiles instead the render in one piece against its split parts
+ * (`profileSplit`).
  */
 import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
 import { buildRenderPlan, type RenderPlan } from "../../src/domain/render/plan.ts";
+import { buildSplitRenderPlan } from "../../src/domain/render/segments.ts";
 import type { ResolvedAsset } from "../../src/domain/render/types.ts";
 import { writePlanFiles } from "../../src/domain/render/write-plan-files.ts";
 import { probeMedia } from "../../src/media/probe.ts";
@@ -38,6 +42,8 @@ const option = (name: string, fallback: number) => {
 };
 const SECONDS = option("--seconds", 60);
 const ROUNDS = option("--rounds", 3);
+/** `--split SEC`: profile the render in one piece against its split parts (segments of SEC s). */
+const SPLIT = option("--split", 0);
 /** The worker's decoder threads per video input (half the cores, as `render-pipeline.ts` sets). */
 const DECODER_THREADS = Math.max(1, Math.floor((await import("node:os")).availableParallelism() / 2));
 const log = (msg: string) => process.stderr.write(`[profile] ${msg}\n`);
@@ -80,6 +86,55 @@ function toNull(plan: RenderPlan, extra: string[] = []): string[] {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * `--split SEC`: the render in one piece (with its poster, as a worker runs it) against the
+ * parts of the same render split into segments of SEC seconds (each video segment, the audio,
+ * the stream-copy join), every round in that order. Prints each run's wall and CPU seconds
+ * (medians over the rounds), the parts' CPU sum and its overhead over the render in one piece:
+ * what splitting costs in ffmpeg alone, without the queue and the workers.
+ */
+async function profileSplit(composition: Timeline, assets: Map<string, ResolvedAsset>, cwd: string) {
+  const base = {
+    composition,
+    assets,
+    output: { format: "mp4", quality: "standard" } as const,
+    decoderThreads: DECODER_THREADS,
+  };
+  const whole = buildRenderPlan({ ...base, outputPath: "whole.mp4", posterPath: "poster.jpg" });
+  const split = buildSplitRenderPlan({ ...base, segmentSec: SPLIT, outputPath: "joined.mp4" });
+  const parts = [...split.segments, split.audio];
+  for (const plan of [whole, ...parts.map((p) => p.plan)]) await writePlanFiles(plan, cwd);
+  for (const f of split.join.files) await writeFile(path.join(cwd, f.path), f.content, "utf8");
+  const runs: [string, string[]][] = [
+    ["whole", graphArgs(whole)],
+    ...parts.map((p): [string, string[]] => [p.file, graphArgs(p.plan)]),
+    ["join", split.join.args.filter((a) => !["-progress", "pipe:1"].includes(a))],
+  ];
+  const samples = new Map<string, Sample[]>(runs.map(([name]) => [name, []]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const [name, args] of runs) {
+      const s = await measure(args, cwd);
+      samples.get(name)?.push(s);
+      log(`round ${round} ${name}: wall ${s.wall.toFixed(2)} s, cpu ${s.cpu.toFixed(2)} s`);
+    }
+  }
+  const med = (name: string, key: keyof Sample) => median((samples.get(name) ?? []).map((s) => s[key]));
+  const partsCpu = parts.reduce((sum, p) => sum + med(p.file, "cpu"), 0);
+  const summary = {
+    seconds: SECONDS,
+    segmentSec: SPLIT,
+    rounds: ROUNDS,
+    decoderThreads: DECODER_THREADS,
+    median: Object.fromEntries(
+      runs.map(([name]) => [name, { wall: med(name, "wall"), cpu: med(name, "cpu") }]),
+    ),
+    partsCpu,
+    overheadCpu: partsCpu - med("whole", "cpu"),
+    cpuRatio: (partsCpu + med("join", "cpu")) / med("whole", "cpu"),
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   const { dir, cleanup } = await tempDir("cutroom-profile-");
   try {
@@ -93,6 +148,10 @@ async function main(): Promise<void> {
     }
     const ids = Object.fromEntries(Object.keys(files).map((k) => [k, k]));
     const full = referenceComposition(ids, SECONDS) as unknown as Timeline;
+    if (SPLIT > 0) {
+      await profileSplit(full, assets, path.join(dir, "split"));
+      return;
+    }
     const without = (trackId: string): Timeline => ({
       ...full,
       tracks: full.tracks.filter((t) => t.id !== trackId),

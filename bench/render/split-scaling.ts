@@ -11,7 +11,9 @@
  * Printed: wall time of each (the render's createdAt → finishedAt), the speed-up, the CPU time
  * of each (user + system of the worker processes and the ffmpeg/ffprobe they ran and reaped,
  * from /proc), their ratio, the join (last part finished → render finished: the join job's
- * download, stream-copy join, poster and store), the time of every part and of the render job
+ * fetch, stream-copy join and store), of which the wait for the join job to start (last part
+ * finished → join job started) and the join's own step times (from its log line), the time of
+ * every part and of the render job
  * (from pg-boss's job rows), and the load average before and after.
  * Targets: speed-up ≥ 1.8×, CPU ratio ≤ 1.10, join ≤ 1 s.
  *
@@ -105,19 +107,36 @@ async function jobTimes(db: pg.Client, renderId: string) {
   }));
 }
 
+/** The step times the join logged ("render join steps timed"), or null when no worker logged them. */
+function joinSteps(workers: Proc[]): Record<string, number> | null {
+  for (const line of workers.flatMap((w) => w.output.join("").split("\n"))) {
+    if (!line.includes("render join steps timed")) continue;
+    try {
+      return (JSON.parse(line) as { stepsMs: Record<string, number> }).stepsMs;
+    } catch {
+      // Not a JSON log line.
+    }
+  }
+  return null;
+}
+
 /** Runs `work` with the given pinned workers (one per CPU) and returns its result and their CPU seconds. */
 async function withWorkers<T>(
   env: Record<string, string>,
   cpus: number[],
   work: () => Promise<T>,
-): Promise<{ result: T; cpu: number }> {
+): Promise<{ result: T; cpu: number; joinStepsMs: Record<string, number> | null }> {
   const workers: Proc[] = [];
   try {
     for (const [i, cpu] of cpus.entries()) workers.push(await startWorker(env, `worker ${i + 1}`, { cpu }));
     const before = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
     const result = await work();
     const after = await Promise.all(workers.map((w) => cpuSeconds(w.child.pid as number)));
-    return { result, cpu: after.reduce((a, b, i) => a + b - (before[i] ?? 0), 0) };
+    return {
+      result,
+      cpu: after.reduce((a, b, i) => a + b - (before[i] ?? 0), 0),
+      joinStepsMs: joinSteps(workers),
+    };
   } finally {
     await Promise.all(workers.map(stopProcess));
   }
@@ -165,6 +184,8 @@ async function main(): Promise<void> {
       lastJobs = jobs;
       const partsDone = Math.max(...jobs.filter((j) => j.name === "render_part").map((j) => j.completedAt));
       const join = (new Date(two.result.finishedAt ?? 0).getTime() - partsDone) / 1000;
+      const joinJob = jobs.find((j) => j.name === "render_join");
+      const joinStartSec = joinJob ? (joinJob.startedAt - partsDone) / 1000 : Number.NaN;
       rounds.push({
         unsplitSec: wall(one.result),
         splitSec: wall(two.result),
@@ -173,6 +194,8 @@ async function main(): Promise<void> {
         splitCpuSec: two.cpu,
         cpuRatio: two.cpu / one.cpu,
         joinSec: join,
+        joinStartSec,
+        ...Object.fromEntries(Object.entries(two.joinStepsMs ?? {}).map(([k, v]) => [`joinStep_${k}_ms`, v])),
       });
       log(
         `split ${wall(two.result).toFixed(1)} s (${two.result.segments?.total} segments), ${two.cpu.toFixed(1)} CPU s; speed-up ${(wall(one.result) / wall(two.result)).toFixed(2)}x, CPU ${(two.cpu / one.cpu).toFixed(2)}x, join ${join.toFixed(2)} s`,
@@ -195,6 +218,7 @@ async function main(): Promise<void> {
       unsplitCpuSec: pick("unsplitCpuSec"),
       splitCpuSec: pick("splitCpuSec"),
       joinSec: { median: pick("joinSec"), range: spread("joinSec"), target: 1 },
+      joinStartSec: { median: pick("joinStartSec"), range: spread("joinStartSec") },
       lastSplitJobs: lastJobs.map((j) => ({ name: j.name, sec: j.sec })),
       perRound: rounds,
     };

@@ -20,8 +20,9 @@ export async function startQueue(database: Database): Promise<Queue> {
   // `useListenNotify`: one listening connection per process (PGlite: in-process), so a job
   // sent by any process wakes idle workers at once (each queue has `notify` on).
   // `flowIntervalSeconds`: pg-boss unblocks a flow's dependent job (a split render's join, once
-  // its last part completed) in a background pass, 5 s apart by default; 1 s (its minimum)
-  // keeps that wait off the end of every split render. One instance at a time runs the pass.
+  // its last part completed) in a background pass, 5 s apart by default. A part's worker
+  // completes its job and resolves flows itself (`JobHandler.unblocks`), so the pass is the
+  // backstop; 1 s (its minimum) bounds it. One instance at a time runs the pass.
   const supervision = {
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,

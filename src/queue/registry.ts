@@ -62,6 +62,15 @@ export interface JobHandler<P extends object> {
    * the backstop for jobs that become due later (retries after their delay) and lost wake-ups.
    */
   pollingIntervalSeconds?: number;
+  /**
+   * The kind of job that waits for jobs of this kind in a pg-boss flow (`dependsOn`). When an
+   * attempt returns, the job is completed at once, pg-boss resolves flows at once
+   * (`resolveFlow`) and this process's idle worker of `unblocks` fetches at once
+   * (`notifyWorker`): the dependent job starts without waiting for the background flow pass
+   * (`flowIntervalSeconds`) and the next poll, which stay the backstop (e.g. when another
+   * process completed the last job it waited for).
+   */
+  unblocks?: JobDefinition<object>;
 }
 
 /** One handler for each job kind of `Defs`. */
@@ -156,11 +165,23 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
 ): Promise<() => Promise<void>> {
   checkJobHandlers(defs, handlers as Record<string, JobHandler<never>>);
   const queues: string[] = [];
+  /** The first worker of each queue this process works (`boss.work`'s id), for `unblocks`. */
+  const workerIds = new Map<string, string>();
+  /** Completes `job` now, resolves flows and wakes this process's worker of `unblocks`. */
+  const completeAndUnblock = async (name: string, job: Job<object>, unblocks: JobDefinition<object>) => {
+    // Fenced by the attempt: a job that was failed and retried meanwhile stays as it is. pg-boss's
+    // own completion after the handler then finds the job completed and changes nothing.
+    await boss.complete(name, { id: job.id, retryCount: job.retryCount });
+    await boss.resolveFlow();
+    const waiting = workerIds.get(unblocks.name);
+    if (waiting) boss.notifyWorker(waiting);
+  };
   for (const kind of Object.keys(defs) as (keyof Defs & string)[]) {
     const def = defs[kind] as JobDefinition<object>;
     const handler = handlers[kind] as JobHandler<object>;
     const polling = handler.pollingIntervalSeconds ?? 0.5;
-    await boss.work<object>(
+    const unblocks = handler.unblocks;
+    const workerId = await boss.work<object>(
       def.name,
       {
         batchSize: 1,
@@ -173,10 +194,17 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
         // An unhandled rejection in the job fails the job (pg-boss retries it within the
         // policy), not the process.
         await runInJobScope({ job: def.name, jobId: job.id }, () =>
-          timed(def.name, () => handler.run(job.data, { id: job.id, retryCount: job.retryCount })),
+          timed(def.name, async () => {
+            const outcome = await handler.run(job.data, { id: job.id, retryCount: job.retryCount });
+            // Best effort: pg-boss completes the job after the handler anyway, and its flow pass
+            // unblocks the dependent job within `flowIntervalSeconds`.
+            if (unblocks) await completeAndUnblock(def.name, job, unblocks).catch(() => {});
+            return outcome;
+          }),
         );
       },
     );
+    workerIds.set(def.name, workerId);
     queues.push(def.name);
     const dead = deadLetterQueue(def);
     const onDead = handler.deadLetter;

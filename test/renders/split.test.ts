@@ -133,6 +133,13 @@ describe("split renders through the API", () => {
     const [a, b] = await Promise.all([frameMd5(split.file), frameMd5(whole.file)]);
     expect(a).toHaveLength(SEAM_FRAMES);
     expect(a).toEqual(b);
+    // The segment that holds the poster's frame wrote the poster: the unsplit render's picture.
+    const posters = await Promise.all(
+      [split, whole].map((r, i) =>
+        download(onServer(base, r.end.output?.posterUrl ?? ""), path.join(dir, `poster-${i}.jpg`)),
+      ),
+    );
+    expect(posters[0]?.sha256).toBe(posters[1]?.sha256);
     expect(split.end.output?.duration).toBeCloseTo(whole.end.output?.duration ?? 0, 2);
   }, 240_000);
 

@@ -90,13 +90,16 @@ export async function resolveRenderAssets(input: {
   workDir: string;
   remote: RemoteAssetLimits;
   signal: AbortSignal;
+  /** Only the sources of these clips (a part of a split render); default every clip's. */
+  clipIds?: ReadonlySet<string>;
 }): Promise<{
   assets: Map<string, ResolvedAsset>;
   fonts: UploadedFont[];
   refsByPath: Map<string, AssetRef>;
 }> {
   const { db, store, workDir } = input;
-  const refs = assetRefs(input.doc);
+  const only = input.clipIds;
+  const refs = assetRefs(input.doc).filter((r) => !only || only.has(r.clipId));
   const uploadIds = [...new Set(refs.flatMap((r) => (r.uploadId ? [r.uploadId] : [])))];
   const rows = await findUploadsByIds(db, input.userId, uploadIds);
   const byId = new Map<string, UploadRow>(rows.map((u) => [u.id, u]));

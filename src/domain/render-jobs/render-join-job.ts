@@ -1,20 +1,22 @@
 /**
  * The `render_join` job kind: the last step of a split render, available once every part's
  * job completed (a pg-boss flow). It is an attempt of the render itself (the render's
- * fenced-attempt runner): it fetches the parts from the blob store, joins the video segments
+ * fenced-attempt runner): it reads the parts from the blob store, joins the video segments
  * with the concat demuxer and muxes the audio without re-encoding, and stores the output as a
  * render made in one piece does (poster, size, duration). A render being cancelled, or failed
  * by a part, is ended instead; the parts' files are deleted either way.
  */
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { listRenderParts } from "../../db/repositories/render-segments.ts";
+import { listRenderParts, type RenderPartRow } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { renderPartsPrefix } from "../../storage/keys.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
+import { localCopy } from "../../storage/local-copy.ts";
 import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
@@ -27,14 +29,18 @@ import {
   type RenderPipeline,
   runRenderAttempt,
 } from "./render-job.ts";
-import { storeRenderOutput } from "./render-output.ts";
+import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
+import { StepTimes } from "./step-times.ts";
 
 /**
- * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; downloads every
- * part (all must have succeeded), writes the ffconcat list with each segment's exact duration,
- * runs the stream-copy join, then stores the output (`storeRenderOutput`) and records the whole
- * render's wall-clock seconds per timeline second (`cutroom_render_seconds_per_timeline_second`).
- * The work directory is removed when the attempt ends.
+ * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; reads every part
+ * (all must have succeeded) in place on local disk or fetches it, with the poster a segment
+ * wrote, writes the ffconcat list with each segment's exact duration, runs the stream-copy join,
+ * then stores the output (`storeRenderOutput`: probe and hash side by side, moved into the
+ * store), records the whole render's wall-clock seconds per timeline second
+ * (`cutroom_render_seconds_per_timeline_second`) and logs how long each step took ("render join
+ * steps timed", `stepsMs`: prepare, fetch, join, store). The work directory is removed when the
+ * attempt ends.
  *
  * @throws RenderError `INTERNAL` (not retryable) when a part is missing; `FFMPEG_FAILED`
  *   (retryable) when the join fails; `OUTPUT_UPLOAD_FAILED` when storing fails.
@@ -42,34 +48,43 @@ import { storeRenderOutput } from "./render-output.ts";
 export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
   const { db, store } = opts;
   return async (render, hooks) => {
+    const steps = new StepTimes();
     await hooks.phase("finalizing");
     const parts = await listRenderParts(db, render.id);
     const missing = parts.filter((p) => p.status !== "succeeded" || !p.key);
     const segments = parts.filter((p) => p.kind === "video");
-    if (parts.length === 0 || missing.length > 0 || segments.length !== render.segmentCount) {
+    const audio = parts.find((p) => p.kind === "audio");
+    if (!audio || missing.length > 0 || segments.length !== render.segmentCount) {
       throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
     }
     const workDir = await makeRenderWorkDir(opts, render.id, hooks.attempt);
+    steps.lap("prepare");
     try {
-      const files = parts.map((p) => ({
-        part: p,
-        file: p.kind === "audio" ? AUDIO_PART : `seg-${String(p.index).padStart(3, "0")}.mp4`,
-      }));
       hooks.signal.throwIfAborted();
-      // The parts are independent files: fetched side by side (one round trip each on S3), all
-      // settled before a failure is thrown, so none is still writing when the directory goes.
-      const fetched = await Promise.allSettled(
-        files.map(({ part, file }) => store.downloadTo(part.key as string, path.join(workDir, file))),
-      );
+      // Each part read in place on local disk, else fetched (side by side: one round trip each
+      // on S3, all settled before a failure is thrown, so none is still writing when the
+      // directory goes). The poster, written by the segment that holds its frame, is fetched
+      // into the work directory, where storing the output takes it from.
+      const fetched = await Promise.allSettled([
+        ...parts.map((p) => localCopy(store, p.key as string, workDir, partFile(p))),
+        fetchPoster(store, renderPartKey(render.id, POSTER_FILE), path.join(workDir, POSTER_FILE)),
+      ]);
       const failed = fetched.find((r) => r.status === "rejected");
       if (failed) throw failed.reason;
+      const local = new Map(
+        parts.map((p, i) => [p.id, (fetched[i] as PromiseFulfilledResult<string>).value]),
+      );
+      steps.lap("fetch");
       const { rate, window } = renderFrameWindow(render.composition, render.options);
       const join = buildJoinPlan(
-        files.flatMap(({ part, file }) =>
-          part.kind === "video" ? [{ file, startFrame: part.startFrame, endFrame: part.endFrame }] : [],
-        ),
+        segments.map((p) => ({
+          file: local.get(p.id) as string,
+          startFrame: p.startFrame,
+          endFrame: p.endFrame,
+        })),
         rate,
         "output.mp4",
+        local.get(audio.id) as string,
       );
       for (const f of join.files) await writeFile(path.join(workDir, f.path), f.content, "utf8");
       const durationSec = frameToSeconds(window.end - window.start, rate);
@@ -91,6 +106,7 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
         );
         throw new RenderError("FFMPEG_FAILED", "Joining the rendered segments failed", { retryable: true });
       }
+      steps.lap("join");
       const { composition, options } = render;
       const size = outputSize(
         composition.canvas.width,
@@ -106,21 +122,43 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
         outPath: path.join(workDir, "output.mp4"),
         workDir,
         plan: {
-          output: { width: size.width, height: size.height, fps: options.fps ?? composition.canvas.fps },
+          output: {
+            width: size.width,
+            height: size.height,
+            fps: options.fps ?? composition.canvas.fps,
+            posterPath: POSTER_FILE,
+          },
           durationSec,
         },
       });
+      steps.lap("store");
       hooks.progress({ ratio: 1 });
       if (render.startedAt && durationSec > 0) {
         // The whole split render, from its first claim: what the parts in parallel achieved.
         const seconds = (Date.now() - render.startedAt.getTime()) / 1000;
         renderSecondsPerTimelineSecond.observe({ format: options.format }, seconds / durationSec);
       }
+      opts.log.info(
+        { renderId: render.id, attempt: hooks.attempt, stepsMs: steps.ms },
+        "render join steps timed",
+      );
       return output;
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   };
+}
+
+/** A part's file name in the join's work directory when it is fetched (`seg-000.mp4`, `audio.m4a`). */
+const partFile = (p: RenderPartRow): string =>
+  p.kind === "audio" ? AUDIO_PART : `seg-${String(p.index).padStart(3, "0")}.mp4`;
+
+/**
+ * Fetches the poster a segment wrote to `file`; nothing when there is none (parts stored before
+ * segments wrote it: storing the output then makes it from the joined file).
+ */
+async function fetchPoster(store: BlobStore, key: string, file: string): Promise<void> {
+  if (await store.stat(key)) await store.downloadTo(key, file);
 }
 
 /**

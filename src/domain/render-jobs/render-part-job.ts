@@ -34,13 +34,14 @@ import type { JobHandler } from "../../queue/registry.ts";
 import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
-import { buildAudioPlan, buildSegmentPlan } from "../render/segments.ts";
+import { buildAudioPlan, buildSegmentPlan, segmentClipIds } from "../render/segments.ts";
 import { RenderError, type RenderWarning } from "../render/types.ts";
 import { writePlanFiles } from "../render/write-plan-files.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError, endRenderWithEvent } from "./render-job.ts";
+import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS } from "./render-pipeline.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
@@ -151,10 +152,12 @@ export function renderPartWorkDirs(db: Db): WorkDirOwner {
 }
 
 /**
- * The work of one part attempt: resolve the render's assets into the attempt's work directory,
+ * The work of one part attempt: resolve the assets it reads into the attempt's work directory
+ * (a video segment: the sources of the clips in its frames, `segmentClipIds`; the audio: all),
  * plan the part (`buildSegmentPlan` for a video segment: the whole graph, the segment's frames
- * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress and store
- * the file under `renders/<renderId>/parts/`. Returns its storage key. The work directory is
+ * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress and move
+ * the file into the store under `renders/<renderId>/parts/`, with the render's poster when the
+ * segment holds its frame (`parts/poster.jpg`). Returns the part's storage key. The work directory is
  * removed when the attempt ends.
  *
  * @param opts.lossless - lossless H.264 segments (exactness tests; the render pipeline must
@@ -185,6 +188,10 @@ export function createRenderPartPipeline(
         workDir,
         remote: opts.remote ?? DEFAULT_REMOTE_LIMITS,
         signal: ctx.signal,
+        // A video segment reads the sources that play in its frames; the audio, every one.
+        ...(part.kind === "video"
+          ? { clipIds: segmentClipIds({ composition: render.composition, output: render.options }, part) }
+          : {}),
       });
       ctx.signal.throwIfAborted();
       const base = {
@@ -196,7 +203,10 @@ export function createRenderPartPipeline(
       };
       const { file, plan } =
         part.kind === "video"
-          ? buildSegmentPlan(base, part, part.index, opts.lossless)
+          ? buildSegmentPlan(base, part, part.index, {
+              posterPath: POSTER_FILE,
+              ...(opts.lossless ? { lossless: true } : {}),
+            })
           : buildAudioPlan(base);
       for (const w of await writePlanFiles(plan, workDir)) ctx.warn(w);
       await runRenderFfmpeg({
@@ -212,12 +222,22 @@ export function createRenderPartPipeline(
           refsByPath,
         },
       });
+      // The poster first: once the segment is recorded, the join finds both. Moved, not copied:
+      // the work directory goes anyway (a rename on local disk).
       const key = renderPartKey(render.id, file);
+      const posterKey = plan.output.posterPath ? renderPartKey(render.id, POSTER_FILE) : null;
       try {
-        await store.putFile(key, path.join(workDir, file), { contentType: "video/mp4" });
+        if (posterKey) {
+          await store.putFile(posterKey, path.join(workDir, POSTER_FILE), {
+            contentType: "image/jpeg",
+            move: true,
+          });
+        }
+        await store.putFile(key, path.join(workDir, file), { contentType: "video/mp4", move: true });
       } catch (err) {
         opts.log.warn({ renderId: render.id, partId: part.id, err }, "storing a render segment failed");
         await store.delete(key).catch(() => {});
+        if (posterKey) await store.delete(posterKey).catch(() => {});
         throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing a rendered segment failed");
       }
       return key;
@@ -246,6 +266,8 @@ export function renderPartJobHandler(
   const lifecycle = renderPartLifecycle(opts);
   return {
     concurrency: opts.concurrency,
+    // The join waits for every part's job: the last part to end starts it at once.
+    unblocks: JOBS.renderJoin,
     ...(opts.pollingIntervalSeconds !== undefined
       ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
       : {}),

@@ -13,6 +13,7 @@ import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./re
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
+import { StepTimes } from "./step-times.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
@@ -20,18 +21,6 @@ import type { SplitRenderStarter } from "./split-render.ts";
  * default (a thread per core for each input) makes memory grow with both; x264 uses the cores.
  */
 export const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
-
-/** Wall-clock milliseconds of an attempt's steps, for its log line: `lap` closes the step that ran since the previous lap. */
-class StepTimes {
-  readonly ms: Record<string, number> = {};
-  #last = performance.now();
-
-  lap(step: string): void {
-    const now = performance.now();
-    this.ms[step] = (this.ms[step] ?? 0) + Math.round(now - this.#last);
-    this.#last = now;
-  }
-}
 
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canvas, clip, colorAsset, track } from "../../../test/fixtures/render/compositions.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { jobIdFor } from "../../queue/flow.ts";
-import { splitSegments } from "./split-render.ts";
+import { partPriorities, splitSegments } from "./split-render.ts";
 
 /** A render of `seconds` of colour at 25 fps with the given output options. */
 function render(seconds: number, options: Partial<RenderRow["options"]> = {}) {
@@ -48,5 +48,24 @@ describe("jobIdFor", () => {
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(jobIdFor("rsg_01ABC")).toBe(id);
     expect(jobIdFor("rsg_01ABD")).not.toBe(id);
+  });
+});
+
+describe("partPriorities", () => {
+  it("ranks the video segments longest first in timeline order, then the audio", () => {
+    const part = (kind: "video" | "audio", index: number, startFrame: number, endFrame: number) => ({
+      kind,
+      index,
+      startFrame,
+      endFrame,
+    });
+    // As listed in the database: the audio row among the segments, the last segment shorter.
+    const parts = [
+      part("video", 0, 0, 500),
+      part("audio", 0, 0, 1250),
+      part("video", 2, 1000, 1250),
+      part("video", 1, 500, 1000),
+    ];
+    expect(partPriorities(parts)).toEqual([3, 0, 1, 2]);
   });
 });

@@ -14,6 +14,7 @@ import {
   insertRenderParts,
   listRenderParts,
   type NewRenderPart,
+  type RenderPartRow,
 } from "../../db/repositories/render-segments.ts";
 import { ACTIVE_STATUSES, findRenderById, type RenderRow } from "../../db/repositories/renders.ts";
 import { renders } from "../../db/schema/renders.ts";
@@ -68,6 +69,28 @@ export interface SplitRenderStarter {
   resume(renderId: string): Promise<void>;
 }
 
+/**
+ * The pg-boss priority of each of a render's parts (same order as `parts`), so that workers
+ * take them longest first and end together: pg-boss fetches by priority, then age, and the
+ * parts of a render are sent at once, so without a priority their order among equal ages is
+ * the database's (a long segment taken last kept one worker busy alone for its whole length).
+ * The video segments go first, longer before shorter (the last segment is the shorter one) and
+ * in timeline order among equals, then the audio, whose encode is a small fraction of a
+ * segment's and fills a worker's end. Priorities run from `parts.length - 1` (first) down to 0.
+ */
+export function partPriorities(
+  parts: readonly Pick<RenderPartRow, "kind" | "index" | "startFrame" | "endFrame">[],
+): number[] {
+  const order = parts
+    .map((p, i) => ({ i, audio: p.kind === "audio", frames: p.endFrame - p.startFrame, index: p.index }))
+    .sort((a, b) => Number(a.audio) - Number(b.audio) || b.frames - a.frames || a.index - b.index);
+  const priorities = parts.map(() => 0);
+  order.forEach((o, rank) => {
+    priorities[o.i] = parts.length - 1 - rank;
+  });
+  return priorities;
+}
+
 /** The `render_join` job id of split render `renderId`. */
 export const joinJobIdOf = (renderId: string): string => jobIdFor(`${renderId}/join`);
 
@@ -89,12 +112,14 @@ export function createSplitRenderStarter(deps: {
     const parts = await listRenderParts(db, renderId);
     if (!render || parts.length === 0) return;
     const rate = renderFrameWindow(render.composition, render.options).rate;
-    const jobs: FlowJobToSend<object>[] = parts.map((p) => ({
+    const priorities = partPriorities(parts);
+    const jobs: FlowJobToSend<object>[] = parts.map((p, i) => ({
       ref: p.id,
       id: jobIdFor(p.id),
       job: JOBS.renderPart,
       data: { v: 1, renderId, partId: p.id, joinJobId } satisfies RenderPartJobV1,
       expireInSeconds: renderExpirySeconds(frameToSeconds(p.endFrame - p.startFrame, rate)),
+      priority: priorities[i] ?? 0,
     }));
     jobs.push({
       ref: "join",

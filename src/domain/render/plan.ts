@@ -71,6 +71,20 @@ export interface BuildRenderPlanInput {
    * poster (`posterFilters`). Only for formats that move (mp4, webm, gif); ignored otherwise.
    */
   posterPath?: string;
+  /**
+   * The frame of this run's output (0-based) the poster shows, instead of the first at or after
+   * 10 % of it: a segment of a split render writes the whole render's poster
+   * ({@link posterFrameOf} of the whole output) when that frame is one of its own.
+   */
+  posterFrame?: number;
+}
+
+/**
+ * The frame of an output of `frames` frames its poster shows (0-based): ffmpeg's `-ss` poster,
+ * the first frame whose time is at or after 10 % of the output's length.
+ */
+export function posterFrameOf(frames: number): number {
+  return Math.max(0, Math.min(frames - 1, Math.ceil(frames / 10)));
 }
 
 /** A file the worker writes into the cwd before running the plan. */
@@ -204,20 +218,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   if (totalFrames <= 0) throw new RenderError("INVALID_COMPOSITION", "The composition is empty (duration 0)");
   const request = requestedWindow(output, totalFrames, rate);
 
-  const tracks = composition.tracks.filter((t) => t.enabled !== false);
-  const layouts = tracks.map((track) => ({
-    track,
-    segments: layoutTrack(track, rate, totalFrames, warnings),
-  }));
-  const window = widenWindow(
-    layouts.map((l) => l.segments),
-    request.start,
-    request.end,
-  );
-  const windowed: LaidOutTrack[] = layouts.map((l) => ({
-    track: l.track,
-    segments: clipSegmentsToWindow(l.segments, window.start, window.end),
-  }));
+  const { window, windowed } = windowedTracks(composition, rate, totalFrames, request, warnings);
 
   const graph = new FilterGraph();
   const ctx: BranchContext = {
@@ -350,8 +351,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       if (framed.length > 0) video = graph.chain([video], framed, "vout");
       const [main, still] = [graph.label("vout"), graph.label("poster")];
       graph.chains.push(`[${video}]split=2[${main}][${still}]`);
-      // ffmpeg's `-ss` poster of the output: the first frame whose time is ≥ 10 % of its length.
-      const frame = Math.min(request.end - request.start - 1, Math.ceil((request.end - request.start) / 10));
+      const frame = input.posterFrame ?? posterFrameOf(request.end - request.start);
       const poster = graph.chain(
         [still],
         [`trim=start_frame=${frame}:end_frame=${frame + 1}`, ...posterFilters()],
@@ -437,6 +437,34 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       ...(posterOutput.length > 0 ? { posterPath: posterOutput.at(-1) } : {}),
     },
   };
+}
+
+/**
+ * The enabled tracks of `composition` laid out at `rate` over its `totalFrames` frames and cut
+ * to `request` (output frames `[start, end)`) widened so that no transition is cut: the frames
+ * a render of `request` builds (`window`) and what plays in them (`windowed`). Layout warnings
+ * go to `warnings`.
+ */
+export function windowedTracks(
+  composition: Timeline,
+  rate: FrameRate,
+  totalFrames: number,
+  request: { start: number; end: number },
+  warnings: RenderWarning[],
+): { window: { start: number; end: number }; windowed: LaidOutTrack[] } {
+  const layouts = composition.tracks
+    .filter((t) => t.enabled !== false)
+    .map((track) => ({ track, segments: layoutTrack(track, rate, totalFrames, warnings) }));
+  const window = widenWindow(
+    layouts.map((l) => l.segments),
+    request.start,
+    request.end,
+  );
+  const windowed = layouts.map((l) => ({
+    track: l.track,
+    segments: clipSegmentsToWindow(l.segments, window.start, window.end),
+  }));
+  return { window, windowed };
 }
 
 /** Frame rate cap of a GIF output without `fps` (frames/s); a slower canvas keeps its own. */

@@ -8,7 +8,7 @@ import {
   videoAsset,
 } from "../../../test/fixtures/render/compositions.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildSplitRenderPlan, CONCAT_LIST, planSegments } from "./segments.ts";
+import { buildSplitRenderPlan, CONCAT_LIST, planSegments, segmentClipIds } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
 import { RenderError } from "./types.ts";
 
@@ -112,7 +112,7 @@ describe("buildSplitRenderPlan", () => {
     expect(split.audio.plan.args.join(" ")).not.toContain("-filter_complex_script");
     expect(split.audio.plan.durationSec).toBe(10);
     expect(split.join.args.slice(split.join.args.indexOf("-f"))).toEqual([
-      ...["-f", "concat", "-i", CONCAT_LIST, "-i", "audio.m4a"],
+      ...["-f", "concat", "-safe", "0", "-i", CONCAT_LIST, "-i", "audio.m4a"],
       ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", "out.mp4"],
     ]);
     expect(split.join.files).toEqual([
@@ -186,5 +186,26 @@ describe("buildSplitRenderPlan", () => {
         segmentSec: 2,
       }),
     ).toThrow(RenderError);
+  });
+});
+
+describe("segmentClipIds", () => {
+  it("names every clip a segment's plan opens and none that plays outside its frames", () => {
+    const doc = twoClips(25);
+    const output = { format: "mp4", quality: "standard" } as const;
+    const split = buildSplitRenderPlan({
+      composition: doc,
+      assets,
+      output,
+      outputPath: "out.mp4",
+      segmentSec: 2,
+    });
+    const [a, b] = doc.tracks[0]?.clips.map((c) => c.id) ?? [];
+    const ids = split.segments.map((s) => segmentClipIds({ composition: doc, output }, s));
+    split.segments.forEach((s, i) => {
+      for (const input of s.plan.inputs) expect(ids[i]?.has(input.clipId)).toBe(true);
+    });
+    // Only the segment across the fade (4.5–5.5 s) reads both sources.
+    expect(ids.map((set) => [...set].sort())).toEqual([[a], [a], [a, b], [b], [b]]);
   });
 });

@@ -5,9 +5,11 @@ import {
   buildRenderPlan,
   dedupeWarnings,
   type PlanFile,
+  posterFrameOf,
   type RenderPlan,
   RUN_ARGS,
   requestedWindow,
+  windowedTracks,
 } from "./plan.ts";
 import { type FrameRate, frameToSeconds, secondsToFrame, toFrameRate } from "./timeline.ts";
 import { RenderError, type RenderOutputOptions, type RenderWarning } from "./types.ts";
@@ -116,7 +118,7 @@ export function buildSplitRenderPlan(input: BuildSplitRenderPlanInput): SplitRen
       base,
       { startFrame: window.start + range.startFrame, endFrame: window.start + range.endFrame },
       i,
-      lossless,
+      lossless ? { lossless } : {},
     ),
   );
   const audio = buildAudioPlan(base);
@@ -155,38 +157,87 @@ export function renderFrameWindow(
 /** The base of a part's plan: `buildRenderPlan`'s input without the part's own names, variant and output file. */
 export type SplitPartBase = Omit<BuildRenderPlanInput, "variant" | "names" | "outputPath">;
 
+/** Options of {@link buildSegmentPlan}. */
+export interface SegmentPlanOptions {
+  /** Lossless H.264 (exactness tests). */
+  lossless?: boolean;
+  /**
+   * Where the segment writes the whole render's poster when the poster's frame
+   * (`posterFrameOf` of the whole output) is one of the segment's: the render made in one piece
+   * writes it in its own run, so the join need not decode the output again.
+   */
+  posterPath?: string;
+}
+
 /**
  * The plan of video segment `index` of a split render: `buildRenderPlan` with the segment's
  * output frames as `output.range` (the whole graph is built, the frames are kept on the output
- * side), video only with closed GOPs, writing `seg-<index>.mp4` with its own plan file names.
+ * side), video only with closed GOPs, writing `seg-<index>.mp4` with its own plan file names,
+ * and the render's poster when it holds the poster's frame (`plan.output.posterPath` set).
  *
  * @param range - output frames of the whole render at the output frame rate.
- * @param lossless - lossless H.264 (exactness tests).
  * @throws whatever `buildRenderPlan` throws.
  */
 export function buildSegmentPlan(
   base: SplitPartBase,
   range: FrameRange,
   index: number,
-  lossless?: boolean,
+  opts: SegmentPlanOptions = {},
 ): SegmentPlan {
-  const rate = toFrameRate(base.output.fps ?? base.composition.canvas.fps);
+  const { rate, window } = renderFrameWindow(base.composition, base.output);
   const tag = String(index).padStart(3, "0");
   const file = `seg-${tag}.mp4`;
+  const poster = window.start + posterFrameOf(window.end - window.start);
+  const writesPoster = opts.posterPath !== undefined && poster >= range.startFrame && poster < range.endFrame;
   const plan = buildRenderPlan({
     ...base,
-    output: {
-      ...base.output,
-      range: {
-        start: frameToSeconds(range.startFrame, rate),
-        duration: frameToSeconds(range.endFrame - range.startFrame, rate),
-      },
-    },
+    output: segmentOutput(base.output, range, rate),
     outputPath: file,
     names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
-    variant: { streams: "video", ...(lossless ? { lossless } : {}) },
+    variant: { streams: "video", ...(opts.lossless ? { lossless: true } : {}) },
+    ...(writesPoster ? { posterPath: opts.posterPath, posterFrame: poster - range.startFrame } : {}),
   });
   return { startFrame: range.startFrame, endFrame: range.endFrame, file, plan };
+}
+
+/** The output options of a segment: the render's, with the segment's frames as `range`. */
+function segmentOutput(output: RenderOutputOptions, range: FrameRange, rate: FrameRate): RenderOutputOptions {
+  return {
+    ...output,
+    range: {
+      start: frameToSeconds(range.startFrame, rate),
+      duration: frameToSeconds(range.endFrame - range.startFrame, rate),
+    },
+  };
+}
+
+/**
+ * The clips whose sources video segment `range` of a split render reads (ids): the media clips
+ * (video, image, audio) that play in the frames its plan builds (`buildSegmentPlan`: the segment
+ * widened over transitions across its boundaries), and every text and caption clip (their
+ * subtitle files are small and read whole). A part resolves, and on remote storage fetches,
+ * only these sources instead of every source of the composition.
+ *
+ * @param range - output frames of the whole render at the output frame rate.
+ * @throws RenderError `INVALID_COMPOSITION` for an empty composition or a range after its end.
+ */
+export function segmentClipIds(
+  base: Pick<SplitPartBase, "composition" | "output">,
+  range: FrameRange,
+): Set<string> {
+  const { composition } = base;
+  const { rate } = renderFrameWindow(composition, base.output);
+  const totalFrames = secondsToFrame(compositionDuration(composition), rate);
+  const request = requestedWindow(segmentOutput(base.output, range, rate), totalFrames, rate);
+  const { windowed } = windowedTracks(composition, rate, totalFrames, request, []);
+  const ids = new Set<string>();
+  for (const laid of windowed) for (const s of laid.segments) if (s.clip) ids.add(s.clip.id);
+  for (const track of composition.tracks) {
+    for (const clip of track.clips) {
+      if (clip.asset.type === "text" || clip.asset.type === "caption") ids.add(clip.id);
+    }
+  }
+  return ids;
 }
 
 /**
@@ -207,23 +258,26 @@ export function buildAudioPlan(base: SplitPartBase): { file: string; plan: Rende
 }
 
 /**
- * The join of a split render: the ffconcat list of `segments` (in order, each a file in the
- * cwd with its output frames) and the ffmpeg arguments that read them with the concat demuxer
- * and {@link AUDIO_PART}, and copy both streams into `outputPath` (mp4, `+faststart`) without
- * re-encoding.
+ * The join of a split render: the ffconcat list of `segments` (in order, each a file with its
+ * output frames) and the ffmpeg arguments that read them with the concat demuxer and the
+ * audio part, and copy both streams into `outputPath` (mp4, `+faststart`) without re-encoding.
+ * The files may be relative to the cwd or absolute (parts read in place from a local store):
+ * the list is read with `-safe 0`; its entries are the server's own paths.
  *
  * @param rate - the output frame rate (the segments' frame ranges are at this rate).
+ * @param audioPath - the audio part (default {@link AUDIO_PART} in the cwd).
  */
 export function buildJoinPlan(
   segments: readonly (FrameRange & { file: string })[],
   rate: FrameRate,
   outputPath: string,
+  audioPath: string = AUDIO_PART,
 ): { args: string[]; files: PlanFile[] } {
   return {
     files: [{ path: CONCAT_LIST, content: concatList(segments, rate) }],
     args: [
       ...RUN_ARGS,
-      ...["-f", "concat", "-i", CONCAT_LIST, "-i", AUDIO_PART],
+      ...["-f", "concat", "-safe", "0", "-i", CONCAT_LIST, "-i", audioPath],
       ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
       outputPath,
     ],
@@ -244,7 +298,8 @@ function concatList(segments: readonly (FrameRange & { file: string })[], rate: 
   for (const s of segments) {
     const us = micros(s.endFrame - origin) - micros(s.startFrame - origin);
     lines.push(
-      `file '${s.file}'`,
+      // ffconcat quoting: a quote inside single quotes is closed, escaped and reopened.
+      `file '${s.file.replaceAll("'", "'\\''")}'`,
       `duration ${Math.floor(us / 1_000_000)}.${String(us % 1_000_000).padStart(6, "0")}`,
     );
   }

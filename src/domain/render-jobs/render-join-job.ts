@@ -19,6 +19,7 @@ import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError } from "../render/types.ts";
+import { partWarningsToAdd } from "./render-damage.ts";
 import type { RenderRunDeps } from "./render-ffmpeg.ts";
 import {
   failLostRender,
@@ -30,9 +31,10 @@ import {
 import { storeRenderOutput } from "./render-output.ts";
 
 /**
- * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; downloads every
- * part (all must have succeeded), writes the ffconcat list with each segment's exact duration,
- * runs the stream-copy join, then stores the output (`storeRenderOutput`) and records the whole
+ * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; adds the parts'
+ * warnings to the render's (`partWarningsToAdd`); downloads every part (all must have
+ * succeeded), writes the ffconcat list with each segment's exact duration, runs the stream-copy
+ * join, then stores the output (`storeRenderOutput`) and records the whole
  * render's wall-clock seconds per timeline second (`cutroom_render_seconds_per_timeline_second`).
  * The work directory is removed when the attempt ends.
  *
@@ -49,6 +51,12 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
     if (parts.length === 0 || missing.length > 0 || segments.length !== render.segmentCount) {
       throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
     }
+    // What the parts found (damaged sources…) joins the render's warnings, each once.
+    for (const w of partWarningsToAdd(
+      render.warnings,
+      parts.flatMap((p) => p.warnings),
+    ))
+      hooks.warn(w);
     const workDir = await makeRenderWorkDir(opts, render.id, hooks.attempt);
     try {
       const files = parts.map((p) => ({

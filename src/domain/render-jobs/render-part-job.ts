@@ -39,6 +39,7 @@ import { RenderError, type RenderWarning } from "../render/types.ts";
 import { writePlanFiles } from "../render/write-plan-files.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
+import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError, endRenderWithEvent } from "./render-job.ts";
 import { DECODER_THREADS } from "./render-pipeline.ts";
@@ -116,7 +117,13 @@ export function renderPartLifecycle(deps: PartDeps): ResourceLifecycle<RenderPar
         const row = await updateRenderPartFenced(tx, {
           id,
           attempt,
-          set: { status: "succeeded", key: end.output, progress: 1, finishedAt: now },
+          set: {
+            status: "succeeded",
+            key: end.output,
+            progress: 1,
+            warnings: end.warnings,
+            finishedAt: now,
+          },
         });
         if (!row) return false;
         if (row.kind === "video") await countSegmentDone(tx, row.renderId, now);
@@ -153,8 +160,10 @@ export function renderPartWorkDirs(db: Db): WorkDirOwner {
 /**
  * The work of one part attempt: resolve the render's assets into the attempt's work directory,
  * plan the part (`buildSegmentPlan` for a video segment: the whole graph, the segment's frames
- * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress and store
- * the file under `renders/<renderId>/parts/`. Returns its storage key. The work directory is
+ * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress, name the
+ * sources it found damaged (`SOURCE_DAMAGED` warnings, as the render in one piece does; stored
+ * on the part, merged by the join) and store the file under `renders/<renderId>/parts/`.
+ * Returns its storage key. The work directory is
  * removed when the attempt ends.
  *
  * @param opts.lossless - lossless H.264 segments (exactness tests; the render pipeline must
@@ -199,19 +208,24 @@ export function createRenderPartPipeline(
           ? buildSegmentPlan(base, part, part.index, opts.lossless)
           : buildAudioPlan(base);
       for (const w of await writePlanFiles(plan, workDir)) ctx.warn(w);
+      const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
+      const damage = new DamageLog();
       await runRenderFfmpeg({
         plan,
         cwd: workDir,
         signal: ctx.signal,
         stallTimeoutMs: opts.stallTimeoutMs,
+        onStderrLine: damage.onLine,
         onProgress: (p) => ctx.progress(p.ratio),
-        failure: {
-          log: opts.log,
-          logFields: { renderId: render.id, partId: part.id, attempt: ctx.attempt },
-          composition: render.composition,
-          refsByPath,
-        },
+        failure: { log: opts.log, logFields, composition: render.composition, refsByPath },
       });
+      // The sources this part read damaged, as the render in one piece names them.
+      const damaged = await runDamageWarnings(
+        damage,
+        { inputs: plan.inputs, refsByPath },
+        { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
+      );
+      for (const w of damaged) ctx.warn(w);
       const key = renderPartKey(render.id, file);
       try {
         await store.putFile(key, path.join(workDir, file), { contentType: "video/mp4" });

@@ -15,7 +15,12 @@ import {
   listRenderParts,
   type NewRenderPart,
 } from "../../db/repositories/render-segments.ts";
-import { ACTIVE_STATUSES, findRenderById, type RenderRow } from "../../db/repositories/renders.ts";
+import {
+  ACTIVE_STATUSES,
+  countUnfinishedRenders,
+  findRenderById,
+  type RenderRow,
+} from "../../db/repositories/renders.ts";
 import { renders } from "../../db/schema/renders.ts";
 import { newId } from "../../ids.ts";
 import {
@@ -63,7 +68,9 @@ export interface SplitRenderStarter {
   /**
    * Sends the flow of split render `renderId` (a job per part, then the join once they all
    * completed) unless it was sent: the render job, retried after its worker died between the
-   * hand-off and the send, calls this again. The job ids are derived from the part ids.
+   * hand-off and the send, calls this again. The job ids are derived from the part ids; every
+   * job has the render's fair priority (minus the account's unfinished renders created before
+   * it, as its render job had).
    */
   resume(renderId: string): Promise<void>;
 }
@@ -89,12 +96,16 @@ export function createSplitRenderStarter(deps: {
     const parts = await listRenderParts(db, renderId);
     if (!render || parts.length === 0) return;
     const rate = renderFrameWindow(render.composition, render.options).rate;
+    // Fairness across accounts, as for the render's own job (see `startRender`): the parts and
+    // the join of an account's n-th unfinished render queue at priority -n.
+    const priority = -(await countUnfinishedRenders(db, render.userId, render.createdAt));
     const jobs: FlowJobToSend<object>[] = parts.map((p) => ({
       ref: p.id,
       id: jobIdFor(p.id),
       job: JOBS.renderPart,
       data: { v: 1, renderId, partId: p.id, joinJobId } satisfies RenderPartJobV1,
       expireInSeconds: renderExpirySeconds(frameToSeconds(p.endFrame - p.startFrame, rate)),
+      priority,
     }));
     jobs.push({
       ref: "join",
@@ -102,6 +113,7 @@ export function createSplitRenderStarter(deps: {
       job: JOBS.renderJoin,
       data: { v: 1, renderId } satisfies RenderJoinJobV1,
       dependsOn: parts.map((p) => p.id),
+      priority,
     });
     await deps.flows.send(jobs);
   };

@@ -209,10 +209,13 @@ describe("split renders through the API", () => {
         if (["succeeded", "failed", "cancelled"].includes(r.status)) throw new Error(`ended: ${r.status}`);
         return r;
       };
+      const flowSent = async (id: string) => (await jobsOf(id)).some((j) => j.name === "render_join");
       await waitFor(
         async () => {
           const [a, b] = [await body(first.id), await body(second.id)];
-          return a.segments && a.segments.done >= 1 && b.segments ? [a, b] : null;
+          return a.segments && a.segments.done >= 1 && b.segments && (await flowSent(second.id))
+            ? [a, b]
+            : null;
         },
         60_000,
         50,

@@ -94,7 +94,8 @@ export function createSplitRenderStarter(deps: {
     if (await deps.flows.has(JOBS.renderJoin, joinJobId)) return;
     const render = await findRenderById(db, renderId);
     const parts = await listRenderParts(db, renderId);
-    if (!render || parts.length === 0) return;
+    // A render cancelled (or ended) meanwhile needs no jobs: its parts were ended with it.
+    if (!render || parts.length === 0 || !ACTIVE_STATUSES.includes(render.status)) return;
     const rate = renderFrameWindow(render.composition, render.options).rate;
     // Fairness across accounts, as for the render's own job (see `startRender`): the parts and
     // the join of an account's n-th unfinished render queue at priority -n.

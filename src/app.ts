@@ -52,6 +52,7 @@ import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
 import { createLogger } from "./logger.ts";
 import { createEnqueue } from "./queue/enqueue.ts";
+import { createFlowQueue } from "./queue/flow.ts";
 import type { Queue } from "./queue/queue.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 
@@ -145,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
   const enqueue = createEnqueue(queue);
+  const flows = createFlowQueue(queue);
   const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: ttl, clock });
   const allowPrivate = config.webhooks.allowPrivate;
   // Before the routes: its tools are routes, collected as they are registered.
@@ -227,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db,
     clock,
     enqueue,
+    flows,
     events,
     allowPrivateCallbacks: allowPrivate,
     store,
@@ -268,6 +271,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store,
     enqueue,
     events,
+    flows,
     clock,
     generation: createGenerationService({
       db,

@@ -29,6 +29,14 @@ export interface FlowQueue {
   send(jobs: FlowJobToSend<object>[]): Promise<void>;
   /** Whether the queue holds job `id` of kind `job`. */
   has(job: JobDefinition<object>, id: string): Promise<boolean>;
+  /**
+   * Cancels the jobs `ids` of kind `job` that have not ended (pg-boss `cancel`): a queued one is
+   * never fetched, a blocked one (waiting on its flow) never becomes available. A running one
+   * goes on (pg-boss does not stop handlers), so callers cancel only jobs nobody runs. Ids that
+   * do not exist or have ended are skipped.
+   * @throws whatever the queue's database throws.
+   */
+  cancel(job: JobDefinition<object>, ids: string[]): Promise<void>;
 }
 
 /**
@@ -40,7 +48,7 @@ export function jobIdFor(key: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The {@link FlowQueue} of a pg-boss instance (`boss.flow`, `boss.getJobById`). */
+/** The {@link FlowQueue} of a pg-boss instance (`boss.flow`, `boss.getJobById`, `boss.cancel`). */
 export function createFlowQueue(boss: PgBoss): FlowQueue {
   return {
     async send(jobs) {
@@ -60,6 +68,9 @@ export function createFlowQueue(boss: PgBoss): FlowQueue {
     },
     async has(job, id) {
       return (await boss.getJobById(job.name, id)) !== null;
+    },
+    async cancel(job, ids) {
+      if (ids.length > 0) await boss.cancel(job.name, ids);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "../../src/runtime.ts";
 import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, tinyCanvas } from "./helpers.ts";
@@ -12,6 +13,7 @@ let cleanup: () => Promise<void>;
 let healthy: string;
 let truncatedMp4: string;
 let truncatedTs: string;
+let stopWorker: () => Promise<void> = async () => {};
 
 /** Writes the first `ratio` of `from`'s bytes to `to` (a copy cut off mid-write). */
 async function cutShort(from: string, to: string, ratio: number): Promise<void> {
@@ -50,11 +52,13 @@ beforeAll(async () => {
   truncatedMp4 = path.join(dir, "truncated.mp4");
   truncatedTs = path.join(dir, "truncated.ts");
   await Promise.all([cutShort(healthy, truncatedMp4, 0.6), cutShort(ts, truncatedTs, 0.6)]);
-  t = await startTestApp({ worker: true });
+  t = await startTestApp({ worker: false });
+  stopWorker = await startWorker(t.runtime);
   const account = await t.createAccount();
   api = client(await t.listen(), account.key);
 });
 afterAll(async () => {
+  await stopWorker();
   await t?.close();
   await cleanup?.();
   await rm(dir, { recursive: true, force: true });
@@ -137,6 +141,27 @@ describe("damaged or truncated sources", () => {
     expect(end?.status).toBe("succeeded");
     expect(end?.warnings).toEqual([
       expect.objectContaining({ code: "SOURCE_DAMAGED", clipId: "clp_ts", uploadId: cut?.id }),
+    ]);
+  });
+
+  it("a split render reports the same SOURCE_DAMAGED warning as the render in one piece, once", async () => {
+    // 1 s segments: the 3 s timeline becomes 3 video parts and the audio, each checking what it read.
+    await stopWorker();
+    stopWorker = await startWorker({ ...t.runtime, config: { ...t.config, renderSegmentSec: 1 } });
+    const [good, cut] = await api.upload([healthy, truncatedMp4]);
+    const end = await render([
+      { id: "clp_good", uploadId: good?.id ?? "" },
+      { id: "clp_cut", uploadId: cut?.id ?? "" },
+    ]);
+    expect(end?.status).toBe("succeeded");
+    expect(end?.segments).toEqual({ total: 3, done: 3 });
+    expect(end?.warnings).toEqual([
+      {
+        code: "SOURCE_DAMAGED",
+        message: expect.stringContaining("clip clp_cut is damaged or truncated"),
+        clipId: "clp_cut",
+        uploadId: cut?.id,
+      },
     ]);
   });
 });

@@ -2,7 +2,9 @@
 // rendered as their own jobs and joined without re-encoding; the seams cannot be found.
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "../../src/db/client.ts";
 import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
 import { startWorker } from "../../src/runtime.ts";
@@ -156,9 +158,9 @@ describe("split renders through the API", () => {
     expect((await probe(split.file)).video).toMatchObject({ width: 320, height: 180, codec: "h264" });
   }, 240_000);
 
-  it("cancelling a split render stops every segment and leaves no part behind", async () => {
+  it("parts and join carry the render's fair priority; cancel ends queued parts and the join in the queue, running parts stop, nothing is left", async () => {
     // 30 s of colour and text at 1 s segments: 30 segments, far more than one worker finishes
-    // before the cancel lands.
+    // before the cancel lands. Two renders of one account: the second queues at priority -1.
     const doc = {
       name: "cancel",
       canvas: { width: 160, height: 90, fps: 25, background: "#000000" },
@@ -176,37 +178,80 @@ describe("split renders through the API", () => {
         },
       ],
     };
+    /** State and priority of every job of `renderId` by kind (`render`, `render_part`, `render_join`). */
+    const jobsOf = async (renderId: string) =>
+      rowsOf<{ name: string; state: string; priority: number }>(
+        await t.database.db.execute(
+          sql`select name, state, priority from pgboss.job where name in ('render', 'render_part', 'render_join') and data->>'renderId' = ${renderId}`,
+        ),
+      );
+    const cancelAndCheck = async (id: string, status: number) => {
+      const del = await api.json("DELETE", `/api/render/${id}`);
+      expect(del.status).toBe(status);
+      const end = (await api.pollUntilTerminal(id, { timeoutMs: 60_000 })).at(-1) as RenderBody;
+      expect(end.status).toBe("cancelled");
+      expect(end.output).toBeNull();
+      // No part job is left for a worker to take and skip, the join will never run.
+      const jobs = await jobsOf(id);
+      expect(jobs.filter((j) => j.name !== "render" && ["created", "retry"].includes(j.state))).toEqual([]);
+      expect(jobs.filter((j) => j.name === "render_join").map((j) => j.state)).toEqual(["cancelled"]);
+      // Every part ended (none left running or queued), their files and work directories are gone.
+      const parts = await listRenderParts(t.database.db, id);
+      expect(parts).toHaveLength(31);
+      expect(parts.filter((p) => p.status === "queued" || p.status === "running")).toEqual([]);
+      expect(parts.some((p) => p.status === "cancelled")).toBe(true);
+      expect(await t.runtime.store.deletePrefix(renderPrefix(id))).toBe(0);
+      const left = (await readdir(t.config.workDir).catch(() => [] as string[])).filter((n) =>
+        parts.some((p) => n.startsWith(`${p.id}-`) || n.startsWith(`${id}-`)),
+      );
+      expect(left).toEqual([]);
+      return end;
+    };
     await withWorker(SEGMENT_SEC, false, async () => {
-      const started = await api.startRender({
-        composition: doc,
-        output: { format: "mp4", quality: "draft" },
-      });
-      const running = await waitFor(
+      const start = () => api.startRender({ composition: doc, output: { format: "mp4", quality: "draft" } });
+      const first = await start();
+      const second = await start();
+      const body = async (id: string) => {
+        const r = (await api.getRender(id)).body as RenderBody;
+        if (["succeeded", "failed", "cancelled"].includes(r.status)) throw new Error(`ended: ${r.status}`);
+        return r;
+      };
+      const flowSent = async (id: string) => (await jobsOf(id)).some((j) => j.name === "render_join");
+      await waitFor(
         async () => {
-          const r = (await api.getRender(started.id)).body as RenderBody;
-          if (["succeeded", "failed", "cancelled"].includes(r.status)) throw new Error(`ended: ${r.status}`);
-          return r.segments && r.segments.done >= 1 ? r : null;
+          const [a, b] = [await body(first.id), await body(second.id)];
+          return a.segments && a.segments.done >= 1 && b.segments && (await flowSent(second.id))
+            ? [a, b]
+            : null;
         },
         60_000,
         50,
       );
-      expect(running.segments?.total).toBe(30);
-      const del = await api.json("DELETE", `/api/render/${started.id}`);
-      expect(del.status).toBe(202);
-      const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 60_000 })).at(-1) as RenderBody;
-      expect(end.status).toBe("cancelled");
-      expect(end.output).toBeNull();
-      expect(end.segments?.done).toBeLessThan(30);
-      // Every part ended (none left running or queued), their files and work directories are gone.
-      const parts = await listRenderParts(t.database.db, started.id);
-      expect(parts).toHaveLength(31);
-      expect(parts.filter((p) => p.status === "queued" || p.status === "running")).toEqual([]);
-      expect(parts.some((p) => p.status === "cancelled")).toBe(true);
-      expect(await t.runtime.store.deletePrefix(renderPrefix(started.id))).toBe(0);
-      const left = (await readdir(t.config.workDir).catch(() => [] as string[])).filter((n) =>
-        parts.some((p) => n.startsWith(`${p.id}-`) || n.startsWith(`${started.id}-`)),
-      );
-      expect(left).toEqual([]);
+      /** The distinct priorities of a render's jobs by kind. */
+      const priorities = async (id: string) => {
+        const by: Record<string, number[]> = {};
+        for (const j of await jobsOf(id))
+          by[j.name] = [...new Set([...(by[j.name] ?? []), Number(j.priority)])];
+        return by;
+      };
+      const firstJobs = await priorities(first.id);
+      const secondJobs = await priorities(second.id);
+      expect({ render: firstJobs.render, join: firstJobs.render_join }).toEqual({ render: [0], join: [0] });
+      expect({ render: secondJobs.render, join: secondJobs.render_join }).toEqual({
+        render: [-1],
+        join: [-1],
+      });
+      // Parts rank longest first inside their render's fair priority: every part of the
+      // account's second render ranks below every part of its first.
+      expect(Math.min(...(firstJobs.render_part ?? []))).toBe(0);
+      expect(Math.max(...(secondJobs.render_part ?? []))).toBeLessThan(0);
+
+      // The second render's parts wait behind the first's: none runs, so it ends at once.
+      const second_ = await cancelAndCheck(second.id, 200);
+      expect(second_.segments?.done).toBe(0);
+      // The first's running part stops as a render's attempt does; the last part to end ends it.
+      const first_ = await cancelAndCheck(first.id, 202);
+      expect(first_.segments?.done).toBeLessThan(30);
     });
   }, 120_000);
 });

@@ -4,6 +4,9 @@ import { type RenderPartStatus, renderSegments } from "../schema/render-segments
 import { renders } from "../schema/renders.ts";
 import { ACTIVE_STATUSES } from "./renders.ts";
 
+/** Part statuses of a part that may still run (its job is queued, retried or running). */
+const UNFINISHED: RenderPartStatus[] = ["queued", "running"];
+
 /** A part (video segment or audio) of a split render. */
 export type RenderPartRow = typeof renderSegments.$inferSelect;
 /** Values of a new part row. */
@@ -44,7 +47,7 @@ export async function claimRenderPart(db: Db, id: string, now: Date): Promise<Re
     .where(
       and(
         eq(renderSegments.id, id),
-        inArray(renderSegments.status, ["queued", "running"]),
+        inArray(renderSegments.status, UNFINISHED),
         sql`exists (select 1 from ${renders} where ${renders.id} = ${renderSegments.renderId} and ${inArray(renders.status, ACTIVE_STATUSES)})`,
       ),
     )
@@ -91,7 +94,7 @@ export async function endRenderPartUnfenced(
   const [row] = await db
     .update(renderSegments)
     .set({ status: input.error ? "failed" : "cancelled", error: input.error, finishedAt: input.now })
-    .where(and(eq(renderSegments.id, input.id), inArray(renderSegments.status, ["queued", "running"])))
+    .where(and(eq(renderSegments.id, input.id), inArray(renderSegments.status, UNFINISHED)))
     .returning();
   return row ?? null;
 }
@@ -157,4 +160,43 @@ export async function readRenderPartAttempts(
     .from(renderSegments)
     .where(inArray(renderSegments.id, ids));
   return new Map(rows.map((r) => [r.id, { status: r.status, attempt: r.attempt }]));
+}
+
+/**
+ * Locks the row of the render of part `partId` for the rest of the transaction `db` (`FOR
+ * UPDATE`): writes that end parts take it first, so that of two parts ending at once the later
+ * one sees the earlier (and the cancel request, which writes the render first, waits or is
+ * waited for, never both).
+ * @returns the render's id, or null when the part is gone.
+ */
+export async function lockRenderOfPart(db: Db, partId: string): Promise<string | null> {
+  const [r] = await db
+    .select({ id: renders.id })
+    .from(renders)
+    .innerJoin(renderSegments, eq(renderSegments.renderId, renders.id))
+    .where(eq(renderSegments.id, partId))
+    .for("update", { of: renders });
+  return r?.id ?? null;
+}
+
+/**
+ * Ends every part of render `renderId` that no worker has claimed yet (`queued` → `cancelled`).
+ * @returns their ids (their jobs are still in the queue).
+ */
+export async function cancelQueuedParts(db: Db, renderId: string, now: Date): Promise<string[]> {
+  const rows = await db
+    .update(renderSegments)
+    .set({ status: "cancelled", finishedAt: now })
+    .where(and(eq(renderSegments.renderId, renderId), eq(renderSegments.status, "queued")))
+    .returning({ id: renderSegments.id });
+  return rows.map((r) => r.id);
+}
+
+/** How many parts of render `renderId` are queued or running. */
+export async function countUnfinishedParts(db: Db, renderId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(renderSegments)
+    .where(and(eq(renderSegments.renderId, renderId), inArray(renderSegments.status, UNFINISHED)));
+  return r?.n ?? 0;
 }

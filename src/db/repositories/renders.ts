@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { RenderErrorJson } from "../../domain/render/types.ts";
 import type { Db } from "../client.ts";
 import { type RenderStatus, renders } from "../schema/renders.ts";
@@ -134,15 +134,23 @@ export async function finishRender(
 /**
  * Cancel request from the API: a queued render becomes `cancelled` at once; an active one
  * `cancelling` (its worker notices, stops ffmpeg and finishes it as `cancelled`).
- * Returns the row after the change, or the unchanged row when nothing applied, and whether
- * this call ended the render (a queued one).
+ * Returns the row after the change, or the unchanged row when nothing applied, whether this
+ * call ended the render (a queued one), and its status before (read under a row lock held for
+ * the rest of the transaction `db`).
  */
 export async function requestRenderCancel(
   db: Db,
   userId: string,
   id: string,
   now: Date,
-): Promise<{ row: RenderRow; ended: boolean } | null> {
+): Promise<{ row: RenderRow; ended: boolean; from: RenderStatus } | null> {
+  const [before] = await db
+    .select({ status: renders.status })
+    .from(renders)
+    .where(and(eq(renders.userId, userId), eq(renders.id, id)))
+    .for("update");
+  if (!before) return null;
+  const from = before.status;
   const [queued] = await db
     .update(renders)
     .set({
@@ -153,15 +161,15 @@ export async function requestRenderCancel(
     })
     .where(and(eq(renders.userId, userId), eq(renders.id, id), eq(renders.status, "queued")))
     .returning();
-  if (queued) return { row: queued, ended: true };
+  if (queued) return { row: queued, ended: true, from };
   const [active] = await db
     .update(renders)
     .set({ status: "cancelling", cancelRequestedAt: now })
     .where(and(eq(renders.userId, userId), eq(renders.id, id), inArray(renders.status, ACTIVE_STATUSES)))
     .returning();
-  if (active) return { row: active, ended: false };
+  if (active) return { row: active, ended: false, from };
   const row = await findRender(db, userId, id);
-  return row ? { row, ended: false } : null;
+  return row ? { row, ended: false, from } : null;
 }
 
 /**
@@ -204,13 +212,20 @@ export async function readRenderControl(
   return r ?? null;
 }
 
-/** How many renders of `userId` are queued or running (not yet ended). */
-export async function countUnfinishedRenders(db: Db, userId: string): Promise<number> {
+/**
+ * How many renders of `userId` are queued or running (not yet ended); with `createdBefore`,
+ * only those created before that time (the renders ahead of one in its account's line).
+ */
+export async function countUnfinishedRenders(db: Db, userId: string, createdBefore?: Date): Promise<number> {
   const [r] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(renders)
     .where(
-      and(eq(renders.userId, userId), inArray(renders.status, ["queued", "cancelling", ...ACTIVE_STATUSES])),
+      and(
+        eq(renders.userId, userId),
+        inArray(renders.status, ["queued", "cancelling", ...ACTIVE_STATUSES]),
+        createdBefore ? lt(renders.createdAt, createdBefore) : undefined,
+      ),
     );
   return r?.n ?? 0;
 }

@@ -1,5 +1,5 @@
 import { doublePrecision, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { RenderErrorJson } from "../../domain/render/types.ts";
+import type { RenderErrorJson, RenderWarning } from "../../domain/render/types.ts";
 import { renders } from "./renders.ts";
 
 /** Statuses of one part of a split render. */
@@ -37,6 +37,11 @@ export const renderSegments = pgTable(
     /** Blob-store key of the finished part. */
     key: text("key"),
     error: jsonb("error").$type<RenderErrorJson | null>(),
+    /**
+     * What the part's ffmpeg run found (e.g. `SOURCE_DAMAGED` for a source read in its range);
+     * the join merges every part's into the render's, without duplicates.
+     */
+    warnings: jsonb("warnings").$type<RenderWarning[]>().notNull().default([]),
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true, mode: "date" }),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
   },

@@ -60,6 +60,8 @@ export interface RunDeps {
   enqueue: Enqueue;
   /** Records `render.cancelled` when the run cancels a queued render it started. */
   events?: ToolContext["events"];
+  /** Cancels a split render's queued jobs when the run cancels the render. */
+  flows?: ToolContext["flows"];
   clock: Clock;
   log: Logger;
   generation: GenerationService | undefined;
@@ -165,6 +167,7 @@ export async function executeRun(
     store: deps.store,
     enqueue: deps.enqueue,
     events: deps.events,
+    flows: deps.flows,
     userId: session.userId,
     sessionId: session.id,
     runId: run.id,

@@ -18,6 +18,7 @@ import {
 import type { AssistantModelInfo } from "../../db/schema/assistant.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
+import type { FlowQueue } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
@@ -62,6 +63,8 @@ export interface AssistantDeps {
   enqueue: Enqueue;
   /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
   events?: Pick<WebhookEvents, "renderEnded"> | undefined;
+  /** Cancels a split render's queued part and join jobs when a cancelled run cancels it. */
+  flows?: Pick<FlowQueue, "cancel"> | undefined;
   clock: Clock;
   log: Logger;
   model: ModelSettings;
@@ -183,6 +186,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           store: deps.store,
           enqueue: deps.enqueue,
           events: deps.events,
+          flows: deps.flows,
           clock,
           log,
           generation: deps.generation,

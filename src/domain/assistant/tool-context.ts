@@ -4,6 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { AnalysisParams } from "../../media/analysis/analyze.ts";
 import type { MediaAnalysis } from "../../media/analysis/types.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
+import type { FlowQueue } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import type { TranscriptResult } from "../transcription/types.ts";
@@ -91,6 +92,8 @@ export interface ToolContext {
   enqueue: Enqueue;
   /** Records `render.cancelled` when a cancelled run cancels the queued render it started. */
   events?: Pick<WebhookEvents, "renderEnded"> | undefined;
+  /** Cancels a split render's queued part and join jobs when the run cancels the render. */
+  flows?: Pick<FlowQueue, "cancel"> | undefined;
   userId: string;
   sessionId: string;
   runId: string;

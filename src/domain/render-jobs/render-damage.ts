@@ -1,5 +1,7 @@
+import type { Logger } from "pino";
 import { decodeDamage, inputIndexOf, isDamageLine } from "../../media/damage.ts";
 import type { PlanInput, RenderWarning } from "../render/index.ts";
+import { dedupeWarnings } from "../render/plan.ts";
 import type { AssetRef } from "./render-assets.ts";
 
 /** Damage lines kept from one render's stderr (the first ones; later lines add nothing). */
@@ -75,4 +77,42 @@ export async function damagedSourceWarnings(
     });
   }
   return warnings;
+}
+
+/**
+ * The `SOURCE_DAMAGED` warnings of one finished ffmpeg run of a render or of a split render's
+ * part ({@link damagedSourceWarnings} over `damage.lines`), logging the damage found with
+ * `logFields` ("ffmpeg reported damaged source data").
+ *
+ * @param run.inputs - the run's plan inputs (`RenderPlan.inputs`).
+ * @param run.refsByPath - which upload each local source file is (`resolveRenderAssets`).
+ * @param opts.checkTimeoutMs - time limit of each re-check decode, ms.
+ * @throws when `opts.signal` is aborted during a re-check.
+ */
+export function runDamageWarnings(
+  damage: DamageLog,
+  run: { inputs: readonly PlanInput[]; refsByPath: ReadonlyMap<string, AssetRef> },
+  opts: { checkTimeoutMs: number; signal: AbortSignal; log: Logger; logFields: Record<string, unknown> },
+): Promise<RenderWarning[]> {
+  return damagedSourceWarnings(damage.lines, run.inputs, run.refsByPath, {
+    checkTimeoutMs: opts.checkTimeoutMs,
+    signal: opts.signal,
+    log: (found) => opts.log.warn({ ...opts.logFields, ...found }, "ffmpeg reported damaged source data"),
+  });
+}
+
+/**
+ * The warnings a split render's join adds to the render's own (`existing`, recorded when it was
+ * split) from its parts' (`parts`, every part's in order): those not already there, each once,
+ * and no clip-less `SOURCE_DAMAGED` when a part named a damaged clip (a part may fail to blame
+ * a source another part names; the render in one piece names it). So a split render reports
+ * what the same render made in one piece reports.
+ */
+export function partWarningsToAdd(
+  existing: readonly RenderWarning[],
+  parts: readonly RenderWarning[],
+): RenderWarning[] {
+  const all = dedupeWarnings([...existing, ...parts]);
+  const named = all.some((w) => w.code === "SOURCE_DAMAGED" && w.clipId);
+  return all.filter((w) => !existing.includes(w) && !(named && w.code === "SOURCE_DAMAGED" && !w.clipId));
 }

@@ -21,6 +21,7 @@ import { outputSize } from "../render/plan.ts";
 import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError } from "../render/types.ts";
+import { partWarningsToAdd } from "./render-damage.ts";
 import type { RenderRunDeps } from "./render-ffmpeg.ts";
 import {
   failLostRender,
@@ -33,14 +34,14 @@ import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { StepTimes } from "./step-times.ts";
 
 /**
- * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; reads every part
- * (all must have succeeded) in place on local disk or fetches it, with the poster a segment
- * wrote, writes the ffconcat list with each segment's exact duration, runs the stream-copy join,
- * then stores the output (`storeRenderOutput`: probe and hash side by side, moved into the
- * store), records the whole render's wall-clock seconds per timeline second
- * (`cutroom_render_seconds_per_timeline_second`) and logs how long each step took ("render join
- * steps timed", `stepsMs`: prepare, fetch, join, store). The work directory is removed when the
- * attempt ends.
+ * The join of a split render as a {@link RenderPipeline}: phase `finalizing`; adds the parts'
+ * warnings to the render's (`partWarningsToAdd`); reads every part (all must have succeeded) in
+ * place on local disk or fetches it, with the poster a segment wrote, writes the ffconcat list
+ * with each segment's exact duration, runs the stream-copy join, then stores the output
+ * (`storeRenderOutput`: probe and hash side by side, moved into the store), records the whole
+ * render's wall-clock seconds per timeline second (`cutroom_render_seconds_per_timeline_second`)
+ * and logs how long each step took ("render join steps timed", `stepsMs`: prepare, fetch, join,
+ * store). The work directory is removed when the attempt ends.
  *
  * @throws RenderError `INTERNAL` (not retryable) when a part is missing; `FFMPEG_FAILED`
  *   (retryable) when the join fails; `OUTPUT_UPLOAD_FAILED` when storing fails.
@@ -57,6 +58,12 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
     if (!audio || missing.length > 0 || segments.length !== render.segmentCount) {
       throw new RenderError("INTERNAL", "A segment of the split render is missing", { retryable: false });
     }
+    // What the parts found (damaged sources…) joins the render's warnings, each once.
+    for (const w of partWarningsToAdd(
+      render.warnings,
+      parts.flatMap((p) => p.warnings),
+    ))
+      hooks.warn(w);
     const workDir = await makeRenderWorkDir(opts, render.id, hooks.attempt);
     steps.lap("prepare");
     try {

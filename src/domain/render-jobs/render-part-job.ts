@@ -13,6 +13,7 @@ import {
   claimRenderPart,
   countSegmentDone,
   endRenderPartUnfenced,
+  lockRenderOfPart,
   PART_TERMINAL_STATUSES,
   type RenderPartRow,
   readRenderPartAttempts,
@@ -20,7 +21,12 @@ import {
   updateRenderPartFenced,
   writeSplitRenderProgress,
 } from "../../db/repositories/render-segments.ts";
-import { ACTIVE_STATUSES, failRenderUnfenced, findRenderById } from "../../db/repositories/renders.ts";
+import {
+  ACTIVE_STATUSES,
+  failRenderUnfenced,
+  findRenderById,
+  type RenderRow,
+} from "../../db/repositories/renders.ts";
 import {
   type AttemptControl,
   type AttemptErrorJson,
@@ -38,9 +44,11 @@ import { buildAudioPlan, buildSegmentPlan, segmentClipIds } from "../render/segm
 import { RenderError, type RenderWarning } from "../render/types.ts";
 import { writePlanFiles } from "../render/write-plan-files.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
+import { endCancelledSplitRender } from "./cancel-render.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
+import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
-import { describeRenderError, endRenderWithEvent } from "./render-job.ts";
+import { describeRenderError } from "./render-job.ts";
 import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS } from "./render-pipeline.ts";
 
@@ -53,18 +61,41 @@ interface PartDeps {
 }
 
 /**
+ * Ends part `partId` with `write`, and its render when this ends it, in one transaction that
+ * first locks the render's row (so that of two parts ending at once the later one sees the
+ * earlier): the render `write` ended (a part that fails for good fails it), else, when the
+ * render is being cancelled and this was its last queued or running part, the render ends
+ * `cancelled` (`endCancelledSplitRender`: its join job was cancelled with it). The render's
+ * webhook event is recorded in the same transaction; once it ended, the parts' files are
+ * deleted. Returns whether `write` changed the part.
+ */
+async function endPart(
+  deps: PartDeps,
+  partId: string,
+  write: (tx: Db, now: Date) => Promise<{ part: RenderPartRow | null; render?: RenderRow | null }>,
+): Promise<boolean> {
+  const now = deps.clock.now();
+  const { changed, render } = await deps.db.transaction(async (tx) => {
+    await lockRenderOfPart(tx, partId);
+    const written = await write(tx, now);
+    if (!written.part) return { changed: false, render: null };
+    const ended = written.render ?? (await endCancelledSplitRender(tx, written.part.renderId, now));
+    if (ended) await deps.events?.renderEnded(tx, ended);
+    return { changed: true, render: ended };
+  });
+  if (render) await deps.store.deletePrefix(renderPartsPrefix(render.id));
+  return changed;
+}
+
+/**
  * Fails a part and its render with `error` in one transaction (with the render's webhook
  * event), whatever attempt runs either. Returns whether the part changed.
  */
-async function failPartAndRender(deps: PartDeps, partId: string, error: AttemptErrorJson): Promise<boolean> {
-  const now = deps.clock.now();
-  let changed = false;
-  await endRenderWithEvent(deps.db, deps.events, async (tx) => {
+function failPartAndRender(deps: PartDeps, partId: string, error: AttemptErrorJson): Promise<boolean> {
+  return endPart(deps, partId, async (tx, now) => {
     const part = await endRenderPartUnfenced(tx, { id: partId, error, now });
-    changed = part !== null;
-    return part ? failRenderUnfenced(tx, { id: part.renderId, error, now }) : null;
+    return { part, render: part ? await failRenderUnfenced(tx, { id: part.renderId, error, now }) : null };
   });
-  return changed;
 }
 
 /**
@@ -72,7 +103,8 @@ async function failPartAndRender(deps: PartDeps, partId: string, error: AttemptE
  * `running`; heartbeats write its progress and the render's aggregated progress; the control
  * poll stops the part when its render is being cancelled (`cancelling`) or is no longer active
  * (`superseded`). A finished video segment counts on the render (`segments_done`); a part that
- * fails for good fails its render; a part finished after its render ended is discarded.
+ * fails for good fails its render; a part finished after its render ended is discarded; the
+ * last part of a render being cancelled to end ends it `cancelled`.
  */
 export function renderPartLifecycle(deps: PartDeps): ResourceLifecycle<RenderPartRow, string, RenderWarning> {
   const { db, clock } = deps;
@@ -101,23 +133,33 @@ export function renderPartLifecycle(deps: PartDeps): ResourceLifecycle<RenderPar
         if ((await readControl(id, attempt)) !== "ok") return false;
         return failPartAndRender(deps, id, end.error);
       }
-      return db.transaction(async (tx) => {
-        if (end.status === "cancelled") {
-          const row = await updateRenderPartFenced(tx, {
+      if (end.status === "cancelled") {
+        return endPart(deps, id, async (tx, at) => ({
+          part: await updateRenderPartFenced(tx, {
             id,
             attempt,
-            set: { status: "cancelled", finishedAt: now },
-          });
-          return row !== null;
-        }
+            set: { status: "cancelled", finishedAt: at },
+          }),
+        }));
+      }
+      return db.transaction(async (tx) => {
         // A part finished after its render ended (failed by another part, or cancelled) is
-        // not recorded: the runner discards its file.
+        // not recorded: the runner discards its file. The render's row is locked first, as
+        // by every write that ends a part: a cancel then sees this part ended, or this part
+        // sees the cancel.
+        await lockRenderOfPart(tx, id);
         const control = await readRenderPartControl(tx, id);
         if (!control || !ACTIVE_STATUSES.includes(control.renderStatus as never)) return false;
         const row = await updateRenderPartFenced(tx, {
           id,
           attempt,
-          set: { status: "succeeded", key: end.output, progress: 1, finishedAt: now },
+          set: {
+            status: "succeeded",
+            key: end.output,
+            progress: 1,
+            warnings: end.warnings,
+            finishedAt: now,
+          },
         });
         if (!row) return false;
         if (row.kind === "video") await countSegmentDone(tx, row.renderId, now);
@@ -126,7 +168,9 @@ export function renderPartLifecycle(deps: PartDeps): ResourceLifecycle<RenderPar
     },
     async abandon(id, error) {
       if (error) return failPartAndRender(deps, id, error);
-      return (await endRenderPartUnfenced(db, { id, error: null, now: clock.now() })) !== null;
+      return endPart(deps, id, async (tx, now) => ({
+        part: await endRenderPartUnfenced(tx, { id, error: null, now }),
+      }));
     },
     async discardOutput(_id, key) {
       await deps.store.delete(key);
@@ -155,9 +199,11 @@ export function renderPartWorkDirs(db: Db): WorkDirOwner {
  * The work of one part attempt: resolve the assets it reads into the attempt's work directory
  * (a video segment: the sources of the clips in its frames, `segmentClipIds`; the audio: all),
  * plan the part (`buildSegmentPlan` for a video segment: the whole graph, the segment's frames
- * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress and move
- * the file into the store under `renders/<renderId>/parts/`, with the render's poster when the
- * segment holds its frame (`parts/poster.jpg`). Returns the part's storage key. The work directory is
+ * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress, name the
+ * sources it found damaged (`SOURCE_DAMAGED` warnings, as the render in one piece does; stored
+ * on the part, merged by the join) and move the file into the store under
+ * `renders/<renderId>/parts/`, with the render's poster when the segment holds its frame
+ * (`parts/poster.jpg`). Returns the part's storage key. The work directory is
  * removed when the attempt ends.
  *
  * @param opts.lossless - lossless H.264 segments (exactness tests; the render pipeline must
@@ -209,19 +255,24 @@ export function createRenderPartPipeline(
             })
           : buildAudioPlan(base);
       for (const w of await writePlanFiles(plan, workDir)) ctx.warn(w);
+      const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
+      const damage = new DamageLog();
       await runRenderFfmpeg({
         plan,
         cwd: workDir,
         signal: ctx.signal,
         stallTimeoutMs: opts.stallTimeoutMs,
+        onStderrLine: damage.onLine,
         onProgress: (p) => ctx.progress(p.ratio),
-        failure: {
-          log: opts.log,
-          logFields: { renderId: render.id, partId: part.id, attempt: ctx.attempt },
-          composition: render.composition,
-          refsByPath,
-        },
+        failure: { log: opts.log, logFields, composition: render.composition, refsByPath },
       });
+      // The sources this part read damaged, as the render in one piece names them.
+      const damaged = await runDamageWarnings(
+        damage,
+        { inputs: plan.inputs, refsByPath },
+        { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
+      );
+      for (const w of damaged) ctx.warn(w);
       // The poster first: once the segment is recorded, the join finds both. Moved, not copied:
       // the work directory goes anyway (a rename on local disk).
       const key = renderPartKey(render.id, file);

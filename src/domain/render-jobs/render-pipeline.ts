@@ -7,7 +7,7 @@ import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
 import { dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
-import { DamageLog, damagedSourceWarnings } from "./render-damage.ts";
+import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./render-job.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
@@ -114,12 +114,16 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       // Finalizing: name damaged sources, then probe, hash and store the output and its poster.
       await hooks.phase("finalizing");
       steps.lap("phaseWrites");
-      const damaged = await damagedSourceWarnings(damage.lines, plan.inputs, refsByPath, {
-        checkTimeoutMs: opts.stallTimeoutMs,
-        signal: hooks.signal,
-        log: (found) =>
-          opts.log.warn({ renderId: render.id, ...found }, "ffmpeg reported damaged source data"),
-      });
+      const damaged = await runDamageWarnings(
+        damage,
+        { inputs: plan.inputs, refsByPath },
+        {
+          checkTimeoutMs: opts.stallTimeoutMs,
+          signal: hooks.signal,
+          log: opts.log,
+          logFields: { renderId: render.id },
+        },
+      );
       for (const w of damaged) hooks.warn(w);
       steps.lap("damage");
       const output = await storeRenderOutput({

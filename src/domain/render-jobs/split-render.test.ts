@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canvas, clip, colorAsset, track } from "../../../test/fixtures/render/compositions.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { jobIdFor } from "../../queue/flow.ts";
-import { partPriorities, splitSegments } from "./split-render.ts";
+import { PART_RANKS, partPriorities, splitSegments } from "./split-render.ts";
 
 /** A render of `seconds` of colour at 25 fps with the given output options. */
 function render(seconds: number, options: Partial<RenderRow["options"]> = {}) {
@@ -67,5 +67,19 @@ describe("partPriorities", () => {
       part("video", 1, 500, 1000),
     ];
     expect(partPriorities(parts)).toEqual([3, 0, 1, 2]);
+  });
+
+  it("keeps the render's fair priority leading: every part of a later render ranks below", () => {
+    const parts = Array.from({ length: 31 }, (_, i) => ({
+      kind: "video" as const,
+      index: i,
+      startFrame: i,
+      endFrame: i + 1,
+    }));
+    const first = partPriorities(parts, 0);
+    const second = partPriorities(parts, -1);
+    expect(Math.min(...first)).toBe(0);
+    expect(Math.max(...second)).toBeLessThan(Math.min(...first));
+    expect(Math.min(...second)).toBe(-PART_RANKS);
   });
 });

@@ -16,7 +16,12 @@ import {
   type NewRenderPart,
   type RenderPartRow,
 } from "../../db/repositories/render-segments.ts";
-import { ACTIVE_STATUSES, findRenderById, type RenderRow } from "../../db/repositories/renders.ts";
+import {
+  ACTIVE_STATUSES,
+  countUnfinishedRenders,
+  findRenderById,
+  type RenderRow,
+} from "../../db/repositories/renders.ts";
 import { renders } from "../../db/schema/renders.ts";
 import { newId } from "../../ids.ts";
 import {
@@ -64,10 +69,19 @@ export interface SplitRenderStarter {
   /**
    * Sends the flow of split render `renderId` (a job per part, then the join once they all
    * completed) unless it was sent: the render job, retried after its worker died between the
-   * hand-off and the send, calls this again. The job ids are derived from the part ids.
+   * hand-off and the send, calls this again. The job ids are derived from the part ids; every
+   * job has the render's fair priority (minus the account's unfinished renders created before
+   * it, as its render job had).
    */
   resume(renderId: string): Promise<void>;
 }
+
+/**
+ * Ranks a render's parts can take inside one fair priority: a render's parts rank from
+ * `PART_RANKS - 1` down, so any part of an account's n-th render outranks every part of its
+ * (n+1)-th (renders of more parts than this share the lowest rank for the rest).
+ */
+export const PART_RANKS = 100_000;
 
 /**
  * The pg-boss priority of each of a render's parts (same order as `parts`), so that workers
@@ -76,17 +90,21 @@ export interface SplitRenderStarter {
  * the database's (a long segment taken last kept one worker busy alone for its whole length).
  * The video segments go first, longer before shorter (the last segment is the shorter one) and
  * in timeline order among equals, then the audio, whose encode is a small fraction of a
- * segment's and fills a worker's end. Priorities run from `parts.length - 1` (first) down to 0.
+ * segment's and fills a worker's end. The render's fair priority `fair` (0 for an account's
+ * oldest unfinished render, -n for its (n+1)-th) leads: priorities run from
+ * `fair * PART_RANKS + min(parts.length, PART_RANKS) - 1` (first) down to `fair * PART_RANKS`.
  */
 export function partPriorities(
   parts: readonly Pick<RenderPartRow, "kind" | "index" | "startFrame" | "endFrame">[],
+  fair = 0,
 ): number[] {
   const order = parts
     .map((p, i) => ({ i, audio: p.kind === "audio", frames: p.endFrame - p.startFrame, index: p.index }))
     .sort((a, b) => Number(a.audio) - Number(b.audio) || b.frames - a.frames || a.index - b.index);
   const priorities = parts.map(() => 0);
+  const ranks = Math.min(parts.length, PART_RANKS);
   order.forEach((o, rank) => {
-    priorities[o.i] = parts.length - 1 - rank;
+    priorities[o.i] = fair * PART_RANKS + Math.max(0, ranks - 1 - rank);
   });
   return priorities;
 }
@@ -110,16 +128,20 @@ export function createSplitRenderStarter(deps: {
     if (await deps.flows.has(JOBS.renderJoin, joinJobId)) return;
     const render = await findRenderById(db, renderId);
     const parts = await listRenderParts(db, renderId);
-    if (!render || parts.length === 0) return;
+    // A render cancelled (or ended) meanwhile needs no jobs: its parts were ended with it.
+    if (!render || parts.length === 0 || !ACTIVE_STATUSES.includes(render.status)) return;
     const rate = renderFrameWindow(render.composition, render.options).rate;
-    const priorities = partPriorities(parts);
+    // Fairness across accounts, as for the render's own job (see `startRender`): the join of an
+    // account's n-th unfinished render queues at priority -n, and its parts rank inside -n.
+    const priority = -(await countUnfinishedRenders(db, render.userId, render.createdAt));
+    const priorities = partPriorities(parts, priority);
     const jobs: FlowJobToSend<object>[] = parts.map((p, i) => ({
       ref: p.id,
       id: jobIdFor(p.id),
       job: JOBS.renderPart,
       data: { v: 1, renderId, partId: p.id, joinJobId } satisfies RenderPartJobV1,
       expireInSeconds: renderExpirySeconds(frameToSeconds(p.endFrame - p.startFrame, rate)),
-      priority: priorities[i] ?? 0,
+      priority: priorities[i] ?? priority * PART_RANKS,
     }));
     jobs.push({
       ref: "join",
@@ -127,6 +149,7 @@ export function createSplitRenderStarter(deps: {
       job: JOBS.renderJoin,
       data: { v: 1, renderId } satisfies RenderJoinJobV1,
       dependsOn: parts.map((p) => p.id),
+      priority,
     });
     await deps.flows.send(jobs);
   };

@@ -193,7 +193,11 @@ export const startRenderTool = defineTool({
     // says so in the run's events.
     if (ctx.signal.aborted && !TERMINAL_STATUSES.includes(last.status)) {
       const cancelled = await cancelRender(
-        { db: ctx.db, events: ctx.events },
+        {
+          db: ctx.db,
+          events: ctx.events,
+          split: ctx.flows ? { flows: ctx.flows, store: ctx.store } : undefined,
+        },
         { userId: ctx.userId, id: render.id, now: ctx.now() },
       );
       last = cancelled ?? last;

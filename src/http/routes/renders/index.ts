@@ -11,6 +11,7 @@ import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
 import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import { AppError, conflict } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
+import type { FlowQueue } from "../../../queue/flow.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
@@ -31,6 +32,8 @@ export interface RenderRouteDeps {
   renderLimits: RenderLimits;
   /** Records `render.cancelled` when a queued render is cancelled. */
   events?: WebhookEvents;
+  /** Cancels the queued part and join jobs of a split render that is cancelled. */
+  flows: Pick<FlowQueue, "cancel">;
   /** WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL. */
   allowPrivateCallbacks?: boolean;
 }
@@ -121,11 +124,14 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
       operationId: "cancelRender",
       summary: "Cancel a render job",
       description:
-        "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. Already cancelled → 200. Succeeded or failed → 409.",
+        "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. A render split into segments of which none has started → `cancelled` (200). Already cancelled → 200. Succeeded or failed → 409.",
       ok: { 200: Render, 202: Render },
       errors: [403, 404, 409],
       async run(_request, userId, id) {
-        const r = await cancelRender(deps, { userId, id, now: deps.clock.now() });
+        const r = await cancelRender(
+          { db: deps.db, events: deps.events, split: { flows: deps.flows, store: deps.store } },
+          { userId, id, now: deps.clock.now() },
+        );
         if (r?.status === "succeeded" || r?.status === "failed") {
           throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });
         }

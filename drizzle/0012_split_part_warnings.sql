@@ -1,0 +1,1 @@
+ALTER TABLE "render_segments" ADD COLUMN "warnings" jsonb DEFAULT '[]'::jsonb NOT NULL;

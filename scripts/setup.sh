@@ -5,26 +5,29 @@
 # - ffmpeg/ffprobe from Debian's packages when missing (needs root or sudo);
 # - the offline speech recogniser (Debian's pocketsphinx with its US English model, and the
 #   LibriVox test utterances the tests and the accuracy bench use) when missing;
+#   (the Debian packages missing, with those a sourcing script lists in CUTROOM_APT_PACKAGES,
+#   in one apt-get run);
 # - npm dependencies from package-lock.json when node_modules is missing or stale.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/node-env.sh"
 
+# Debian packages: everything missing is installed in one apt-get run (a sourcing script may
+# add its own to CUTROOM_APT_PACKAGES first, as scripts/test.sh does).
+apt_packages=(${CUTROOM_APT_PACKAGES[@]+"${CUTROOM_APT_PACKAGES[@]}"})
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
-  echo "setup: ffmpeg not found; installing Debian's ffmpeg package" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg procps >&2
+  apt_packages+=(ffmpeg procps)
 fi
-
 if ! command -v pocketsphinx_continuous >/dev/null 2>&1 \
   || [ ! -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] \
   || [ ! -d /usr/share/pocketsphinx/test/data/librivox ]; then
-  echo "setup: installing Debian's pocketsphinx (offline transcription)" >&2
+  apt_packages+=(pocketsphinx pocketsphinx-en-us pocketsphinx-testdata)
+fi
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  echo "setup: installing Debian's ${apt_packages[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    pocketsphinx pocketsphinx-en-us pocketsphinx-testdata >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >&2
 fi
 
 cd "$ROOT"
@@ -32,7 +35,7 @@ stamp="node_modules/.cutroom-lock-hash"
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing npm dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  npm ci --prefer-offline --no-audit --no-fund --loglevel=error >&2
   echo "$want" > "$stamp"
 fi
 

@@ -75,6 +75,10 @@ const MIGRATION_LOCK_KEY = 727_001;
  * @param opts.poolSize - max pooled connections (PostgreSQL only).
  * @param opts.owner - what this process is ("server", "worker", "CLI"…), named to another
  *   process that finds the PGlite data directory in use (default "process").
+ * @param opts.loadDataDir - PGlite only, with `dataDir` `"memory://"`: start from this dump of a
+ *   data directory (PGlite's `dumpDataDir`, an uncompressed tarball) instead of an empty
+ *   cluster — a copy of an already migrated database, without initdb's cost (about 2 CPU s).
+ * @throws Error when `loadDataDir` is given with another `dataDir` than `"memory://"`.
  * @throws DatabaseInUseError when another live process has the PGlite data directory open
  *   (PGlite serves one process; see `lockPgliteDataDir`).
  */
@@ -83,6 +87,7 @@ export async function openDatabase(opts: {
   dataDir: string;
   poolSize?: number;
   owner?: string;
+  loadDataDir?: Blob;
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
@@ -129,6 +134,8 @@ export async function openDatabase(opts: {
   }
 
   let dir = opts.dataDir;
+  if (opts.loadDataDir && dir !== "memory://")
+    throw new Error(`openDatabase: loadDataDir starts an in-memory database; dataDir is ${dir}`);
   let unlock = async () => {};
   if (dir !== "memory://") {
     dir = embeddedDatabaseDir(opts.dataDir);
@@ -137,7 +144,10 @@ export async function openDatabase(opts: {
   }
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dir === "memory://" ? undefined : dir);
+    pglite =
+      dir === "memory://"
+        ? await PGlite.create(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {})
+        : await PGlite.create(dir);
   } catch (err) {
     await unlock();
     throw err;

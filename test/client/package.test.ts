@@ -11,6 +11,8 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 // a scratch CommonJS project, a script run in each against a live server on Node 20 (the
 // system's) and Node 24, the declarations compiled by a consumer's `tsc` with the default `lib`
 // and `skipLibCheck: false`, and the browser entry bundled for the browser.
+// postgres-pass: skip — the server is only the client's target here; test/client/journey.test.ts
+// runs the client against PostgreSQL.
 const run = promisify(execFile);
 const NODE20 = process.env.NODE20_BIN ?? "/usr/bin/node";
 const NODE24 = process.execPath;

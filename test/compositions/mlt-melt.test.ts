@@ -1,3 +1,6 @@
+// The MLT export rendered by Debian's melt, frames compared with Cutroom's own render.
+// postgres-pass: skip — checks the export's XML and melt's frames; the export route itself runs on
+// PostgreSQL in test/compositions/interchange.test.ts.
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

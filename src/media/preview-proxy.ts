@@ -3,10 +3,12 @@ import { inputArgs } from "./probe.ts";
 import { SQUARE_PIXELS } from "./square-pixels.ts";
 
 /**
- * Longest side of a preview proxy, pixels: the console previews at 640 px wide, where a clip
- * filling a 16:9 canvas shows 640×360 source pixels; a portrait source fits 360×640.
+ * Width of a preview proxy, pixels (height from the source's display aspect): previews are asked
+ * for by width (the console's is 640 px), and a clip spanning the canvas's width, in any
+ * orientation, then shows 640 source pixels across: a 1080p source's proxy is 640×360, a
+ * portrait 1080×1920 one's 640×1138 (which a 16:9 canvas covers with its middle 360 rows).
  */
-export const PREVIEW_PROXY_MAX_SIZE = 640;
+export const PREVIEW_PROXY_WIDTH = 640;
 
 /** Seconds between the proxy's keyframes: a preview decodes at most this much before its frame. */
 export const PREVIEW_PROXY_KEYFRAME_SECONDS = 0.5;
@@ -15,15 +17,14 @@ export const PREVIEW_PROXY_KEYFRAME_SECONDS = 0.5;
  * The ffmpeg arguments of a preview proxy of the video `input` (an absolute path or an http(s)
  * URL), written to `output` (an `.mp4` path): its first video stream only, rotation applied (the
  * proxy stands upright and carries no rotation), square pixels (a non-square sample aspect ratio
- * resampled to the display size), scaled to fit in {@link PREVIEW_PROXY_MAX_SIZE} square (never
- * enlarged, even sides, aspect kept); H.264 (`veryfast`, CRF 23, 4:2:0) without B-frames, with a
+ * resampled to the display size), scaled to {@link PREVIEW_PROXY_WIDTH} wide (never enlarged,
+ * even sides, aspect kept); H.264 (`veryfast`, CRF 23, 4:2:0) without B-frames, with a
  * closed keyframe every {@link PREVIEW_PROXY_KEYFRAME_SECONDS} and no scene-cut keyframes; every
  * source frame kept with its own timestamp in the source's time base (variable frame rates
  * stay), counted from the source's start like ffmpeg's input seek does, so that a seek in the
  * proxy lands on the frame the same seek in the original does.
  */
 export function previewProxyArgs(input: string, output: string): string[] {
-  const max = PREVIEW_PROXY_MAX_SIZE;
   return [
     "-hide_banner",
     "-nostdin",
@@ -39,11 +40,7 @@ export function previewProxyArgs(input: string, output: string): string[] {
     "-sn",
     "-dn",
     "-vf",
-    [
-      SQUARE_PIXELS,
-      `scale=w='min(${max},iw)':h='min(${max},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2`,
-      "format=yuv420p",
-    ].join(","),
+    [SQUARE_PIXELS, `scale=w='min(${PREVIEW_PROXY_WIDTH},trunc(iw/2)*2)':h=-2`, "format=yuv420p"].join(","),
     "-fps_mode",
     "passthrough",
     "-enc_time_base",

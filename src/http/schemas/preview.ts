@@ -40,7 +40,7 @@ export function serverTiming(spans: PreviewSpans | undefined): string {
 export const previewSourcesHeader = {
   type: "string",
   description:
-    "What the video clips' pictures were decoded from: `proxy=N, original=M` (each upload's preview proxy, fitting 640×640 px with a keyframe every 0.5 s, where it is ready and has pixels enough for the clip at this width; else the original). Absent when the frame came from the cache.",
+    "What the video clips' pictures were decoded from: `proxy=N, original=M` (each upload's preview proxy, 640 px wide with a keyframe every 0.5 s, where it is ready and has pixels enough for the clip at this width; else the original). Absent when the frame came from the cache.",
 } as const;
 
 /** An `X-Preview-Sources` header value (`proxy=N, original=M`), or undefined without sources (a cached frame). */

@@ -62,7 +62,7 @@ export const Upload = Type.Object(
       [Type.Literal("ready"), Type.Literal("pending"), Type.Literal("failed"), Type.Literal("none")],
       {
         description:
-          "The video's preview proxy (a copy fitting 640×640 px with a keyframe every 0.5 s, made by a queued job after the upload): previews (`/frame`, `/preview.mp4`) up to its size decode it instead of the original once `ready`, and the original until then. `failed`: it could not be made (previews use the original); `none`: not a video, or one that may carry alpha. Renders always read the original.",
+          "The video's preview proxy (a copy 640 px wide with a keyframe every 0.5 s, made by a queued job after the upload): previews (`/frame`, `/preview.mp4`) up to its size decode it instead of the original once `ready`, and the original until then. `failed`: it could not be made (previews use the original); `none`: not a video, or one that may carry alpha. Renders always read the original.",
       },
     ),
   },

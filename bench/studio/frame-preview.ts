@@ -8,7 +8,8 @@
  * upload's preview proxy is ready (the time each took after the uploads is reported):
  * - `GET /api/compositions/:id/frame?width=640` at `--frames` distinct times spread over the
  *   timeline, one after another, uncached (each time is new): p50, p95, max in milliseconds,
- *   and the p50 of the server's own spans (`Server-Timing`: `prepare` = composition, sources,
+ *   the ffmpeg CPU seconds per frame (user + system of the API's finished children, from /proc:
+ *   comparable under load), and the p50 of the server's own spans (`Server-Timing`: `prepare` = composition, sources,
  *   fonts, plan, files; `ffmpeg` = spawn, open and seek, decode, filters, JPEG); then the same
  *   times again (the cache): p95. `--proxies` (default `both`): decoded from the preview proxies
  *   (`on`), from the originals (`off`, `proxy=false`), or both interleaved frame by frame (A/B in
@@ -28,7 +29,7 @@
  * Prints a JSON summary; bench/README.md records the figures.
  */
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
@@ -79,6 +80,18 @@ function firstFragmentEnd(bytes: Buffer): number {
 }
 
 const round = (x: number) => Math.round(x);
+
+/**
+ * CPU seconds (user + system) of the finished children of process `pid` (its ffmpeg runs,
+ * counted once each has exited and been waited for): `/proc/<pid>/stat` fields `cutime` and
+ * `cstime`, in clock ticks of 1/100 s. What a preview frame costs, whatever the machine's load.
+ */
+async function childCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the command: state is field 3, cutime 16 and cstime 17 (1-based over the whole line).
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
 const loads = () => loadavg().map((l) => Math.round(l * 10) / 10);
 
 async function main(): Promise<void> {
@@ -120,7 +133,9 @@ async function main(): Promise<void> {
     }
     log(`proxies ready after ${JSON.stringify(proxyReadyMs)} ms`);
 
+    const apiPid = api.proc.child.pid ?? 0;
     const frame = async (t: number, kind: "proxy" | "original") => {
+      const cpuBefore = await childCpuSeconds(apiPid);
       const started = performance.now();
       const res = await fetch(
         `${base}/api/compositions/${comp.id}/frame?t=${t}&width=640${kindQuery(kind)}`,
@@ -131,8 +146,10 @@ async function main(): Promise<void> {
       const bytes = (await res.arrayBuffer()).byteLength;
       if (!res.ok) throw new Error(`frame at ${t}: ${res.status}`);
       const timing = res.headers.get("server-timing");
+      const ms = performance.now() - started;
       return {
-        ms: performance.now() - started,
+        ms,
+        cpu: (await childCpuSeconds(apiPid)) - cpuBefore,
         bytes,
         sources: res.headers.get("x-preview-sources"),
         prepare: span(timing, "prepare"),
@@ -149,6 +166,7 @@ async function main(): Promise<void> {
         kind,
         {
           cold: [] as number[],
+          cpu: [] as number[],
           prepare: [] as number[],
           ffmpeg: [] as number[],
           warm: [] as number[],
@@ -163,6 +181,7 @@ async function main(): Promise<void> {
         if (!run) continue;
         const f = await frame(t, kind);
         run.cold.push(f.ms);
+        run.cpu.push(f.cpu);
         if (!f.sources?.startsWith("proxy=0")) run.proxied += 1;
         if (Number.isFinite(f.prepare)) run.prepare.push(f.prepare);
         if (Number.isFinite(f.ffmpeg)) run.ffmpeg.push(f.ffmpeg);
@@ -176,6 +195,11 @@ async function main(): Promise<void> {
           p50: round(quantile(run.cold, 0.5)),
           p95: round(quantile(run.cold, 0.95)),
           max: round(Math.max(...run.cold)),
+          ffmpegCpuSeconds: {
+            p50: quantile(run.cpu, 0.5),
+            p95: quantile(run.cpu, 0.95),
+            mean: Math.round((run.cpu.reduce((a, b) => a + b, 0) / run.cpu.length) * 1000) / 1000,
+          },
           spansP50: { prepare: round(quantile(run.prepare, 0.5)), ffmpeg: round(quantile(run.ffmpeg, 0.5)) },
           framesReadingAProxy: run.proxied,
           cachedP95: Math.round(quantile(run.warm, 0.95) * 10) / 10,

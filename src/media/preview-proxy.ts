@@ -18,7 +18,7 @@ export const PREVIEW_PROXY_KEYFRAME_SECONDS = 0.5;
  * URL), written to `output` (an `.mp4` path): its first video stream only, rotation applied (the
  * proxy stands upright and carries no rotation), square pixels (a non-square sample aspect ratio
  * resampled to the display size), scaled to {@link PREVIEW_PROXY_WIDTH} wide (never enlarged,
- * even sides, aspect kept); H.264 (`veryfast`, CRF 23, 4:2:0) without B-frames, with a
+ * even sides, aspect kept); H.264 (`veryfast`, CRF 23 up to 3 Mbit/s, 4:2:0) without B-frames, with a
  * closed keyframe every {@link PREVIEW_PROXY_KEYFRAME_SECONDS} and no scene-cut keyframes; every
  * source frame kept with its own timestamp in the source's time base (variable frame rates
  * stay), counted from the source's start like ffmpeg's input seek does, so that a seek in the
@@ -51,6 +51,11 @@ export function previewProxyArgs(input: string, output: string): string[] {
     "veryfast",
     "-crf",
     "23",
+    // Noise-like pictures would otherwise make a proxy larger than its original (and slower to decode).
+    "-maxrate",
+    "3M",
+    "-bufsize",
+    "6M",
     "-bf",
     "0",
     "-force_key_frames",

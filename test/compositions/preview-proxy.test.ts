@@ -111,8 +111,11 @@ describe("preview proxies", () => {
     // The wide clip (cropped and blurred; zoomed in a picture-in-picture), the rotated one fitted
     // inside, the anamorphic one, the VFR one at its own pixel size (`fit: none`, so at half size).
     const cases: Array<[number, number, string]> = [
-      // The picture-in-picture zooms in by 20 %: past the proxy's pixels, it reads the original.
+      // At 640 px the cropped clip shows 1,152 source pixels across 640: more than the 640-px
+      // proxy of a 1,280-px source has, so it reads the original; the picture-in-picture (its
+      // 224 px zoomed by 20 %) reads the proxy. At 320 px both read proxies.
       [0.6, 640, "proxy=1, original=1"],
+      [0.6, 320, "proxy=2, original=0"],
       [2.2, 640, "proxy=1, original=0"],
       [3.8, 640, "proxy=1, original=0"],
       [5.3, 320, "proxy=1, original=0"],

@@ -186,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       uploadMaxBytes: config.uploadMaxBytes,
       signedUrlTtlSec: ttl,
       events,
+      enqueue,
       transcription: { clock, enqueue, transcriber: transcribers.active },
     });
   });

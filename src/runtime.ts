@@ -145,7 +145,12 @@ export async function startWorker(
       clock,
       providers: createProviders(config.generation, config.workDir),
       workRoot: config.workDir,
-      storeOutputs: createStoreOutputs({ db: database.db, store, maxBytes: config.uploadMaxBytes }),
+      storeOutputs: createStoreOutputs({
+        db: database.db,
+        store,
+        maxBytes: config.uploadMaxBytes,
+        enqueue: createEnqueue(queue),
+      }),
       discardOutputs: createDiscardOutputs({ db: database.db, store }),
       remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 },
     },

@@ -1,17 +1,22 @@
 /**
  * Studio preview benchmark, through the API (one process, worker inside, PostgreSQL):
  *
- *   node bench/studio/frame-preview.ts [--frames 40]
+ *   node bench/studio/frame-preview.ts [--frames 40] [--proxies both|on|off]
  *
  * On the 60 s reference composition (bench/render/reference-composition.ts: 1080p30, four
- * clips with transitions, a moving logo, a title, captions, ducked audio):
+ * clips with transitions, a moving logo, a title, captions, ducked audio), once every video
+ * upload's preview proxy is ready (the time each took after the uploads is reported):
  * - `GET /api/compositions/:id/frame?width=640` at `--frames` distinct times spread over the
  *   timeline, one after another, uncached (each time is new): p50, p95, max in milliseconds,
- *   and the p50 of the server's own spans (`Server-Timing`: `prepare` = composition, sources,
+ *   the ffmpeg CPU seconds per frame (user + system of the API's finished children, from /proc:
+ *   comparable under load), and the p50 of the server's own spans (`Server-Timing`: `prepare` = composition, sources,
  *   fonts, plan, files; `ffmpeg` = spawn, open and seek, decode, filters, JPEG); then the same
- *   times again (the cache): p95;
+ *   times again (the cache): p95. `--proxies` (default `both`): decoded from the preview proxies
+ *   (`on`), from the originals (`off`, `proxy=false`), or both interleaved frame by frame (A/B in
+ *   one sitting, alternating which goes first);
  * - "Play from here", streamed: `GET /api/compositions/:id/preview.mp4?from=…&duration=6` at 640
- *   px (the console's) and at 1920 px from three playhead positions: time to the first byte and
+ *   px (the console's; with and/or without proxies as `--proxies` says) and at 1920 px (too wide
+ *   for the proxies: originals) from three playhead positions: time to the first byte and
  *   to the first decodable frame (the header and the first complete movie fragment, `moof` +
  *   `mdat`, have arrived: what a `<video>` needs to show a picture), and the whole stream; each
  *   stream is checked by decoding it (frame count);
@@ -24,7 +29,7 @@
  * Prints a JSON summary; bench/README.md records the figures.
  */
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
@@ -34,6 +39,14 @@ import { makeReferenceInputs, referenceComposition } from "../render/reference-c
 const SECONDS = 60;
 const argv = process.argv.slice(2);
 const FRAMES = Number(argv[argv.indexOf("--frames") + 1] ?? 40) || 40;
+const PROXIES = argv.includes("--proxies") ? argv[argv.indexOf("--proxies") + 1] : "both";
+if (PROXIES !== "both" && PROXIES !== "on" && PROXIES !== "off") {
+  throw new Error("--proxies must be both, on or off");
+}
+/** The source kinds measured: `proxy` (preview proxies where they serve) and/or `original`. */
+const KINDS: Array<"proxy" | "original"> =
+  PROXIES === "both" ? ["proxy", "original"] : PROXIES === "on" ? ["proxy"] : ["original"];
+const kindQuery = (kind: "proxy" | "original") => (kind === "proxy" ? "" : "&proxy=false");
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 /** The `q` quantile (0..1) of `xs`, nearest rank. */
@@ -67,6 +80,18 @@ function firstFragmentEnd(bytes: Buffer): number {
 }
 
 const round = (x: number) => Math.round(x);
+
+/**
+ * CPU seconds (user + system) of the finished children of process `pid` (its ffmpeg runs,
+ * counted once each has exited and been waited for): `/proc/<pid>/stat` fields `cutime` and
+ * `cstime`, in clock ticks of 1/100 s. What a preview frame costs, whatever the machine's load.
+ */
+async function childCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the command: state is field 3, cutime 16 and cstime 17 (1-based over the whole line).
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
 const loads = () => loadavg().map((l) => Math.round(l * 10) / 10);
 
 async function main(): Promise<void> {
@@ -92,52 +117,115 @@ async function main(): Promise<void> {
     const ids = await uploadAll(call, inputs);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
 
-    const frame = async (t: number) => {
+    // The proxies are made by queued jobs after the uploads: wait for every one.
+    const proxyStart = performance.now();
+    const proxyReadyMs: Record<string, number> = {};
+    for (;;) {
+      for (const key of ["a", "b", "c", "d"]) {
+        if (proxyReadyMs[key] !== undefined) continue;
+        const u = await call<{ previewProxy: string }>("GET", `/api/v1/uploads/${ids[key]}`);
+        if (u.previewProxy === "ready") proxyReadyMs[key] = round(performance.now() - proxyStart);
+        else if (u.previewProxy !== "pending") throw new Error(`proxy of ${key}: ${u.previewProxy}`);
+      }
+      if (Object.keys(proxyReadyMs).length === 4) break;
+      if (performance.now() - proxyStart > 600_000) throw new Error("proxies not ready after 10 minutes");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    log(`proxies ready after ${JSON.stringify(proxyReadyMs)} ms`);
+
+    const apiPid = api.proc.child.pid ?? 0;
+    const frame = async (t: number, kind: "proxy" | "original") => {
+      const cpuBefore = await childCpuSeconds(apiPid);
       const started = performance.now();
-      const res = await fetch(`${base}/api/compositions/${comp.id}/frame?t=${t}&width=640`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const res = await fetch(
+        `${base}/api/compositions/${comp.id}/frame?t=${t}&width=640${kindQuery(kind)}`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
       const bytes = (await res.arrayBuffer()).byteLength;
       if (!res.ok) throw new Error(`frame at ${t}: ${res.status}`);
       const timing = res.headers.get("server-timing");
+      const ms = performance.now() - started;
       return {
-        ms: performance.now() - started,
+        ms,
+        cpu: (await childCpuSeconds(apiPid)) - cpuBefore,
         bytes,
+        sources: res.headers.get("x-preview-sources"),
         prepare: span(timing, "prepare"),
         ffmpeg: span(timing, "ffmpeg"),
       };
     };
-    await frame(0.5); // warm-up: first ffmpeg spawn, font cache
+    for (const kind of KINDS) await frame(0.5, kind); // warm-up: first ffmpeg spawn, font cache
     const times = Array.from(
       { length: FRAMES },
       (_, i) => Math.round((((i + 0.37) * (SECONDS - 1)) / FRAMES) * 1000) / 1000,
     );
-    const cold: number[] = [];
-    const prepare: number[] = [];
-    const ffmpegMs: number[] = [];
-    for (const t of times) {
-      const f = await frame(t);
-      cold.push(f.ms);
-      if (Number.isFinite(f.prepare)) prepare.push(f.prepare);
-      if (Number.isFinite(f.ffmpeg)) ffmpegMs.push(f.ffmpeg);
+    const runs = Object.fromEntries(
+      KINDS.map((kind) => [
+        kind,
+        {
+          cold: [] as number[],
+          cpu: [] as number[],
+          prepare: [] as number[],
+          ffmpeg: [] as number[],
+          warm: [] as number[],
+          proxied: 0,
+        },
+      ]),
+    );
+    for (const [i, t] of times.entries()) {
+      // Interleaved, alternating which kind goes first.
+      for (const kind of i % 2 === 0 ? KINDS : [...KINDS].reverse()) {
+        const run = runs[kind];
+        if (!run) continue;
+        const f = await frame(t, kind);
+        run.cold.push(f.ms);
+        run.cpu.push(f.cpu);
+        if (!f.sources?.startsWith("proxy=0")) run.proxied += 1;
+        if (Number.isFinite(f.prepare)) run.prepare.push(f.prepare);
+        if (Number.isFinite(f.ffmpeg)) run.ffmpeg.push(f.ffmpeg);
+      }
     }
-    const warm: number[] = [];
-    for (const t of times) warm.push((await frame(t)).ms);
-    log(`frames: p50 ${quantile(cold, 0.5).toFixed(0)} ms, p95 ${quantile(cold, 0.95).toFixed(0)} ms`);
+    for (const t of times) for (const kind of KINDS) runs[kind]?.warm.push((await frame(t, kind)).ms);
+    const uncached = Object.fromEntries(
+      Object.entries(runs).map(([kind, run]) => [
+        kind,
+        {
+          p50: round(quantile(run.cold, 0.5)),
+          p95: round(quantile(run.cold, 0.95)),
+          max: round(Math.max(...run.cold)),
+          ffmpegCpuSeconds: {
+            p50: quantile(run.cpu, 0.5),
+            p95: quantile(run.cpu, 0.95),
+            mean: Math.round((run.cpu.reduce((a, b) => a + b, 0) / run.cpu.length) * 1000) / 1000,
+          },
+          spansP50: { prepare: round(quantile(run.prepare, 0.5)), ffmpeg: round(quantile(run.ffmpeg, 0.5)) },
+          framesReadingAProxy: run.proxied,
+          cachedP95: Math.round(quantile(run.warm, 0.95) * 10) / 10,
+        },
+      ]),
+    );
+    log(`frames: ${JSON.stringify(uncached)}`);
 
     const streams: Array<{
       start: number;
       width: number;
+      sources: string | null;
       firstByteMs: number;
       firstFrameMs: number;
       totalMs: number;
       frames: number;
     }> = [];
-    for (const width of [640, 1920]) {
+    const streamCases = [
+      ...KINDS.map((kind) => ({ width: 640, kind })),
+      { width: 1920, kind: "original" as const },
+    ];
+    for (const { width, kind } of streamCases) {
       for (const start of [3, 29.5, 52]) {
         const t0 = performance.now();
         const res = await fetch(
-          `${base}/api/compositions/${comp.id}/preview.mp4?from=${start}&duration=6&width=${width}`,
+          `${base}/api/compositions/${comp.id}/preview.mp4?from=${start}&duration=6&width=${width}${kindQuery(kind)}`,
           { headers: { authorization: `Bearer ${key}` } },
         );
         if (!res.ok || !res.body) throw new Error(`preview from ${start}: ${res.status} ${await res.text()}`);
@@ -152,7 +240,7 @@ async function main(): Promise<void> {
           }
         }
         const totalMs = performance.now() - t0;
-        const file = path.join(dir, `preview-${width}-${start}.mp4`);
+        const file = path.join(dir, `preview-${width}-${kind}-${start}.mp4`);
         await writeFile(file, Buffer.concat(chunks));
         const frames = (await probe(file, true)).video?.frames ?? 0;
         if (frames !== 180)
@@ -160,6 +248,7 @@ async function main(): Promise<void> {
         streams.push({
           start,
           width,
+          sources: res.headers.get("x-preview-sources"),
           firstByteMs: round(firstByteMs),
           firstFrameMs: round(firstFrameMs),
           totalMs: round(totalMs),
@@ -189,13 +278,8 @@ async function main(): Promise<void> {
           composition: "reference 60 s 1080p30",
           frames: FRAMES,
           frameWidth: 640,
-          uncached: {
-            p50: Math.round(quantile(cold, 0.5)),
-            p95: Math.round(quantile(cold, 0.95)),
-            max: Math.round(Math.max(...cold)),
-          },
-          spansP50: { prepare: round(quantile(prepare, 0.5)), ffmpeg: round(quantile(ffmpegMs, 0.5)) },
-          cached: { p95: Math.round(quantile(warm, 0.95) * 10) / 10 },
+          proxyReadyAfterUploadsMs: proxyReadyMs,
+          uncached,
           playFromHereStreamed: streams,
           playFromHereRendered: plays,
           loadAverage: { before: loadBefore, after: loads() },

@@ -8,6 +8,7 @@ import type { BlobStore } from "../storage/blob-store.ts";
 import { effectiveImageModelId } from "./generation/models.ts";
 import { FORMAT_MIME } from "./render/outputs.ts";
 import { analysisTranscript } from "./transcription/exports.ts";
+import { previewProxyState } from "./uploads/preview-proxy.ts";
 
 /** Project row → wire shape (docs/conventions.md, Resources). */
 export function presentProject(p: ProjectRow) {
@@ -97,6 +98,7 @@ export async function presentUpload(deps: SigningDeps, u: UploadRow) {
     origin: u.origin,
     generationId: u.generationId,
     posterUrl: poster?.url ?? null,
+    previewProxy: previewProxyState(u.previewProxy),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type TranscriptionJobDeps,
   transcriptionJobHandler,
 } from "../domain/transcription/transcription-job.ts";
+import { previewProxyJobHandler } from "../domain/uploads/preview-proxy.ts";
 import type { WebhookEvents } from "../domain/webhooks/events.ts";
 import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";
 import type { AttemptPipeline } from "../queue/attempt-runner.ts";
@@ -115,6 +116,15 @@ export async function startJobWorker(opts: {
       concurrency: Math.max(4, opts.concurrency),
       ...polling,
     }),
+    previewProxy: previewProxyJobHandler({
+      db,
+      store: opts.store,
+      workRoot: opts.workRoot,
+      log,
+      // One at a time: a proxy encodes on every core, beside renders.
+      concurrency: 1,
+      ...polling,
+    }),
   };
   const workDirOwners: WorkDirOwner[] = [
     renderWorkDirs(db),
@@ -124,6 +134,7 @@ export async function startJobWorker(opts: {
     scratchWorkDirs("pfl"),
     scratchWorkDirs("frm"),
     scratchWorkDirs("pvw"),
+    scratchWorkDirs("prx"),
   ];
   const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
   const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });

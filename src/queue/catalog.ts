@@ -51,6 +51,15 @@ export interface WebhookDeliveryJobV1 {
   seq: number;
 }
 
+/**
+ * Payload of a `preview_proxy` job: makes the preview proxy of video upload `uploadId`; the
+ * upload's `preview_proxy` column is the source of truth (`pending` until the job settles it).
+ */
+export interface PreviewProxyJobV1 {
+  v: 1;
+  uploadId: string;
+}
+
 /** Every job kind. */
 export const JOBS = {
   render: defineJob<RenderJobV1>("render", {
@@ -104,6 +113,16 @@ export const JOBS = {
     retryDelay: 30,
     expireInSeconds: 120,
     deadLetter: false,
+  }),
+  previewProxy: defineJob<PreviewProxyJobV1>("preview_proxy", {
+    // One retry after a lost worker or a storage error; when it runs out, `preview_proxy_dead`
+    // marks the proxy `failed` (previews keep using the original). An hour is the longest a
+    // build may take (its scratch directory is swept after that).
+    retryLimit: 1,
+    retryDelay: 10,
+    heartbeatSeconds: 10,
+    expireInSeconds: 3600,
+    deadLetter: true,
   }),
 } as const;
 

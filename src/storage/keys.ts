@@ -3,7 +3,7 @@
  * (`<kind>/<id>/`), so deleting the resource is one `deletePrefix`.
  */
 
-/** Folder of upload `id`: its original and poster. */
+/** Folder of upload `id`: its original, poster and preview proxy. */
 export const uploadPrefix = (id: string): string => `uploads/${id}/`;
 
 /** The uploaded (or generated) file itself. */
@@ -11,6 +11,9 @@ export const uploadOriginalKey = (id: string): string => `${uploadPrefix(id)}ori
 
 /** The JPEG poster of a video or image upload. */
 export const uploadPosterKey = (id: string): string => `${uploadPrefix(id)}poster.jpg`;
+
+/** The preview proxy of a video upload (a small H.264 MP4 with short keyframe intervals). */
+export const uploadPreviewProxyKey = (id: string): string => `${uploadPrefix(id)}proxy.mp4`;
 
 /** Folder of render `id`: its output and poster. */
 export const renderPrefix = (id: string): string => `renders/${id}/`;

@@ -7,8 +7,8 @@ export const PLAY_SECONDS = 6;
 const DEBOUNCE_MS = 120;
 
 /**
- * The preview: the frame at the playhead, rendered by the server's renderer
- * (`GET /api/compositions/{id}/frame`), and "Play from here", a draft render of the next few
+ * The preview: the frame at the playhead, rendered by the server's renderer from the uploads'
+ * 640-px preview proxies where they are ready (`GET /api/compositions/{id}/frame`), and "Play from here", a draft render of the next few
  * seconds streamed into a `<video>` while the server renders it
  * (`GET /api/compositions/{id}/preview.mp4`, fragmented MP4: it plays from the first fragment).
  */
@@ -120,8 +120,10 @@ export function Preview(props: {
         )}
       </div>
       <p className="hint">
-        This is the real renderer: the frame and “Play from here” are drawn by the same ffmpeg plan as the
-        final render (the video at draft quality, streamed while it renders).
+        Rendered by the real renderer from 640-px proxies: the frame and “Play from here” are drawn by the
+        same ffmpeg plan as the final render (the video at draft quality, streamed while it renders), with
+        each video decoded from its small preview copy once that is made (until then, and in the final render,
+        from the original file).
       </p>
       <div className="hbox">
         <button type="button" onClick={playFromHere} disabled={starting || duration <= 0}>

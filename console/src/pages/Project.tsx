@@ -100,6 +100,7 @@ function mediaFacts(u: Upload): string {
   if (m?.fps) parts.push(`${Math.round(m.fps * 100) / 100} fps`);
   if (m?.duration != null) parts.push(formatDuration(m.duration));
   parts.push(formatBytes(u.size));
+  if (u.previewProxy === "pending") parts.push("preview copy being made");
   return parts.join(" · ");
 }
 

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { uploads } from "../schema/uploads.ts";
+import { type UploadPreviewProxy, uploads } from "../schema/uploads.ts";
 import { newestFirstPage } from "./newest-first-page.ts";
 
 /** An upload row. */
@@ -22,6 +22,26 @@ export async function findUpload(db: Db, userId: string, id: string): Promise<Up
     .where(and(eq(uploads.userId, userId), eq(uploads.id, id)))
     .limit(1);
   return row ?? null;
+}
+
+/** An upload of any owner by id, or null (for jobs, which act on behalf of its owner). */
+export async function findUploadById(db: Db, id: string): Promise<UploadRow | null> {
+  const [row] = await db.select().from(uploads).where(eq(uploads.id, id)).limit(1);
+  return row ?? null;
+}
+
+/**
+ * Settles the preview proxy of upload `id` while it is still `pending` (a deleted upload, or
+ * one settled meanwhile, is left alone).
+ * @returns whether a row changed.
+ */
+export async function settlePreviewProxy(db: Db, id: string, value: UploadPreviewProxy): Promise<boolean> {
+  const rows = await db
+    .update(uploads)
+    .set({ previewProxy: value })
+    .where(and(eq(uploads.id, id), sql`${uploads.previewProxy}->>'status' = 'pending'`))
+    .returning({ id: uploads.id });
+  return rows.length > 0;
 }
 
 /** The user's uploads among `ids` (others' and unknown ids are simply absent). */

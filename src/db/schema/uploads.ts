@@ -8,6 +8,17 @@ import { users } from "./users.ts";
 /** Probed media facts of an upload (`Upload.media`); null for subtitles and fonts. */
 export type UploadMedia = MediaInfo;
 
+/**
+ * The preview proxy of a video upload (`preview_proxy`): a small H.264 copy with a keyframe every
+ * 0.5 s that previews decode instead of the original. `pending` while its `preview_proxy` job is
+ * queued or running; `ready` with its storage key, size (display pixels, square, rotation
+ * applied) and bytes; `failed` when it could not be made (previews keep using the original).
+ */
+export type UploadPreviewProxy =
+  | { status: "pending" }
+  | { status: "ready"; key: string; width: number; height: number; bytes: number; buildMs: number }
+  | { status: "failed"; message: string };
+
 /** Stored files. `storage_key` is server-generated (never derived from the client's filename). */
 export const uploads = pgTable(
   "uploads",
@@ -25,6 +36,8 @@ export const uploads = pgTable(
     sha256: text("sha256").notNull(),
     storageKey: text("storage_key").notNull(),
     posterKey: text("poster_key"),
+    /** The preview proxy of a video upload; null for other types and videos that get none. */
+    previewProxy: jsonb("preview_proxy").$type<UploadPreviewProxy | null>(),
     media: jsonb("media").$type<UploadMedia | null>(),
     /**
      * A font's family names, read from its name table when it was uploaded (what the renderer

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import type { GenerationRow } from "../../db/repositories/generations.ts";
 import { uploads } from "../../db/schema/uploads.ts";
 import { AppError } from "../../errors.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPrefix } from "../../storage/keys.ts";
 import { createUploads } from "../uploads/create-uploads.ts";
@@ -26,7 +27,13 @@ export type DiscardOutputs = (uploadIds: string[]) => Promise<void>;
  * When any file fails, nothing stays stored.
  * @throws GenerationError `vendor_error` when an output is not media the API accepts.
  */
-export function createStoreOutputs(deps: { db: Db; store: BlobStore; maxBytes: number }): StoreOutputs {
+export function createStoreOutputs(deps: {
+  db: Db;
+  store: BlobStore;
+  maxBytes: number;
+  /** Queues the preview proxy jobs of generated videos with their rows. */
+  enqueue?: Enqueue;
+}): StoreOutputs {
   return async (generation, files) => {
     const sources = await Promise.all(
       files.map(async (f, i) => {

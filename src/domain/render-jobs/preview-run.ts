@@ -70,21 +70,37 @@ export interface PreviewJob {
   variant?: EncoderVariant;
   /** Where ffmpeg writes: a file name in the scratch directory, or `pipe:3` with `onOutputPipe`. */
   output?: string;
+  /** Let video clips read their uploads' preview proxies (false: every clip reads its original, as a render). */
+  proxies: boolean;
   /** Which scratch directory: `frm` a frame's, `pvw` a video's (the work-directory sweep removes leftovers). */
   scratch: ScratchKind;
   signal: AbortSignal;
   onOutputPipe?: (output: Readable) => void;
+  /** Called once the plan is made, before ffmpeg starts, with what its video clips read. */
+  onSources?: (sources: PreviewSources) => void;
 }
 
-/** Milliseconds spent preparing (sources, fonts, plan, files) and in ffmpeg. */
+/**
+ * Milliseconds spent preparing (sources, fonts, plan, files) and in ffmpeg, and how many video
+ * inputs read a preview proxy and how many an original.
+ */
 export interface PreviewSpans {
   prepareMs: number;
   ffmpegMs: number;
+  sources: PreviewSources;
+}
+
+/** How many video clip pictures of a preview read their upload's preview proxy, and how many the original. */
+export interface PreviewSources {
+  proxy: number;
+  original: number;
 }
 
 /**
  * Renders a preview with the real renderer: the same pre-ffmpeg steps as a render
- * (`prepareRender`: sources, fonts, plan, files), one decoder thread per input, then ffmpeg, in a
+ * (`prepareRender`: sources, fonts, plan, files), except that with `job.proxies` a video clip's
+ * picture reads its upload's preview proxy where that is ready and has pixels enough at the
+ * preview's size (else the original: a preview never waits for a proxy), one decoder thread per input, then ffmpeg, in a
  * scratch directory that is removed once ffmpeg has exited. `collect` reads what it needs from
  * the directory (e.g. the JPEG) before it goes.
  *
@@ -111,10 +127,15 @@ export async function runPreview<T>(
       remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 15_000 },
       signal: job.signal,
       decoderThreads: PREVIEW_DECODER_THREADS,
+      proxies: job.proxies,
       ...(job.output ? { output: job.output } : {}),
       ...(job.variant ? { variant: job.variant } : {}),
     });
     const prepared = performance.now();
+    const pictures = plan.inputs.filter((i) => i.picture && refsByPath.get(i.path)?.assetType === "video");
+    const proxy = pictures.filter((i) => i.proxy).length;
+    const sources = { proxy, original: pictures.length - proxy };
+    job.onSources?.(sources);
     try {
       await runFfmpeg({
         args: plan.args,
@@ -141,10 +162,7 @@ export async function runPreview<T>(
     const value = await collect(path.join(workDir, outputFile));
     return {
       value,
-      spans: {
-        prepareMs: prepared - started,
-        ffmpegMs: performance.now() - prepared,
-      },
+      spans: { prepareMs: prepared - started, ffmpegMs: performance.now() - prepared, sources },
     };
   } finally {
     await rm(workDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import {
   asPreviewConflict,
   checkBeforeEnd,
   type PreviewDeps,
+  type PreviewSources,
   previewWindow,
   runPreview,
 } from "./preview-run.ts";
@@ -31,6 +32,8 @@ export interface PreviewVideo {
   /** Seconds of timeline: where it starts, and how long it is (cut at the composition's end). */
   from: number;
   duration: number;
+  /** What its video clips' pictures read: preview proxies or originals. */
+  sources: PreviewSources;
   /** Settles (never rejects) once ffmpeg has exited, its slot is free and its files are gone. */
   finished: Promise<void>;
 }
@@ -41,7 +44,8 @@ export interface PreviewVideo {
  * `POST /api/render` of that `range` with `quality: draft` and `width` (only the clips near the
  * range are resolved and opened), except the container: a fragmented MP4 written to a pipe (a
  * short first fragment, then one every half second), which a `<video>` plays from its first fragment
- * instead of waiting for the whole file.
+ * instead of waiting for the whole file, and the video clips' pictures, which read their uploads'
+ * preview proxies where these are ready and have pixels enough at the width (`runPreview`).
  */
 export function createPreviewStream(opts: PreviewStreamOptions) {
   const slots = previewSlots(opts.concurrency, opts.maxWaiting, "preview videos");
@@ -50,6 +54,8 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
      * Starts the preview video and resolves once ffmpeg wrote its first bytes (the header: the
      * plan's graph is running), so that a plan ffmpeg refuses is still an error response.
      * @param range.duration - seconds, at most {@link PREVIEW_MAX_SECONDS}; cut at the end.
+     * @param range.proxies - decode video clips from their preview proxies where these serve
+     *   (default); false: from the originals.
      * @param gone - aborts when the client went away (also before the first bytes): ffmpeg stops.
      * @throws 404 when the composition is absent or another owner's; 400 naming `/from` at or
      *   past the end; 409 `conflict` with `renderError` when the renderer cannot render it;
@@ -58,7 +64,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
     async open(
       userId: string,
       compositionId: string,
-      range: { from: number; duration: number; width: number },
+      range: { from: number; duration: number; width: number; proxies?: boolean },
       gone?: AbortSignal,
     ): Promise<PreviewVideo> {
       const row = await findComposition(opts.db, userId, compositionId);
@@ -68,6 +74,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
       const duration = Math.min(range.duration, PREVIEW_MAX_SECONDS, total - from);
       const release = await slots.take();
       const signal = AbortSignal.any([AbortSignal.timeout(opts.maxRunMs), ...(gone ? [gone] : [])]);
+      let sources: PreviewSources = { proxy: 0, original: 0 };
       let gotPipe: (output: Readable) => void = () => {};
       const pipe = new Promise<Readable>((resolve) => {
         gotPipe = resolve;
@@ -81,8 +88,12 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
           variant: { fragmented: true },
           output: "pipe:3",
           scratch: "pvw",
+          proxies: range.proxies ?? true,
           signal,
           onOutputPipe: gotPipe,
+          onSources: (s) => {
+            sources = s;
+          },
         },
         async () => undefined,
       );
@@ -110,6 +121,7 @@ export function createPreviewStream(opts: PreviewStreamOptions) {
           version: row.version,
           from,
           duration,
+          sources,
           finished,
         };
       } catch (err) {

@@ -92,6 +92,8 @@ export async function resolveRenderAssets(input: {
   signal: AbortSignal;
   /** Only the sources of these clips (a part of a split render); default every clip's. */
   clipIds?: ReadonlySet<string>;
+  /** Also resolve the `ready` preview proxies of video uploads (`ResolvedAsset.proxy`): previews only. */
+  proxies?: boolean;
 }): Promise<{
   assets: Map<string, ResolvedAsset>;
   fonts: UploadedFont[];
@@ -128,6 +130,11 @@ export async function resolveRenderAssets(input: {
         const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
         const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
         if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
+        const proxy = input.proxies ? await proxyCopy(store, upload, workDir) : undefined;
+        if (proxy) {
+          resolved.proxy = proxy;
+          refsByPath.set(proxy.path, ref);
+        }
         assets.set(ref.key, resolved);
         refsByPath.set(file, ref);
       } else if (ref.transcriptionId) {
@@ -164,6 +171,26 @@ export async function resolveRenderAssets(input: {
     }
   }
   return { assets, fonts, refsByPath };
+}
+
+/**
+ * A local path of the upload's preview proxy when it is `ready` (in place on local disk, else
+ * downloaded into `workDir`); undefined when there is none or it cannot be fetched (the preview
+ * then reads the original: a proxy never fails a preview).
+ */
+async function proxyCopy(
+  store: BlobStore,
+  upload: UploadRow,
+  workDir: string,
+): Promise<ResolvedAsset["proxy"] | undefined> {
+  const proxy = upload.previewProxy;
+  if (upload.type !== "video" || proxy?.status !== "ready") return undefined;
+  try {
+    const file = await localCopy(store, proxy.key, workDir, `proxy-${upload.id}`);
+    return { path: file, width: proxy.width, height: proxy.height };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

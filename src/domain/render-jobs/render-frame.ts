@@ -41,7 +41,7 @@ export interface FramePreviewOptions extends PreviewDeps {
  * `width`: planned at that width from the start, not scaled down from the canvas size), in the
  * API process and synchronously, for a timeline's preview. Only the clips near `t` are
  * resolved and opened (`previewWindow`), each source seeked on the input side. Frames are cached
- * by composition id, version, canvas frame and width (a new version never shows an old frame;
+ * by composition id, version, canvas frame, width and source kind (a new version never shows an old frame;
  * two times within one frame share it) and identical requests in flight share one ffmpeg run.
  */
 export function createFramePreview(opts: FramePreviewOptions) {
@@ -57,18 +57,27 @@ export function createFramePreview(opts: FramePreviewOptions) {
      * The frame of composition `compositionId` (of `userId`) at `t` seconds, `width` pixels wide
      * (height from the canvas aspect).
      * @param t - seconds from the start; must be below the composition's duration.
+     * @param sources.proxies - decode video clips from their uploads' preview proxies where these are
+     *   ready and have pixels enough (default); false: from the originals, as a render does.
      * @throws 404 when the composition is absent or another owner's; 400 naming `/t` past the
      *   end; 409 `conflict` with `renderError` ({ code, message, clipId? }) when the renderer
      *   cannot render it (e.g. a missing upload); 429 when too many frames are in line.
      */
-    async frame(userId: string, compositionId: string, t: number, width: number): Promise<PreviewFrame> {
+    async frame(
+      userId: string,
+      compositionId: string,
+      t: number,
+      width: number,
+      sources: { proxies?: boolean } = {},
+    ): Promise<PreviewFrame> {
+      const proxies = sources.proxies ?? true;
       const row = await findComposition(opts.db, userId, compositionId);
       if (!row) throw notFound(`Composition ${compositionId}`);
       checkBeforeEnd(row.document, t, "t");
       const rate = toFrameRate(row.document.canvas.fps);
       const frame = secondsToFrame(t, rate);
       const at = frameToSeconds(frame, rate);
-      const key = `${row.id}@${row.version}:${frame}:${width}`;
+      const key = `${row.id}@${row.version}:${frame}:${width}${proxies ? "" : ":originals"}`;
       const cached = cache.get(key);
       if (cached) return { jpeg: cached, version: row.version, t: at, frame, width };
       let pending = inFlight.get(key);
@@ -84,6 +93,7 @@ export function createFramePreview(opts: FramePreviewOptions) {
                 doc: previewWindow(row.document, at, at, { sound: false }),
                 options: { format: "jpg", quality: "draft", frameAt: at, width },
                 scratch: "frm",
+                proxies,
                 signal: AbortSignal.timeout(opts.stallTimeoutMs * 2),
               },
               (file) => readFile(file),

@@ -33,6 +33,8 @@ export interface PreparedRender {
  * @param input.output - where ffmpeg writes (default `output.<format>` in `workDir`; `pipe:3`
  *   to stream it, see `runFfmpeg`'s `onOutputPipe`).
  * @param input.variant - the encoder variant (`buildRenderPlan`'s), e.g. a fragmented mp4.
+ * @param input.proxies - let video clips read their uploads' preview proxies where these have
+ *   pixels enough (previews only: a render never sets it).
  * @throws RenderError the first problem, with the other source problems in its `more`
  *   (`ASSET_NOT_FOUND`, `ASSET_FETCH_FAILED`, `ASSET_UNSUPPORTED`, `FONT_NOT_FOUND`,
  *   `INVALID_COMPOSITION`); aborts with `signal`.
@@ -50,6 +52,7 @@ export async function prepareRender(input: {
   posterPath?: string;
   output?: string;
   variant?: EncoderVariant;
+  proxies?: boolean;
 }): Promise<PreparedRender> {
   const { assets, fonts, refsByPath } = await resolveRenderAssets({
     db: input.db,
@@ -59,6 +62,7 @@ export async function prepareRender(input: {
     workDir: input.workDir,
     remote: input.remote,
     signal: input.signal,
+    ...(input.proxies ? { proxies: true } : {}),
   });
   input.signal.throwIfAborted();
   const outputFile = input.output ?? `output.${input.options.format}`;
@@ -80,10 +84,11 @@ export async function prepareRender(input: {
 const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
 
 /**
- * Scratch directories the API process makes outside any job: `pfl` a preflight's, `frm` a
- * preview frame's, `pvw` a preview video's.
+ * Scratch directories made outside any resource's attempts: `pfl` a preflight's, `frm` a
+ * preview frame's, `pvw` a preview video's (the API process), `prx` a preview proxy build's (a
+ * worker's `preview_proxy` job, which lasts at most an hour).
  */
-export type ScratchKind = "pfl" | "frm" | "pvw";
+export type ScratchKind = "pfl" | "frm" | "pvw" | "prx";
 
 /**
  * The name prefix of a new scratch directory of `kind` under `WORK_DIR`:

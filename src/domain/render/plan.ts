@@ -106,8 +106,12 @@ export interface PlanInput {
   /** ffmpeg's input index (`#index:stream` in its messages). */
   index: number;
   clipId: string;
-  /** The source file (`ResolvedAsset.path`). */
+  /** The source file (`ResolvedAsset.path`, or its preview proxy's with `proxy`). */
   path: string;
+  /** The input reads the source's preview proxy (previews only). */
+  proxy: boolean;
+  /** A clip's picture reads the input (else only its sound). */
+  picture: boolean;
   /** This input's arguments, as in `args` (e.g. `["-ss", "1", "-t", "2", "-i", path]`). */
   args: string[];
 }
@@ -420,11 +424,13 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     glyphs,
     durationSec,
     clipTags: Object.fromEntries(graph.clipTags),
-    inputs: [...ctx.inputs]
-      .map(([clipId, source]) => ({
+    inputs: [...ctx.inputs.values()]
+      .map((source) => ({
         index: source.index,
-        clipId,
-        path: source.asset.path,
+        clipId: source.clipId,
+        path: source.path,
+        proxy: source.proxy,
+        picture: source.picture,
         args: graph.inputs[source.index] ?? [],
       }))
       .sort((a, b) => a.index - b.index),

@@ -53,6 +53,13 @@ export interface ResolvedAsset {
   text?: string;
   /** Caption cues of a transcription, seconds of the transcribed media, each with its words. */
   cues?: CaptionCue[];
+  /**
+   * A video upload's preview proxy (given to previews only, never to renders): a local file
+   * with the same frames at the same times, square pixels, rotation applied, `width`×`height`
+   * pixels (the asset's display size scaled down). A clip's picture reads it instead of `path`
+   * when it has pixels enough at the render's size (`openSourceInput`).
+   */
+  proxy?: { path: string; width: number; height: number };
 }
 
 /** A font uploaded by the caller (upload type `font`); `family` as read with `readFontFamilyNames`. */

@@ -23,7 +23,10 @@ export interface BranchContext {
   scale: number;
   assets: ReadonlyMap<string, ResolvedAsset>;
   warnings: RenderWarning[];
-  /** Inputs already opened, by clip id (a video clip's sound reuses its picture's input). */
+  /**
+   * Inputs already opened, by clip id (a video clip's sound reuses its picture's input), or by
+   * `<clip id>#proxy` for a picture read from a preview proxy (its sound then reads the asset).
+   */
   inputs: Map<string, SourceInput>;
   /** `-threads` of each video input's decoder, when set. */
   decoderThreads?: number;
@@ -34,7 +37,20 @@ export interface BranchContext {
 /** An opened input bounded to what one clip needs (`-ss/-t`; a still is one frame). */
 export interface SourceInput {
   index: number;
+  clipId: string;
   asset: ResolvedAsset;
+  /** The file the input reads: the asset's, or its preview proxy's (`asset.proxy`). */
+  path: string;
+  /** Whether it reads the asset's preview proxy instead of the asset itself. */
+  proxy: boolean;
+  /** Whether a clip's picture reads it (else only its sound). */
+  picture: boolean;
+  /**
+   * Decoded pixels per display pixel of the asset (1, or the proxy's width over the asset's):
+   * filters whose effect is in source pixels (a blur's radius, `fit: none`) are scaled by it, so
+   * that a proxy gives the picture the asset gives.
+   */
+  sourceScale: number;
   /** Timeline frame at which the input's first frame/sample plays. */
   firstFrame: number;
   /** Frames of the stream before the source's first frame (missing head handle: the edge frame is held). */
@@ -91,11 +107,21 @@ export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
  * source running out before the stream ends holds the last frame (tpad downstream); both are
  * reported as warnings (`TRANSITION_HANDLE_MISSING` inside a transition handle, else `SOURCE_TOO_SHORT`).
  */
-export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
+export function openSourceInput(
+  ctx: BranchContext,
+  seg: Segment,
+  opts: { picture?: boolean } = {},
+): SourceInput {
   const clip = seg.clip as Clip;
-  const existing = ctx.inputs.get(clip.id);
-  if (existing) return existing;
   const asset = resolvedAssetOf(ctx, clip);
+  // A clip's picture may read the asset's preview proxy; its sound always reads the asset.
+  const proxy = opts.picture ? usableProxy(ctx, clip, asset) : undefined;
+  const inputKey = proxy ? `${clip.id}#proxy` : clip.id;
+  const existing = ctx.inputs.get(inputKey);
+  if (existing) {
+    if (opts.picture) existing.picture = true;
+    return existing;
+  }
   const speed = clip.speed ?? 1;
   const trim = clip.trim ?? 0;
   const from = streamStart(seg);
@@ -133,6 +159,7 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
     );
   }
   const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - (ctx.seekPreroll ?? SEEK_PREROLL_SEC));
+  const path = proxy?.path ?? asset.path;
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
     ? ["-i", asset.path]
@@ -145,17 +172,50 @@ export function openSourceInput(ctx: BranchContext, seg: Segment): SourceInput {
         "-t",
         sec(b - seekAt + 2 * oneFrame * speed),
         "-i",
-        asset.path,
+        path,
       ];
   const input: SourceInput = {
     index: ctx.graph.addInput(args),
+    clipId: clip.id,
     asset,
+    path,
+    proxy: proxy !== undefined,
+    picture: opts.picture === true,
+    sourceScale: proxy && asset.media?.width ? proxy.width / asset.media.width : 1,
     firstFrame: from + holdHead,
     holdHead,
     preroll: start - seekAt,
   };
-  ctx.inputs.set(clip.id, input);
+  ctx.inputs.set(inputKey, input);
   return input;
+}
+
+/**
+ * The preview proxy of a video clip's asset (`ResolvedAsset.proxy`, given to previews only),
+ * when it has pixels enough for the clip at this render's size: the render pixels per source
+ * pixel the clip's fit, crop and motion zoom ask for are at most the proxy's pixels per source
+ * pixel (2 % slack for even-pixel rounding). A 640-px preview of a 16:9 canvas filled by a
+ * 1080p clip needs 640×360 source pixels: a 640×360 proxy does; a crop to half the width, or
+ * the same preview at 1280 px, does not, and the clip reads the asset.
+ */
+function usableProxy(ctx: BranchContext, clip: Clip, asset: ResolvedAsset): ResolvedAsset["proxy"] {
+  const proxy = asset.proxy;
+  const width = asset.media?.width;
+  const height = asset.media?.height;
+  if (!proxy || clip.asset.type !== "video" || !width || !height) return undefined;
+  const box = clipBoxSize(ctx, clip, asset);
+  const crop = clip.crop ?? {};
+  const shownW = width * Math.max(0.01, 1 - (crop.left ?? 0) - (crop.right ?? 0));
+  const shownH = height * Math.max(0.01, 1 - (crop.top ?? 0) - (crop.bottom ?? 0));
+  const fit = clip.fit ?? "cover";
+  const perSourcePixel =
+    fit === "none"
+      ? ctx.scale
+      : fit === "contain"
+        ? Math.min(box.w / shownW, box.h / shownH)
+        : Math.max(box.w / shownW, box.h / shownH);
+  const zoom = clip.motion ? 1 + (clip.motion.amount ?? DEFAULT_MOTION) : 1;
+  return perSourcePixel * zoom <= (proxy.width / width) * 1.02 ? proxy : undefined;
 }
 
 /**
@@ -281,6 +341,7 @@ function clipPicture(
   const filters: string[] = [];
   let inputs: string[] = [];
   let asset: ResolvedAsset | undefined;
+  let sourceScale = 1;
   if (clip.asset.type === "color") {
     const box = clipBoxSize(ctx, clip);
     // The pixel format at the source, as for blanks: a `#rrggbbaa` colour keeps its alpha.
@@ -290,8 +351,9 @@ function clipPicture(
       `trim=end_frame=${frames}`,
     );
   } else {
-    const input = openSourceInput(ctx, seg);
+    const input = openSourceInput(ctx, seg, { picture: true });
     asset = input.asset;
+    sourceScale = input.sourceScale;
     inputs = [`${input.index}:v`];
     if (clip.asset.type === "image") {
       // One decoded frame, made into the picture once, then repeated (cheap references).
@@ -324,9 +386,9 @@ function clipPicture(
       `crop=w=${quote(`max(2,trunc(iw*${1 - l - r}/2)*2)`)}:h=${quote(`max(2,trunc(ih*${1 - t - b}/2)*2)`)}:x=${quote(`iw*${l}`)}:y=${quote(`ih*${t}`)}`,
     );
   }
-  const filter = pictureFilter(clip, box.h);
+  const filter = pictureFilter(clip, box.h, sourceScale);
   if (filter) filters.push(filter);
-  if (clip.asset.type !== "color") filters.push(...fitFilters(clip, box, ctx.scale));
+  if (clip.asset.type !== "color") filters.push(...fitFilters(clip, box, ctx.scale / sourceScale));
   if (clip.asset.type === "image") {
     filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
   }
@@ -392,18 +454,26 @@ export function isOpaqueFullFrame(ctx: BranchContext, clip: Clip): boolean {
   if (clip.asset.type !== "video") return false;
   if ((clip.fit ?? "cover") !== "cover" && clip.fit !== "fill") return false;
   const key = clip.asset.uploadId ?? clip.asset.src ?? "";
-  const codec = ctx.assets.get(key)?.media?.videoCodec;
+  return isOpaqueVideoCodec(ctx.assets.get(key)?.media?.videoCodec);
+}
+
+/**
+ * Whether pictures of this ffmpeg video codec (`h264`, `prores`…) never carry alpha as ffmpeg
+ * decodes them; false for an unknown or absent codec.
+ */
+export function isOpaqueVideoCodec(codec: string | null | undefined): boolean {
   return typeof codec === "string" && OPAQUE_CODECS.has(codec);
 }
 
-function pictureFilter(clip: Clip, boxHeight: number): string | undefined {
+/** The clip's `filter`; a blur's radius is in source pixels, `sourceScale` decoded pixels each. */
+function pictureFilter(clip: Clip, boxHeight: number, sourceScale: number): string | undefined {
   switch (clip.filter) {
     case undefined:
       return undefined;
     case "greyscale":
       return "hue=s=0";
     case "blur":
-      return `gblur=sigma=${Math.max(1, Math.round(boxHeight / 60))}`;
+      return `gblur=sigma=${sec(Math.max(1, Math.round(boxHeight / 60)) * sourceScale)}`;
     case "contrast":
       return "eq=contrast=1.4";
     case "darken":

@@ -10,10 +10,12 @@ import type { Db } from "../../db/client.ts";
 import { findProject } from "../../db/repositories/projects.ts";
 import { insertUploads, type NewUpload, type UploadRow } from "../../db/repositories/uploads.ts";
 import { notFound } from "../../errors.ts";
+import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { type IncomingFile, type IngestedFile, ingestFile } from "./ingest.ts";
 import { discardIngested, ingestParts, type UploadPart } from "./ingest-parts.ts";
+import { queuePreviewProxies, wantsPreviewProxy } from "./preview-proxy.ts";
 
 /** Where a new upload's bytes come from. */
 export type UploadSource =
@@ -35,12 +37,15 @@ export interface UploadOwner {
 
 /**
  * What creating uploads needs: the database (or a transaction) and the blob store; with
- * `events`, the rows and their `upload.created` webhook events are written in one transaction.
+ * `events`, the rows and their `upload.created` webhook events are written in one transaction;
+ * with `enqueue`, so are the `preview_proxy` jobs of new videos (`preview_proxy` `pending`).
+ * Without it (tools and tests without a queue) videos get no proxy and preview from their original.
  */
 export interface CreateUploadsDeps {
   db: Db;
   store: BlobStore;
   events?: WebhookEvents;
+  enqueue?: Enqueue;
 }
 
 /** Limits and cancellation of one creation. */
@@ -170,14 +175,16 @@ async function insertIngested(
       posterKey: f.posterKey,
       media: f.media,
       fontFamilies: f.fontFamilies,
+      previewProxy: deps.enqueue && wantsPreviewProxy(f.type, f.media) ? { status: "pending" } : null,
     }),
   );
-  const { events } = deps;
+  const { events, enqueue } = deps;
   try {
     rows =
-      events || afterInsert
+      events || afterInsert || enqueue
         ? await deps.db.transaction(async (tx) => {
             const inserted = await insertUploads(tx, values);
+            if (enqueue) await queuePreviewProxies(enqueue, tx, inserted);
             await events?.uploadsCreated(tx, inserted);
             await afterInsert?.(tx, inserted);
             return inserted;

@@ -258,6 +258,7 @@ export const Generation = Type.Object(
             generationId: ID_EXAMPLE,
             posterUrl:
               "https://cutroom.example.com/files/uploads/upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1D/poster.jpg?exp=1795600000&ct=image%2Fjpeg&sig=…",
+            previewProxy: "none",
           },
         ],
         error: null,

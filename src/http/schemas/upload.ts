@@ -58,6 +58,13 @@ export const Upload = Type.Object(
       Type.Null(),
       Type.String({ description: "Signed JPEG poster URL (video and image)" }),
     ]),
+    previewProxy: Type.Union(
+      [Type.Literal("ready"), Type.Literal("pending"), Type.Literal("failed"), Type.Literal("none")],
+      {
+        description:
+          "The video's preview proxy (a copy 640 px wide with a keyframe every 0.5 s, made by a queued job after the upload): previews (`/frame`, `/preview.mp4`) up to its size decode it instead of the original once `ready`, and the original until then. `failed`: it could not be made (previews use the original); `none`: not a video, or one that may carry alpha. Renders always read the original.",
+      },
+    ),
   },
   { title: "Upload" },
 );

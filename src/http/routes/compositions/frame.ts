@@ -2,12 +2,20 @@ import { Type } from "typebox";
 import type { FramePreview } from "../../../domain/render-jobs/render-frame.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
-import { PreviewWidth, serverTiming, serverTimingHeader } from "../../schemas/preview.ts";
+import {
+  PreviewProxy,
+  PreviewWidth,
+  previewSourcesHeader,
+  previewSourcesValue,
+  serverTiming,
+  serverTimingHeader,
+} from "../../schemas/preview.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 const FrameQuery = Type.Object({
   t: Type.Number({ minimum: 0, description: "Time on the timeline, seconds", examples: [12.3] }),
   width: PreviewWidth,
+  proxy: PreviewProxy,
 });
 
 /** `GET /api/compositions/:id/frame`: one frame at a time, drawn by the renderer, for previews. */
@@ -19,7 +27,7 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
         operationId: "getCompositionFrame",
         summary: "Render one preview frame of a composition (JPEG)",
         description:
-          "Renders the frame at `t` seconds with the real renderer (the same plan as a `jpg` render with `frameAt` and `width`, at draft quality: planned at that width, only the clips near `t`), synchronously. `t` is snapped to the canvas frame that shows at that time. Frames are cached by composition version, canvas frame and width: `ETag` is the version, frame and width, and a new version never answers an old frame. `Server-Timing` says where the time went (`prepare` and `ffmpeg` milliseconds, or `cache`). `X-Composition-Version` says which version the frame shows. 400 naming `/t` past the end; 409 `conflict` with `error.renderError` ({ code, message, clipId? }) when the composition cannot be rendered as it is (e.g. an upload it uses was deleted); 429 with `Retry-After` when too many frames are being rendered.",
+          "Renders the frame at `t` seconds with the real renderer (the same plan as a `jpg` render with `frameAt` and `width`, at draft quality: planned at that width, only the clips near `t`), synchronously. Video clips are decoded from their uploads' preview proxies (640 px, a keyframe every 0.5 s) where these are ready and have pixels enough for the clip at this width, else from the originals (`X-Preview-Sources` says which); a proxy frame differs from a render's by its resolution only. `t` is snapped to the canvas frame that shows at that time. Frames are cached by composition version, canvas frame and width: `ETag` is the version, frame and width, and a new version never answers an old frame. `Server-Timing` says where the time went (`prepare` and `ffmpeg` milliseconds, or `cache`). `X-Composition-Version` says which version the frame shows. 400 naming `/t` past the end; 409 `conflict` with `error.renderError` ({ code, message, clipId? }) when the composition cannot be rendered as it is (e.g. an upload it uses was deleted); 429 with `Retry-After` when too many frames are being rendered.",
         tags: ["Compositions"],
         params: CompositionParams,
         querystring: FrameQuery,
@@ -36,6 +44,7 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
                   'The version, canvas frame index and width of the frame, e.g. `"3-f369-640"`; send it back as `If-None-Match`',
               },
               "Server-Timing": serverTimingHeader,
+              "X-Preview-Sources": previewSourcesHeader,
             },
             content: {
               "image/jpeg": {
@@ -62,6 +71,7 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
         request.params.id,
         request.query.t,
         request.query.width ?? 640,
+        { proxies: request.query.proxy ?? true },
       );
       const etag = `"${frame.version}-f${frame.frame}-${frame.width}"`;
       reply
@@ -70,6 +80,8 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
         .header("etag", etag)
         .header("cache-control", "private, max-age=3600")
         .header("x-composition-version", String(frame.version));
+      const sources = previewSourcesValue(frame.spans?.sources);
+      if (sources) reply.header("x-preview-sources", sources);
       if (request.headers["if-none-match"] === etag) return reply.code(304).send(null);
       return reply.send(frame.jpeg);
     },

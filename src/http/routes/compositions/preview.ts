@@ -3,7 +3,12 @@ import { Type } from "typebox";
 import { PREVIEW_MAX_SECONDS, type PreviewStream } from "../../../domain/render-jobs/preview-stream.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
-import { PreviewWidth } from "../../schemas/preview.ts";
+import {
+  PreviewProxy,
+  PreviewWidth,
+  previewSourcesHeader,
+  previewSourcesValue,
+} from "../../schemas/preview.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 /** Default length of a preview video, seconds. */
@@ -24,6 +29,7 @@ const PreviewQuery = Type.Object({
     }),
   ),
   width: PreviewWidth,
+  proxy: PreviewProxy,
 });
 
 /**
@@ -39,7 +45,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
       schema: {
         operationId: "getCompositionPreviewVideo",
         summary: "Stream a preview video of a composition (fragmented MP4)",
-        description: `"Play from here": renders \`duration\` seconds (default ${DEFAULT_SECONDS}, at most ${PREVIEW_MAX_SECONDS}) of the composition from \`from\` with the real renderer, exactly as a \`POST /api/render\` of that \`range\` with \`quality: draft\` and \`width\` would, and streams it while ffmpeg encodes it: a fragmented MP4 (H.264 + AAC; a keyframe and a fragment after the first 0.1 s, then every 0.5 s) that a \`<video>\` plays from its first fragment. Nothing is stored; closing the connection stops ffmpeg and removes its files. Answers once ffmpeg has written the header (the plan runs), so 409 \`conflict\` with \`error.renderError\` ({ code, message, clipId? }) still comes as an error; a failure later ends the stream early. 400 naming \`/from\` at or past the end, \`/duration\` or \`/width\` out of range; 429 with \`Retry-After\` when too many preview videos are being streamed.`,
+        description: `"Play from here": renders \`duration\` seconds (default ${DEFAULT_SECONDS}, at most ${PREVIEW_MAX_SECONDS}) of the composition from \`from\` with the real renderer, exactly as a \`POST /api/render\` of that \`range\` with \`quality: draft\` and \`width\` would (except that video clips are decoded from their uploads' 640-px preview proxies where these are ready and have pixels enough at this width: \`X-Preview-Sources\`), and streams it while ffmpeg encodes it: a fragmented MP4 (H.264 + AAC; a keyframe and a fragment after the first 0.1 s, then every 0.5 s) that a \`<video>\` plays from its first fragment. Nothing is stored; closing the connection stops ffmpeg and removes its files. Answers once ffmpeg has written the header (the plan runs), so 409 \`conflict\` with \`error.renderError\` ({ code, message, clipId? }) still comes as an error; a failure later ends the stream early. 400 naming \`/from\` at or past the end, \`/duration\` or \`/width\` out of range; 429 with \`Retry-After\` when too many preview videos are being streamed.`,
         tags: ["Compositions"],
         params: CompositionParams,
         querystring: PreviewQuery,
@@ -54,6 +60,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
                 type: "string",
                 description: "`none`: the video is written while it is sent, so it has no byte ranges",
               },
+              "X-Preview-Sources": previewSourcesHeader,
               "X-Preview-Duration": {
                 type: "number",
                 description:
@@ -86,6 +93,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
           from: request.query.from,
           duration: request.query.duration ?? DEFAULT_SECONDS,
           width: request.query.width ?? 640,
+          proxies: request.query.proxy ?? true,
         },
         gone.signal,
       );
@@ -95,6 +103,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
         .header("accept-ranges", "none")
         .header("x-composition-version", String(video.version))
         .header("x-preview-duration", String(video.duration))
+        .header("x-preview-sources", previewSourcesValue(video.sources) ?? "")
         .send(video.body);
     },
   );

@@ -9,6 +9,7 @@ import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.t
 import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
 import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../../errors.ts";
+import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { pageWindow, toPageAsync } from "../../pagination.ts";
@@ -25,6 +26,8 @@ export interface UploadRouteDeps {
   signedUrlTtlSec: number;
   /** Records `upload.created` webhook events with the rows. */
   events?: WebhookEvents;
+  /** Queues the preview proxy jobs of new videos with the rows. */
+  enqueue?: Enqueue;
   /** Queues transcriptions asked for with the `transcribe=true` field (absent: the field is refused). */
   transcription?: Omit<CreateTranscriptionDeps, "db">;
 }

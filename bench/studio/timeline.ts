@@ -28,7 +28,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { type Api, ROOT, startApi, stopProcess, waitUntil } from "../processes.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -119,6 +119,19 @@ const create = (body: unknown) => `(async () => {
   return { projectId: project.id, id: comp.id };
 })()`;
 
+/**
+ * Clicks the first clip block until it is selected. Playwright scrolls it into view first, which
+ * can move the timeline's drawn window under the pointer: under load the click then missed now
+ * and then, and the Delete after it did nothing.
+ */
+async function selectFirstClip(page: Page): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.locator(".clip").first().click();
+    if ((await page.locator(".clip.selected").count()) > 0) return;
+  }
+  throw new Error("no clip block could be selected");
+}
+
 /** Everything measured of one console build. */
 interface Result {
   console: string;
@@ -132,6 +145,8 @@ interface Result {
   scrollCpuThreads: Record<string, number>;
   inputLatencyMs: ReturnType<typeof stats>;
   editToVersionMs: ReturnType<typeof stats>;
+  /** Edits that landed (100 unless one showed no new version in time). */
+  edits: number;
 }
 
 /** Clock ticks per second of /proc's CPU times (Linux's USER_HZ). */
@@ -188,7 +203,11 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
   });
   let api: Api | undefined;
   try {
-    api = await startApi({ DATA_DIR: path.join(dir, "data"), CONSOLE_DIR: consoleDir });
+    // A first start (migrations on a fresh PGlite) can take over a minute on a loaded machine.
+    api = await startApi(
+      { DATA_DIR: path.join(dir, "data"), CONSOLE_DIR: consoleDir },
+      { timeoutMs: 180_000 },
+    );
     const setup = (
       /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(api.proc.output.join("")) as RegExpExecArray
     )[1];
@@ -219,7 +238,7 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
       log(`trace of the scroll: ${tracePath}`);
     }
 
-    await page.locator(".clip").first().click();
+    await selectFirstClip(page);
     const input: number[] = [];
     const edits: number[] = [];
     for (let i = 0; i < (SCROLL_ONLY ? 0 : 100); i++) {
@@ -227,13 +246,27 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
       const started = Date.now();
       await page.keyboard.press(i % 2 === 0 ? "Delete" : "Control+z");
       input.push(await page.evaluate<number>(KEY_LATENCY));
-      await waitUntil(
+      const landed = await waitUntil(
         async () => (await page.getByTestId("version").textContent()) !== before,
-        10_000,
+        30_000,
         "the edit",
+      ).then(
+        () => true,
+        () => false,
       );
+      if (!landed) {
+        // Seen twice at load average 20–30, with either build: stop the edits, keep what was measured.
+        const status = (
+          await page
+            .locator("[role=status], [role=alert]")
+            .allTextContents()
+            .catch(() => [])
+        ).join(" | ");
+        log(`edit ${i + 1} showed no new version within 30 s (status: ${status || "none"}); edits stopped`);
+        break;
+      }
       edits.push(Date.now() - started);
-      if (i % 2 === 1) await page.locator(".clip").first().click();
+      if (i % 2 === 1) await selectFirstClip(page);
     }
     return {
       console: path.relative(ROOT, consoleDir),
@@ -246,6 +279,7 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
       scrollCpuThreads: Object.fromEntries(used.slice(0, 6).map(([k, ms]) => [k, perFrame(ms)])),
       inputLatencyMs: stats(input),
       editToVersionMs: stats(edits),
+      edits: edits.length,
     };
   } finally {
     await browser.close();

@@ -177,3 +177,41 @@ export function applyRemotePatch(
   applyPatch(next, patch.ops as Operation[], false, true);
   return { ...next, version: patch.version };
 }
+
+/** Whether two JSON values are equal (fast-json-patch finds no operation between them). */
+const sameJson = (a: object, b: object) => compare(a, b).length === 0;
+
+/**
+ * `next` with every part that equals the one in `prev` replaced by `prev`'s object: clips (by
+ * id), tracks and markers. A composition answered by the server after an edit is all new
+ * objects; sharing the unchanged ones lets the timeline's memoised clip blocks skip every clip
+ * the edit did not touch.
+ *
+ * @param prev the composition shown until now (null: none yet)
+ * @param next the composition to show
+ * @returns a composition equal to `next`
+ */
+export function shareUnchanged(prev: Composition | null, next: Composition): Composition {
+  if (!prev) return next;
+  const old = new Map(prev.tracks.flatMap((t) => t.clips.map((c) => [c.id, c] as const)));
+  const tracks = next.tracks.map((track, i) => {
+    const clips = track.clips.map((c) => {
+      const o = old.get(c.id);
+      return o && sameJson(o, c) ? o : c;
+    });
+    const before = prev.tracks[i];
+    const { clips: _next, ...rest } = track;
+    if (before && before.clips.length === clips.length && clips.every((c, j) => c === before.clips[j])) {
+      const { clips: _before, ...restBefore } = before;
+      if (sameJson(restBefore, rest)) return before;
+    }
+    return { ...track, clips };
+  });
+  const sharedTracks =
+    tracks.length === prev.tracks.length && tracks.every((t, i) => t === prev.tracks[i])
+      ? prev.tracks
+      : tracks;
+  const markers =
+    prev.markers && next.markers && sameJson(prev.markers, next.markers) ? prev.markers : next.markers;
+  return { ...next, tracks: sharedTracks, ...(markers ? { markers } : {}) };
+}

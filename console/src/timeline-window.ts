@@ -47,3 +47,29 @@ export function clipsInWindow<C extends Placed>(
       (c.start - (c.transition ? c.transition.duration / 2 : 0) <= w.to && c.start + c.duration >= w.from),
   );
 }
+
+/** Narrowest room, pixels, in which a marker's label is still shown (an ellipsis and a letter). */
+export const MIN_LABEL_PX = 22;
+
+/**
+ * How wide each marker's label may be drawn so that it does not run into the next marker's
+ * flag: the distance to the next marker on the ruler less a 2-px gap (markers at one time: the
+ * later in the list wins), pixels; `Infinity` for the last marker. A room under
+ * {@link MIN_LABEL_PX} means the label is not drawn at all (the flag and its tick stay).
+ *
+ * @param markers the composition's markers, any order
+ * @param pxPerSecond zoom
+ * @returns marker id → room in pixels
+ */
+export function markerLabelRoom(
+  markers: readonly { id: string; time: number }[],
+  pxPerSecond: number,
+): Map<string, number> {
+  const sorted = [...markers].sort((a, b) => a.time - b.time);
+  return new Map(
+    sorted.map((m, i) => {
+      const next = sorted[i + 1];
+      return [m.id, next ? Math.max(0, (next.time - m.time) * pxPerSecond - 2) : Number.POSITIVE_INFINITY];
+    }),
+  );
+}

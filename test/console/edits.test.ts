@@ -12,6 +12,7 @@ import {
   findMarker,
   markerEditOps,
   patchBetween,
+  shareUnchanged,
   splitOps,
   trimOps,
 } from "../../console/src/edits.ts";
@@ -110,5 +111,37 @@ describe("editor patches", () => {
     expect(apply(moved, deleteMarkerOps(0)).markers).toEqual([]);
     const undone = apply(withIds, patchBetween(withIds, bare));
     expect(undone).not.toHaveProperty("markers");
+  });
+
+  it("shares the clips, tracks and markers an edit left alone with the composition shown before", () => {
+    const clip = (id: string, start: number): Clip => ({
+      id,
+      start,
+      duration: 2,
+      asset: { type: "color", color: "#102030" },
+    });
+    const shown: Composition = {
+      ...composition(clip("a", 0)),
+      tracks: [
+        { id: "t1", kind: "video", clips: [clip("a", 0), clip("b", 2)] },
+        { id: "t2", kind: "video", clips: [clip("c", 0)] },
+      ],
+      markers: [{ id: "m1", time: 1, label: "Intro" }],
+    };
+    // The server's answer to moving clip b: every object new, one value changed.
+    const answered = structuredClone({ ...shown, version: 2 });
+    (answered.tracks[0]?.clips[1] as Clip).start = 3;
+    const next = shareUnchanged(shown, answered);
+    expect(next).toEqual(answered);
+    expect(next.tracks[0]?.clips[0]).toBe(shown.tracks[0]?.clips[0]);
+    expect(next.tracks[0]?.clips[1]).not.toBe(shown.tracks[0]?.clips[1]);
+    expect(next.tracks[0]).not.toBe(shown.tracks[0]);
+    expect(next.tracks[1]).toBe(shown.tracks[1]);
+    expect(next.markers).toBe(shown.markers);
+    // Nothing changed but the version: the same tracks list; no markers stays no markers.
+    expect(shareUnchanged(next, structuredClone({ ...next, version: 3 })).tracks).toBe(next.tracks);
+    const { markers: _gone, ...bare } = answered;
+    expect(shareUnchanged(next, bare)).not.toHaveProperty("markers");
+    expect(shareUnchanged(null, answered)).toBe(answered);
   });
 });

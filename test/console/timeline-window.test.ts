@@ -2,7 +2,7 @@
 // clips in view are drawn, with a margin, and the window changes only once per viewport scrolled.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clipsInWindow, drawWindow } from "../../console/src/timeline-window.ts";
+import { clipsInWindow, drawWindow, markerLabelRoom } from "../../console/src/timeline-window.ts";
 
 describe("timeline window", () => {
   it("covers the view with at least a viewport either side, and stays put within a viewport of scrolling", () => {
@@ -37,5 +37,21 @@ describe("timeline window", () => {
     const w = { from: 10, to: 20 };
     expect(clipsInWindow(clips, w, new Set()).map((c) => c.id)).toEqual(["b", "c"]);
     expect(clipsInWindow(clips, w, new Set(["e"])).map((c) => c.id)).toEqual(["b", "c", "e"]);
+  });
+
+  it("gives each marker's label the room up to the next marker, whatever the markers' order", () => {
+    const room = markerLabelRoom(
+      [
+        { id: "c", time: 5 },
+        { id: "a", time: 1 },
+        { id: "b", time: 2 },
+        { id: "d", time: 5 },
+      ],
+      20,
+    );
+    expect(room.get("a")).toBe(18);
+    expect(room.get("b")).toBe(58);
+    expect(room.get("c")).toBe(0);
+    expect(room.get("d")).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -172,7 +172,9 @@ describe("web console", () => {
     await page.getByLabel("Email").fill("owner@localhost");
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong email or password");
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), { timeout: 10_000 })
+      .toBe("Wrong email or password");
     await axe(page, "sign-in");
     await shot(page, "02-sign-in-wrong-password");
     await page.getByLabel("Password").fill(PASSWORD);

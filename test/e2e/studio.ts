@@ -365,7 +365,11 @@ export function studioTests(h: StudioHarness): void {
     await h.axe(page, "project-studio");
     await h.shot(page, "16-project-generated");
 
-    // The studio pages on a 375 px phone screen, for review.
+    // The studio pages on a 375 px phone screen, for review. The two markers 1 s apart first:
+    // 20 px on the phone's ruler, too close for a label, so the first is drawn as a bare flag.
+    const jump = cut.markers?.findIndex((m) => m.label === "Jump") ?? -1;
+    const closer = [{ op: "replace", path: `/markers/${jump}/time`, value: 2 }];
+    expect((await call(page, "PATCH", `/api/compositions/${comp.id}`, closer)).status).toBe(200);
     const phone = await h
       .browser()
       .newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2 });
@@ -379,6 +383,13 @@ export function studioTests(h: StudioHarness): void {
       await small.goto(`${h.base()}${url}`);
       await small.getByRole("main").waitFor();
       await small.waitForLoadState("networkidle");
+      if (name === "19-phone-editor") {
+        const flags = [
+          await small.getByRole("button", { name: "Marker Wave at 1.00 s" }).boundingBox(),
+          await small.getByRole("button", { name: "Marker Jump at 2.00 s" }).boundingBox(),
+        ];
+        expect((flags[0]?.x ?? 0) + (flags[0]?.width ?? 0)).toBeLessThanOrEqual(flags[1]?.x ?? 0);
+      }
       await h.shot(small, name);
     }
     await phone.close();

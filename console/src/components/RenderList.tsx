@@ -72,7 +72,7 @@ export function RenderItem(props: { render: Render; onChange: (r: Render) => voi
   return (
     <li className="card render" aria-label={`Render ${r.id}`}>
       <div className="hbox">
-        <strong>{r.id}</strong>
+        <strong className="break">{r.id}</strong>
         <span className={`badge ${r.status}`}>{r.status}</span>
         <small>Started {formatTime(r.createdAt)}</small>
       </div>

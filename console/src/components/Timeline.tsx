@@ -1,14 +1,18 @@
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Clip, Composition, Marker, Upload } from "../api/client";
 import { clipLabel, timelineEnd } from "../edits";
-import { clipsInWindow, drawWindow, type TimeWindow } from "../timeline-window";
+import {
+  clipsInWindow,
+  drawWindow,
+  MIN_LABEL_PX,
+  markerLabelRoom,
+  type TimeWindow,
+} from "../timeline-window";
 import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
 export const UPLOAD_DRAG_TYPE = "application/x-cutroom-upload";
 
-/** Width of the track name column, pixels. */
-const HEADER_PX = 96;
 /** Width of the grab zone at each end of a clip block, pixels. */
 const EDGE_PX = 8;
 /** Narrowest a transition is drawn, pixels (so that it can be clicked at any zoom). */
@@ -111,10 +115,10 @@ const ClipBlock = memo(function ClipBlock(props: {
           pxPerSecond={pps}
         />
       )}
-      {poster && width > 40 && <img src={poster} alt="" loading="lazy" draggable={false} />}
+      {/* Decoded off the main thread; not lazy: only blocks near the view are drawn anyway, and a
+          lazy image is one more intersection check in every scrolled frame. */}
+      {poster && width > 40 && <img src={poster} alt="" decoding="async" draggable={false} />}
       <span className="name">{label}</span>
-      <span className="edge start" aria-hidden="true" />
-      <span className="edge end" aria-hidden="true" />
     </button>
   );
 });
@@ -146,28 +150,39 @@ const TransitionMark = memo(function TransitionMark(props: {
   );
 });
 
-/** A marker on the ruler: its label at its time; click selects it, dragging moves it. */
+/**
+ * A marker on the ruler: a flag with its label at its time, the label cut to `room` pixels (so
+ * that it stops short of the next marker) and left out below {@link MIN_LABEL_PX} (the flag, its
+ * tick and its accessible name stay; hovering, focusing or selecting it shows the whole label on
+ * top). Click selects it, dragging moves it.
+ */
 const MarkerFlag = memo(function MarkerFlag(props: {
   marker: Marker;
   pxPerSecond: number;
   dx: number;
+  /** Pixels the label may take before the next marker (`Infinity`: no marker after it). */
+  room: number;
   selected: boolean;
   onPointerDown: (e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => void;
   onSelect: (markerId: string) => void;
 }) {
-  const { marker: m } = props;
+  const { marker: m, room } = props;
+  const tight = room < MIN_LABEL_PX;
   return (
     <button
       type="button"
-      className={`marker${props.selected ? " selected" : ""}`}
-      style={{ left: m.time * props.pxPerSecond + props.dx }}
+      className={`marker${props.selected ? " selected" : ""}${tight ? " tight" : ""}`}
+      style={{
+        left: m.time * props.pxPerSecond + props.dx,
+        ...(Number.isFinite(room) && !tight ? { "--room": `${room}px` } : {}),
+      }}
       aria-label={`Marker ${m.label || "(no label)"} at ${m.time.toFixed(2)} s`}
       aria-pressed={props.selected}
       title={m.label}
       onPointerDown={(e) => props.onPointerDown(e, "marker", m.id, "move")}
       onClick={() => props.onSelect(m.id)}
     >
-      {m.label || "·"}
+      <span className="label">{m.label || "·"}</span>
     </button>
   );
 });
@@ -182,6 +197,12 @@ const MarkerFlag = memo(function MarkerFlag(props: {
  * dropped. Only the clips and ticks within a few viewport widths of the scroll position are
  * drawn (the selected and the dragged clip always), so a long timeline scrolls as fast as a
  * short one.
+ *
+ * Scrolling is kept cheap per frame: the track names are a column beside the scroller (not
+ * sticky inside it, which made the browser composite the content above them in extra
+ * viewport-wide layers), the scroll listener is passive and reads no layout, ruler and lanes are
+ * size-contained (a window change lays out only inside them) and the playhead moves by a
+ * transform on its own layer.
  */
 export function Timeline(props: TimelineProps) {
   const { composition: c, pxPerSecond: pps, selection, onSelect } = props;
@@ -196,27 +217,40 @@ export function Timeline(props: TimelineProps) {
   for (let i = Math.floor(win.from / step); i * step <= Math.min(end, win.to); i++)
     ticks.push(Math.round(i * step * 1000) / 1000);
   const snap = (dx: number) => Math.round(dx / pps / frame) * frame;
+  const markers = c.markers ?? [];
+  const labelRoom = useMemo(() => markerLabelRoom(markers, pps), [markers, pps]);
 
   /**
    * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
    * events) nothing is scheduled at all: the comparison is with a ref, not inside a state update.
+   * The viewport's width comes from the resize observer, so a scroll event reads no layout but
+   * the scroll offset.
    */
   const shown = useRef(win);
+  const viewport = useRef(0);
   const syncWindow = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
-    const next = drawWindow(el.scrollLeft, el.clientWidth - HEADER_PX, pps);
+    const next = drawWindow(el.scrollLeft, viewport.current || el.clientWidth, pps);
     if (next.from === shown.current.from && next.to === shown.current.to) return;
     shown.current = next;
     setWin(next);
   }, [pps]);
   useLayoutEffect(() => {
-    syncWindow();
     const el = scroller.current;
     if (!el) return;
-    const observer = new ResizeObserver(syncWindow);
+    viewport.current = el.clientWidth;
+    syncWindow();
+    const observer = new ResizeObserver(([entry]) => {
+      viewport.current = entry?.contentRect.width ?? el.clientWidth;
+      syncWindow();
+    });
     observer.observe(el);
-    return () => observer.disconnect();
+    el.addEventListener("scroll", syncWindow, { passive: true });
+    return () => {
+      observer.disconnect();
+      el.removeEventListener("scroll", syncWindow);
+    };
   }, [syncWindow]);
 
   /** Timeline seconds at a client x coordinate (inside the scrolled area). */
@@ -224,9 +258,8 @@ export function Timeline(props: TimelineProps) {
     const el = scroller.current;
     if (!el) return 0;
     const rect = el.getBoundingClientRect();
-    return Math.max(0, (clientX - rect.left + el.scrollLeft - HEADER_PX) / pps);
+    return Math.max(0, (clientX - rect.left + el.scrollLeft) / pps);
   };
-
   // Stable, so that a playhead move or a drag re-renders only the blocks whose props changed.
   const startDrag = useCallback((e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => {
     if (e.button !== 0) return;
@@ -249,66 +282,77 @@ export function Timeline(props: TimelineProps) {
   );
 
   return (
-    <div
-      className="timeline"
-      ref={scroller}
-      onScroll={syncWindow}
-      onPointerMove={(e) => drag && setDrag({ ...drag, dx: e.clientX - drag.x0 })}
-      onPointerUp={() => {
-        if (!drag) return;
-        setDrag(null);
-        const delta = snap(drag.dx);
-        if (delta === 0) return;
-        if (drag.kind === "marker") props.onMarkerMove(drag.id, delta);
-        else props.onDragEnd(drag.id, drag.mode, delta);
-      }}
-      onPointerCancel={() => setDrag(null)}
-    >
-      <div className="timeline-inner" style={{ width: width + HEADER_PX }}>
-        <div className="ruler" style={{ marginLeft: HEADER_PX, width }}>
-          <div
-            className="scale"
-            role="slider"
-            tabIndex={0}
-            aria-label="Playhead position"
-            aria-valuemin={0}
-            aria-valuemax={Math.round(end)}
-            aria-valuenow={Math.round(props.playhead * 100) / 100}
-            aria-valuetext={`${props.playhead.toFixed(2)} seconds`}
-            onPointerDown={(e) => props.onSeek(timeAt(e.clientX))}
-          >
-            {ticks.map((t) => (
-              <span key={t} className="tick" style={{ left: t * pps }}>
-                {formatRulerTime(t)}
-              </span>
-            ))}
-          </div>
-          {(c.markers ?? [])
-            .filter((m) => (m.time >= win.from && m.time <= win.to) || drag?.id === m.id)
-            .map((m) => (
-              <MarkerFlag
-                key={m.id}
-                marker={m}
-                pxPerSecond={pps}
-                dx={drag?.kind === "marker" && drag.id === m.id ? drag.dx : 0}
-                selected={selection?.kind === "marker" && selection.id === m.id}
-                onPointerDown={startDrag}
-                onSelect={selectMarker}
-              />
-            ))}
-        </div>
+    <div className="timeline-box">
+      <div className="track-names">
+        <div className="corner" />
         {c.tracks.map((track, ti) => (
-          <div className="track" key={track.id}>
-            <div className="track-name" style={{ width: HEADER_PX }}>
-              {track.name ?? `Track ${ti + 1}`}
-              <small>{track.kind}</small>
-            </div>
-            {/* biome-ignore lint/a11y/useSemanticElements: a track row is a group of clip buttons, not a form fieldset */}
+          <div className="track-name" key={track.id}>
+            {track.name ?? `Track ${ti + 1}`}
+            <small>{track.kind}</small>
+          </div>
+        ))}
+      </div>
+      <div
+        className="timeline"
+        ref={scroller}
+        onPointerMove={(e) => drag && setDrag({ ...drag, dx: e.clientX - drag.x0 })}
+        onPointerUp={() => {
+          if (!drag) return;
+          setDrag(null);
+          const delta = snap(drag.dx);
+          if (delta === 0) return;
+          if (drag.kind === "marker") props.onMarkerMove(drag.id, delta);
+          else props.onDragEnd(drag.id, drag.mode, delta);
+        }}
+        onPointerCancel={() => setDrag(null)}
+      >
+        <div className="timeline-inner" style={{ width }}>
+          <div className="ruler">
             <div
+              className="scale"
+              role="slider"
+              tabIndex={0}
+              aria-label="Playhead position"
+              aria-valuemin={0}
+              aria-valuemax={Math.round(end)}
+              aria-valuenow={Math.round(props.playhead * 100) / 100}
+              aria-valuetext={`${props.playhead.toFixed(2)} seconds`}
+              onPointerDown={(e) => props.onSeek(timeAt(e.clientX))}
+            >
+              {/* One positioned row of equal-width ticks: a tick is no layer of its own to lay out, paint or hit-test. */}
+              <div
+                className="ticks"
+                style={{ left: (ticks[0] ?? 0) * pps, "--tick": `${step * pps}px` } as React.CSSProperties}
+              >
+                {ticks.map((t) => (
+                  <span key={t} className="tick">
+                    {formatRulerTime(t)}
+                  </span>
+                ))}
+              </div>
+            </div>
+            {markers
+              .filter((m) => (m.time >= win.from && m.time <= win.to) || drag?.id === m.id)
+              .map((m) => (
+                <MarkerFlag
+                  key={m.id}
+                  marker={m}
+                  pxPerSecond={pps}
+                  dx={drag?.kind === "marker" && drag.id === m.id ? drag.dx : 0}
+                  room={labelRoom.get(m.id) ?? Number.POSITIVE_INFINITY}
+                  selected={selection?.kind === "marker" && selection.id === m.id}
+                  onPointerDown={startDrag}
+                  onSelect={selectMarker}
+                />
+              ))}
+          </div>
+          {c.tracks.map((track, ti) => (
+            // biome-ignore lint/a11y/useSemanticElements: a track row is a group of clip buttons, not a form fieldset
+            <div
+              key={track.id}
               className="lane"
               role="group"
               aria-label={`Track ${ti + 1}: ${track.name ?? track.kind}`}
-              style={{ width }}
               onDragOver={(e) => {
                 if (e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) e.preventDefault();
               }}
@@ -350,9 +394,13 @@ export function Timeline(props: TimelineProps) {
                 ];
               })}
             </div>
-          </div>
-        ))}
-        <div className="playhead" style={{ left: HEADER_PX + props.playhead * pps }} aria-hidden="true" />
+          ))}
+          <div
+            className="playhead"
+            style={{ transform: `translateX(${props.playhead * pps}px)` }}
+            aria-hidden="true"
+          />
+        </div>
       </div>
     </div>
   );

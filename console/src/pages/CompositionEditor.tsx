@@ -32,6 +32,7 @@ import {
   markerEditOps,
   moveOps,
   patchBetween,
+  shareUnchanged,
   splitOps,
   timelineEnd,
   trimOps,
@@ -128,7 +129,9 @@ function MediaBin(props: { uploads: Upload[]; onAdd: (u: Upload) => void }) {
  */
 export function CompositionEditorPage(props: { projectId: string; compositionId: string }) {
   const { projectId, compositionId } = props;
-  const [comp, setComp] = useState<Composition | null>(null);
+  const [comp, setShown] = useState<Composition | null>(null);
+  /** Shows `next`, keeping the objects of the clips, tracks and markers it did not change. */
+  const setComp = useCallback((next: Composition) => setShown((prev) => shareUnchanged(prev, next)), []);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [selection, setSelection] = useState<Selection>(() => {
     const clip = new URLSearchParams(window.location.search).get("clip");
@@ -150,7 +153,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     if (data) setComp(data);
     else setMessage({ text: errorMessage(error), kind: "error" });
     return data ?? null;
-  }, [compositionId]);
+  }, [compositionId, setComp]);
 
   useEffect(() => {
     void load();
@@ -196,7 +199,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
       return entry;
     },
-    [comp, busy, load],
+    [comp, busy, load, setComp],
   );
 
   const undo = useCallback(async () => {
@@ -225,10 +228,10 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       if (p.compositionId !== compositionId) return;
       setUndo([]);
       setRedo([]);
-      setComp((c) => {
+      setShown((c) => {
         const next = c ? applyRemotePatch(c, p) : null;
         if (!next) void load();
-        return next ?? c;
+        return next && c ? shareUnchanged(c, next) : c;
       });
     },
     [compositionId, load],

@@ -41,7 +41,7 @@ import type { WebhookEvents } from "../webhooks/events.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError, endRenderWithEvent } from "./render-job.ts";
-import { DECODER_THREADS } from "./render-pipeline.ts";
+import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
 interface PartDeps {
@@ -193,6 +193,7 @@ export function createRenderPartPipeline(
         output: render.options,
         uploadedFonts: fonts,
         decoderThreads: DECODER_THREADS,
+        filterThreads: FILTER_THREADS,
       };
       const { file, plan } =
         part.kind === "video"

@@ -21,6 +21,15 @@ import type { SplitRenderStarter } from "./split-render.ts";
  */
 export const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
 
+/**
+ * Threads of a render's filter graph (`-filter_complex_threads`): also half the cores, at least
+ * one. Slice-threaded filters (scaling, transitions, overlays) otherwise get a thread per core,
+ * each with its own scaling buffers, while x264 already keeps the cores busy: on two cores one
+ * filter thread gave the reference render the same CPU seconds, 10 MiB less peak RSS and the
+ * identical output (bench/README.md).
+ */
+export const FILTER_THREADS = DECODER_THREADS;
+
 /** Wall-clock milliseconds of an attempt's steps, for its log line: `lap` closes the step that ran since the previous lap. */
 class StepTimes {
   readonly ms: Record<string, number> = {};
@@ -77,6 +86,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         remote,
         signal: hooks.signal,
         decoderThreads: DECODER_THREADS,
+        filterThreads: FILTER_THREADS,
         posterPath: POSTER_FILE,
         ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });

@@ -44,7 +44,7 @@ const SECONDS = option("--seconds", 60);
 const ROUNDS = option("--rounds", 3);
 /** `--split SEC`: profile the render in one piece against its split parts (segments of SEC s). */
 const SPLIT = option("--split", 0);
-/** The worker's decoder threads per video input (half the cores, as `render-pipeline.ts` sets). */
+/** The worker's decoder threads per video input and filter-graph threads (half the cores, as `render-pipeline.ts` sets). */
 const DECODER_THREADS = Math.max(1, Math.floor((await import("node:os")).availableParallelism() / 2));
 const log = (msg: string) => process.stderr.write(`[profile] ${msg}\n`);
 
@@ -166,6 +166,7 @@ async function main(): Promise<void> {
         output: { format: "mp4", quality: "standard" },
         outputPath: "out.mp4",
         decoderThreads: DECODER_THREADS,
+        filterThreads: DECODER_THREADS,
       });
       await writePlanFiles(plan, cwd);
       return { plan, cwd };
@@ -225,6 +226,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       rounds: ROUNDS,
       decoderThreads: DECODER_THREADS,
+      filterThreads: DECODER_THREADS,
       median: Object.fromEntries(
         Object.keys(runs).map((k) => [
           k,

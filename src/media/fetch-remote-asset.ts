@@ -5,7 +5,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 
 /** Why a remote asset could not be fetched. */
 export type RemoteAssetFailure =
@@ -188,12 +188,27 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+let undiciModule: Promise<typeof import("undici")> | undefined;
+
+/**
+ * The undici HTTP client, imported on first use (once per process): a worker that renders
+ * without remote assets, webhooks or fal.ai never loads it (≈5 MiB of heap).
+ */
+export function loadUndici(): Promise<typeof import("undici")> {
+  undiciModule ??= import("undici");
+  return undiciModule;
+}
+
 /**
  * An undici dispatcher whose connections all go to `pinned` (the address {@link checkUrl}
  * checked) while TLS still verifies the certificate for the URL's host name. Destroy it after use.
  * @param opts.connectTimeoutMs - TCP/TLS connect limit, milliseconds.
  */
-export function pinnedAgent(pinned: ResolvedAddress, opts: { connectTimeoutMs: number; ca?: string }): Agent {
+export async function pinnedAgent(
+  pinned: ResolvedAddress,
+  opts: { connectTimeoutMs: number; ca?: string },
+): Promise<Agent> {
+  const { Agent } = await loadUndici();
   return new Agent({
     connect: {
       lookup: pinnedLookup(pinned),
@@ -251,11 +266,12 @@ export async function fetchRemoteAsset(
     for (let hop = 0; ; hop += 1) {
       const pinned = await checkUrl(url, opts);
       signal.throwIfAborted();
-      const agent = pinnedAgent(pinned, {
+      const agent = await pinnedAgent(pinned, {
         connectTimeoutMs: Math.min(opts.timeoutMs, 15_000),
         ...(opts.ca ? { ca: opts.ca } : {}),
       });
       agents.push(agent);
+      const { request } = await loadUndici();
       const res = await request(url, {
         method: "GET",
         dispatcher: agent,

@@ -50,7 +50,7 @@ import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
 import { POSTER_FILE } from "./render-output.ts";
-import { DECODER_THREADS } from "./render-pipeline.ts";
+import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
 interface PartDeps {
@@ -246,6 +246,7 @@ export function createRenderPartPipeline(
         output: render.options,
         uploadedFonts: fonts,
         decoderThreads: DECODER_THREADS,
+        filterThreads: FILTER_THREADS,
       };
       const { file, plan } =
         part.kind === "video"

@@ -23,6 +23,15 @@ import { StepTimes } from "./step-times.ts";
 export const DECODER_THREADS = Math.max(1, Math.floor(availableParallelism() / 2));
 
 /**
+ * Threads of a render's filter graph (`-filter_complex_threads`): also half the cores, at least
+ * one. Slice-threaded filters (scaling, transitions, overlays) otherwise get a thread per core,
+ * each with its own scaling buffers, while x264 already keeps the cores busy: on two cores one
+ * filter thread gave the reference render the same CPU seconds, 10 MiB less peak RSS and the
+ * identical output (bench/README.md).
+ */
+export const FILTER_THREADS = DECODER_THREADS;
+
+/**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
  * and the caller's fonts to local files and build the ffmpeg plan (`prepareRender`, which the
  * preflight runs too), run ffmpeg (one process, one filtergraph, which also writes the
@@ -66,6 +75,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         remote,
         signal: hooks.signal,
         decoderThreads: DECODER_THREADS,
+        filterThreads: FILTER_THREADS,
         posterPath: POSTER_FILE,
         ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });

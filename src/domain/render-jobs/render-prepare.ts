@@ -28,6 +28,7 @@ export interface PreparedRender {
  *
  * @param input.workDir - the attempt's (or preflight's) working directory; the caller removes it.
  * @param input.decoderThreads - `-threads` of each video input's decoder.
+ * @param input.filterThreads - `-filter_complex_threads` of the filter graph.
  * @param input.posterPath - where the run also writes the output's poster (relative to
  *   `workDir`; video formats that move only, see `BuildRenderPlanInput.posterPath`).
  * @param input.output - where ffmpeg writes (default `output.<format>` in `workDir`; `pipe:3`
@@ -49,6 +50,7 @@ export async function prepareRender(input: {
   remote: RemoteAssetLimits;
   signal: AbortSignal;
   decoderThreads?: number;
+  filterThreads?: number;
   posterPath?: string;
   output?: string;
   variant?: EncoderVariant;
@@ -73,6 +75,7 @@ export async function prepareRender(input: {
     outputPath: outputFile,
     uploadedFonts: fonts,
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
+    ...(input.filterThreads ? { filterThreads: input.filterThreads } : {}),
     ...(input.posterPath ? { posterPath: input.posterPath } : {}),
     ...(input.variant ? { variant: input.variant } : {}),
   });

@@ -75,7 +75,7 @@ const twoClipsWithFade = (): Timeline => ({
 });
 
 describe("buildRenderPlan: video graph", () => {
-  it("limits decoding threads of video inputs when asked (not of stills or audio)", () => {
+  it("limits decoding threads of video inputs (not of stills or audio) and the graph's threads when asked", () => {
     const composition: Timeline = {
       canvas: canvas(320, 180, 25),
       tracks: [
@@ -92,12 +92,18 @@ describe("buildRenderPlan: video graph", () => {
       output: { format: "mp4" },
       outputPath: "out.mp4",
       decoderThreads: 1,
+      filterThreads: 1,
     }).args;
     const argsBefore = (file: string) => args.slice(args.indexOf(file) - 7, args.indexOf(file)).join(" ");
     expect(argsBefore("/media/a.mp4")).toMatch(/-threads 1 -ss \S+ -t \S+ -i$/);
     expect(argsBefore("/media/logo.png")).not.toContain("-threads");
     expect(argsBefore("/media/music.wav")).not.toContain("-threads");
     expect(plan(composition).args).not.toContain("-threads");
+    // A global option, before the graph it applies to.
+    const at = args.indexOf("-filter_complex_threads");
+    expect(args[at + 1]).toBe("1");
+    expect(at).toBeLessThan(args.indexOf("-filter_complex"));
+    expect(plan(composition).args).not.toContain("-filter_complex_threads");
   });
 
   it("builds one ffmpeg invocation with one filter graph and progress on stdout", () => {

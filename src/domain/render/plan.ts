@@ -61,6 +61,12 @@ export interface BuildRenderPlanInput {
    */
   decoderThreads?: number;
   /**
+   * Threads of the filter graph (`-filter_complex_threads N`, for slice-threaded filters such as
+   * scaling, `xfade` and `overlay`); default: ffmpeg's choice (one per core). Each thread keeps
+   * its own scaling buffers, so on small machines a low number bounds memory.
+   */
+  filterThreads?: number;
+  /**
    * One part of a split render (segments.ts): only the video or only the audio of the format,
    * closed GOPs, or lossless H.264 for exactness tests. Default: the whole format as is.
    */
@@ -406,6 +412,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   const args = [
     ...RUN_ARGS,
     ...graph.inputs.flat(),
+    ...(input.filterThreads ? ["-filter_complex_threads", String(input.filterThreads)] : []),
     ...graphArgs,
     ...maps,
     ...encoderArgs(output.format, quality, input.variant),

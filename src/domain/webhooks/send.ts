@@ -5,9 +5,10 @@
  * pinned to the checked address, within one time limit. Redirects are not followed.
  */
 import { Webhook } from "standardwebhooks";
-import { request } from "undici";
+import type { Agent } from "undici";
 import {
   checkUrl,
+  loadUndici,
   pinnedAgent,
   RemoteAssetError,
   type UrlCheckOptions,
@@ -71,10 +72,11 @@ export async function sendWebhook(input: {
     return done(null, "The URL is not valid");
   }
   const signal = AbortSignal.timeout(input.timeoutMs);
-  let agent: ReturnType<typeof pinnedAgent> | undefined;
+  let agent: Agent | undefined;
   try {
     const pinned = await checkUrl(url, input.policy);
-    agent = pinnedAgent(pinned, { connectTimeoutMs: input.timeoutMs });
+    agent = await pinnedAgent(pinned, { connectTimeoutMs: input.timeoutMs });
+    const { request } = await loadUndici();
     const res = await request(url, {
       method: "POST",
       dispatcher: agent,

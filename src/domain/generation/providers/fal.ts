@@ -4,8 +4,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiError } from "@fal-ai/client";
-import { request as httpRequest } from "undici";
-import { fetchRemoteAsset, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
+import { fetchRemoteAsset, loadUndici, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
 import { GenerationError } from "../errors.ts";
 import { createFalQueue, type FalQueueOptions } from "./fal-queue.ts";
@@ -60,6 +59,7 @@ export function createFalProvider(opts: FalProviderOptions): GenerationProvider 
     }
     if (origin === queueOrigin) {
       await call("downloading a result", signal, async (s) => {
+        const { request: httpRequest } = await loadUndici();
         const res = await httpRequest(url, { signal: s, headers: { authorization: `Key ${opts.apiKey}` } });
         if (res.statusCode !== 200) {
           await res.body.dump().catch(() => {});

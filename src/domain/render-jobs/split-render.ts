@@ -103,8 +103,8 @@ export async function readSourceKeyframes(
 export interface SplitRenderStarter {
   /**
    * The segments of `render`, or null to render it in one piece (see {@link splitSegments}):
-   * only for a render that is split, the keyframes of its video sources (`assets`, local
-   * files) are read to place the boundaries.
+   * with `keyframeBoundaries`, and only for a render that is split, the keyframes of its video
+   * sources (`assets`, local files) are read to place the boundaries.
    */
   segments(
     render: RenderRow,
@@ -155,12 +155,15 @@ export const joinJobIdOf = (renderId: string): string => jobIdFor(`${renderId}/j
 /**
  * The {@link SplitRenderStarter} of a worker.
  * @param deps.segmentSec - `RENDER_SEGMENT_SEC` (0: never split).
+ * @param deps.keyframeBoundaries - `RENDER_SEGMENT_KEYFRAMES`: read the sources' keyframes and
+ *   move the boundaries towards them (default: every `segmentSec` seconds).
  */
 export function createSplitRenderStarter(deps: {
   db: Db;
   clock: Clock;
   flows: FlowQueue;
   segmentSec: number;
+  keyframeBoundaries?: boolean;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -191,7 +194,9 @@ export function createSplitRenderStarter(deps: {
   return {
     async segments(render, assets, signal) {
       if (!isSplit(render, deps.segmentSec)) return null;
-      const keyframes = await readSourceKeyframes(render.composition, assets, signal);
+      const keyframes = deps.keyframeBoundaries
+        ? await readSourceKeyframes(render.composition, assets, signal)
+        : undefined;
       return splitSegments(render, deps.segmentSec, keyframes)?.ranges ?? null;
     },
     async start(render, attempt, segments, warnings) {

@@ -119,6 +119,7 @@ export async function startWorker(
     clock,
     flows: createFlowQueue(queue),
     segmentSec: config.renderSegmentSec,
+    keyframeBoundaries: config.renderSegmentKeyframes,
   });
   return startJobWorker({
     boss: queue,

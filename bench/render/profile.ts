@@ -17,19 +17,25 @@
  * rounds, and a breakdown in CPU seconds: decode, video filters, text, overlay, audio, encode
  * (render − graph). CPU seconds are what the breakdown adds up; on a shared machine they move
  * less than wall time, which is quoted for the ratio to the floor.
- * With `--split SEC`, it profiles instead the render in one piece against its split parts
- * (`profileSplit`).
+ * With `--split SEC`, it profiles instead the render in one piece against its split parts, with
+ * nominal and with keyframe-aware segment boundaries (`profileSplit`).
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { compositionDuration } from "../../src/domain/composition/duration.ts";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
+import { startPrerollFrames } from "../../src/domain/render/keyframes.ts";
 import { encoderArgs } from "../../src/domain/render/outputs.ts";
-import { buildRenderPlan, type RenderPlan } from "../../src/domain/render/plan.ts";
-import { buildSplitRenderPlan } from "../../src/domain/render/segments.ts";
+import { buildRenderPlan, layoutTracks, type RenderPlan } from "../../src/domain/render/plan.ts";
+import { buildSplitRenderPlan, renderFrameWindow } from "../../src/domain/render/segments.ts";
+import { frameToSeconds, secondsToFrame } from "../../src/domain/render/timeline.ts";
 import type { ResolvedAsset } from "../../src/domain/render/types.ts";
+import { SEEK_PREROLL_SEC } from "../../src/domain/render/video-branch.ts";
 import { writePlanFiles } from "../../src/domain/render/write-plan-files.ts";
+import { readSourceKeyframes } from "../../src/domain/render-jobs/split-render.ts";
+import type { KeyframeIndex } from "../../src/media/keyframes.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { tempDir } from "../../test/fixtures/render/media.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
@@ -88,10 +94,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /**
  * `--split SEC`: the render in one piece (with its poster, as a worker runs it) against the
- * parts of the same render split into segments of SEC seconds (each video segment, the audio,
- * the stream-copy join), every round in that order. Prints each run's wall and CPU seconds
- * (medians over the rounds), the parts' CPU sum and its overhead over the render in one piece:
- * what splitting costs in ffmpeg alone, without the queue and the workers.
+ * parts of the same render split into segments of SEC seconds, twice: with the boundaries every
+ * SEC seconds (`nominal`: no keyframe index) and with the boundaries moved to cheap seek points
+ * (`keyframes`: the sources' keyframe indexes read as a worker reads them,
+ * `readSourceKeyframes`). Every round runs the whole render, then each variant's parts (each video
+ * segment, the audio, the stream-copy join) in that order. Prints each run's wall and CPU
+ * seconds (medians over the rounds) and, per variant, its boundaries, the source frames its
+ * segment starts decode before their first frame (`startPrerollFrames`), the parts' CPU sum and
+ * its overhead over the render in one piece: what splitting costs in ffmpeg alone, without the
+ * queue and the workers.
  */
 async function profileSplit(composition: Timeline, assets: Map<string, ResolvedAsset>, cwd: string) {
   const base = {
@@ -101,36 +112,90 @@ async function profileSplit(composition: Timeline, assets: Map<string, ResolvedA
     decoderThreads: DECODER_THREADS,
   };
   const whole = buildRenderPlan({ ...base, outputPath: "whole.mp4", posterPath: "poster.jpg" });
-  const split = buildSplitRenderPlan({ ...base, segmentSec: SPLIT, outputPath: "joined.mp4" });
-  const parts = [...split.segments, split.audio];
-  for (const plan of [whole, ...parts.map((p) => p.plan)]) await writePlanFiles(plan, cwd);
-  for (const f of split.join.files) await writeFile(path.join(cwd, f.path), f.content, "utf8");
-  const runs: [string, string[]][] = [
-    ["whole", graphArgs(whole)],
-    ...parts.map((p): [string, string[]] => [p.file, graphArgs(p.plan)]),
-    ["join", split.join.args.filter((a) => !["-progress", "pipe:1"].includes(a))],
+  await writePlanFiles(whole, cwd);
+  const readStarted = performance.now();
+  const keyframes = await readSourceKeyframes(composition, assets);
+  const readMs = performance.now() - readStarted;
+  const { rate } = renderFrameWindow(composition, base.output);
+  const tracks = layoutTracks(composition, rate, secondsToFrame(compositionDuration(composition), rate), []);
+  const variants = [
+    { name: "nominal", keyframes: new Map<string, KeyframeIndex>() },
+    { name: "keyframes", keyframes },
+  ].map((v) => {
+    const split = buildSplitRenderPlan({
+      ...base,
+      segmentSec: SPLIT,
+      outputPath: "joined.mp4",
+      keyframes: v.keyframes,
+    });
+    const dir = path.join(cwd, v.name);
+    const parts = [...split.segments, split.audio];
+    const starts = split.segments.slice(1).map((s) => s.startFrame);
+    return {
+      ...v,
+      split,
+      dir,
+      parts,
+      boundariesSec: starts.map((f) => Number(frameToSeconds(f, rate).toFixed(3))),
+      prerollFrames: starts.map((f) =>
+        Math.round(startPrerollFrames(tracks, f, rate, keyframes, SEEK_PREROLL_SEC)),
+      ),
+      runs: [
+        ...parts.map((p): [string, string[]] => [`${v.name} ${p.file}`, graphArgs(p.plan)]),
+        [`${v.name} join`, split.join.args.filter((a) => !["-progress", "pipe:1"].includes(a))] as [
+          string,
+          string[],
+        ],
+      ],
+    };
+  });
+  for (const v of variants) {
+    log(
+      `${v.name}: boundaries ${v.boundariesSec.join(", ")} s, preroll ${v.prerollFrames.join(", ")} frames`,
+    );
+    for (const plan of v.parts.map((p) => p.plan)) await writePlanFiles(plan, v.dir);
+    for (const f of v.split.join.files) await writeFile(path.join(v.dir, f.path), f.content, "utf8");
+  }
+  const runs: [string, string[], string][] = [
+    ["whole", graphArgs(whole), cwd],
+    ...variants.flatMap((v) => v.runs.map(([name, args]): [string, string[], string] => [name, args, v.dir])),
   ];
   const samples = new Map<string, Sample[]>(runs.map(([name]) => [name, []]));
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const [name, args] of runs) {
-      const s = await measure(args, cwd);
+    for (const [name, args, dir] of runs) {
+      const s = await measure(args, dir);
       samples.get(name)?.push(s);
       log(`round ${round} ${name}: wall ${s.wall.toFixed(2)} s, cpu ${s.cpu.toFixed(2)} s`);
     }
   }
   const med = (name: string, key: keyof Sample) => median((samples.get(name) ?? []).map((s) => s[key]));
-  const partsCpu = parts.reduce((sum, p) => sum + med(p.file, "cpu"), 0);
+  const cpuSpread = (name: string) => {
+    const xs = (samples.get(name) ?? []).map((s) => s.cpu);
+    return [Math.min(...xs), Math.max(...xs)];
+  };
   const summary = {
     seconds: SECONDS,
     segmentSec: SPLIT,
     rounds: ROUNDS,
     decoderThreads: DECODER_THREADS,
+    keyframeReadMs: Math.round(readMs),
     median: Object.fromEntries(
-      runs.map(([name]) => [name, { wall: med(name, "wall"), cpu: med(name, "cpu") }]),
+      runs.map(([name]) => [
+        name,
+        { wall: med(name, "wall"), cpu: med(name, "cpu"), cpuRange: cpuSpread(name) },
+      ]),
     ),
-    partsCpu,
-    overheadCpu: partsCpu - med("whole", "cpu"),
-    cpuRatio: (partsCpu + med("join", "cpu")) / med("whole", "cpu"),
+    variants: variants.map((v) => {
+      const partsCpu = v.parts.reduce((sum, p) => sum + med(`${v.name} ${p.file}`, "cpu"), 0);
+      return {
+        name: v.name,
+        boundariesSec: v.boundariesSec,
+        prerollFrames: v.prerollFrames,
+        partsCpu,
+        overheadCpu: partsCpu - med("whole", "cpu"),
+        cpuRatio: (partsCpu + med(`${v.name} join`, "cpu")) / med("whole", "cpu"),
+      };
+    }),
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }

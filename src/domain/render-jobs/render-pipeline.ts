@@ -65,7 +65,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       const options = render.options;
 
       // Preparing: resolve assets, plan, write the plan's files.
-      const { plan, refsByPath, warnings, outputFile } = await prepareRender({
+      const { plan, assets, refsByPath, warnings, outputFile } = await prepareRender({
         db,
         store,
         userId: render.userId,
@@ -83,7 +83,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       for (const w of warnings) hooks.warn(w);
 
       // A long mp4: its segments and audio become jobs of their own, joined by another.
-      const segments = opts.split?.segments(render);
+      const segments = await opts.split?.segments(render, assets, hooks.signal);
       if (opts.split && segments) {
         await opts.split.start(
           render,

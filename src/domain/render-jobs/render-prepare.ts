@@ -4,12 +4,14 @@ import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sw
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { buildRenderPlan, type EncoderVariant, type RenderPlan, writePlanFiles } from "../render/index.ts";
-import type { RenderOutputOptions, RenderWarning } from "../render/types.ts";
+import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {
   plan: RenderPlan;
+  /** The composition's resolved sources by asset key (`uploadId`, else `src`). */
+  assets: ReadonlyMap<string, ResolvedAsset>;
   /** Which clip (and upload) each local source file is, to name the clip when ffmpeg fails. */
   refsByPath: Map<string, AssetRef>;
   /** The plan's warnings and the written files' (`GLYPH_MISSING`), in that order. */
@@ -80,7 +82,7 @@ export async function prepareRender(input: {
     ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
-  return { plan, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+  return { plan, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
 }
 
 /** A preflight or a preview lasts minutes (downloads and runs are time-limited); one whose directory is older was left by a process that died. */

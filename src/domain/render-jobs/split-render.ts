@@ -24,6 +24,7 @@ import {
 } from "../../db/repositories/renders.ts";
 import { renders } from "../../db/schema/renders.ts";
 import { newId } from "../../ids.ts";
+import { type KeyframeIndex, probeKeyframes } from "../../media/keyframes.ts";
 import {
   JOBS,
   type RenderJoinJobV1,
@@ -31,33 +32,90 @@ import {
   renderExpirySeconds,
 } from "../../queue/catalog.ts";
 import { type FlowJobToSend, type FlowQueue, jobIdFor } from "../../queue/flow.ts";
-import { type FrameRange, planSegments, renderFrameWindow } from "../render/segments.ts";
+import type { Timeline } from "../composition/schema.ts";
+import { type FrameRange, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
-import type { RenderWarning } from "../render/types.ts";
+import type { RenderWarning, ResolvedAsset } from "../render/types.ts";
 
 /**
  * The video segments of a render when it is to be split: an mp4 whose output is longer than
- * `segmentSec` (0 disables splitting), cut by `planSegments` into ranges of output frames of the
- * whole composition. Null when the render is made in one piece.
+ * `segmentSec` (0 disables splitting), cut by `planSplitSegments` into ranges of output frames
+ * of the whole composition (boundaries moved to cheap seek points when `keyframes` of its video
+ * sources are given, else every `segmentSec`). Null when the render is made in one piece.
  *
+ * @param keyframes - keyframe indexes of the video sources by asset key (see {@link readSourceKeyframes}).
  * @throws RenderError `INVALID_COMPOSITION` for an empty composition or a range after its end.
  */
-export function splitSegments(render: Pick<RenderRow, "composition" | "options">, segmentSec: number) {
-  if (segmentSec <= 0 || render.options.format !== "mp4") return null;
+export function splitSegments(
+  render: Pick<RenderRow, "composition" | "options">,
+  segmentSec: number,
+  keyframes?: ReadonlyMap<string, KeyframeIndex>,
+) {
+  if (!isSplit(render, segmentSec)) return null;
   const { rate, window } = renderFrameWindow(render.composition, render.options);
-  const frames = window.end - window.start;
-  if (frameToSeconds(frames, rate) <= segmentSec) return null;
-  const ranges: FrameRange[] = planSegments(frames, rate, segmentSec).map((r) => ({
-    startFrame: window.start + r.startFrame,
-    endFrame: window.start + r.endFrame,
-  }));
-  return { rate, window, ranges };
+  return {
+    rate,
+    window,
+    ranges: planSplitSegments(
+      { composition: render.composition, output: render.options },
+      segmentSec,
+      keyframes,
+    ),
+  };
+}
+
+/** Whether a render is split: an mp4 longer than `segmentSec` (0: never). */
+function isSplit(render: Pick<RenderRow, "composition" | "options">, segmentSec: number): boolean {
+  if (segmentSec <= 0 || render.options.format !== "mp4") return false;
+  const { rate, window } = renderFrameWindow(render.composition, render.options);
+  return frameToSeconds(window.end - window.start, rate) > segmentSec;
+}
+
+/**
+ * The keyframe indexes of a render's video sources (`probeKeyframes`: the demuxer's packet
+ * flags, nothing decoded), by asset key, read at once from their local files. A source whose
+ * index cannot be read is left out (its boundaries stay nominal); nothing is thrown.
+ *
+ * @param assets - the render's resolved sources by asset key (`prepareRender`).
+ */
+export async function readSourceKeyframes(
+  composition: Timeline,
+  assets: ReadonlyMap<string, ResolvedAsset>,
+  signal?: AbortSignal,
+): Promise<Map<string, KeyframeIndex>> {
+  const keys = new Set<string>();
+  for (const track of composition.tracks) {
+    for (const clip of track.clips) {
+      if (clip.asset.type === "video") keys.add(clip.asset.uploadId ?? clip.asset.src ?? "");
+    }
+  }
+  const indexes = new Map<string, KeyframeIndex>();
+  await Promise.all(
+    [...keys].map(async (key) => {
+      const path = assets.get(key)?.path;
+      if (!path) return;
+      try {
+        indexes.set(key, await probeKeyframes(path, signal ? { signal } : {}));
+      } catch {
+        // Unknown keyframes: the boundaries near this source stay nominal.
+      }
+    }),
+  );
+  return indexes;
 }
 
 /** What the render pipeline and the render job need to split a render (see {@link createSplitRenderStarter}). */
 export interface SplitRenderStarter {
-  /** The segments of `render`, or null to render it in one piece (see {@link splitSegments}). */
-  segments(render: RenderRow): FrameRange[] | null;
+  /**
+   * The segments of `render`, or null to render it in one piece (see {@link splitSegments}):
+   * with `keyframeBoundaries`, and only for a render that is split, the keyframes of its video
+   * sources (`assets`, local files) are read to place the boundaries.
+   */
+  segments(
+    render: RenderRow,
+    assets: ReadonlyMap<string, ResolvedAsset>,
+    signal?: AbortSignal,
+  ): Promise<FrameRange[] | null>;
   /**
    * Hands `render` (claimed by `attempt`, assets checked) over to its parts: in one
    * transaction, moves it to `rendering` with its segment count and the warnings so far
@@ -115,12 +173,15 @@ export const joinJobIdOf = (renderId: string): string => jobIdFor(`${renderId}/j
 /**
  * The {@link SplitRenderStarter} of a worker.
  * @param deps.segmentSec - `RENDER_SEGMENT_SEC` (0: never split).
+ * @param deps.keyframeBoundaries - `RENDER_SEGMENT_KEYFRAMES`: read the sources' keyframes and
+ *   move the boundaries towards them (default: every `segmentSec` seconds).
  */
 export function createSplitRenderStarter(deps: {
   db: Db;
   clock: Clock;
   flows: FlowQueue;
   segmentSec: number;
+  keyframeBoundaries?: boolean;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -154,7 +215,13 @@ export function createSplitRenderStarter(deps: {
     await deps.flows.send(jobs);
   };
   return {
-    segments: (render) => splitSegments(render, deps.segmentSec)?.ranges ?? null,
+    async segments(render, assets, signal) {
+      if (!isSplit(render, deps.segmentSec)) return null;
+      const keyframes = deps.keyframeBoundaries
+        ? await readSourceKeyframes(render.composition, assets, signal)
+        : undefined;
+      return splitSegments(render, deps.segmentSec, keyframes)?.ranges ?? null;
+    },
     async start(render, attempt, segments, warnings) {
       const now = deps.clock.now();
       const first = segments[0]?.startFrame ?? 0;

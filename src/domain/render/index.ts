@@ -29,6 +29,7 @@ export {
   CONCAT_LIST,
   type FrameRange,
   planSegments,
+  planSplitSegments,
   type SegmentPlan,
   type SplitRenderPlan,
 } from "./segments.ts";

@@ -465,9 +465,7 @@ export function windowedTracks(
   request: { start: number; end: number },
   warnings: RenderWarning[],
 ): { window: { start: number; end: number }; windowed: LaidOutTrack[] } {
-  const layouts = composition.tracks
-    .filter((t) => t.enabled !== false)
-    .map((track) => ({ track, segments: layoutTrack(track, rate, totalFrames, warnings) }));
+  const layouts = layoutTracks(composition, rate, totalFrames, warnings);
   const window = widenWindow(
     layouts.map((l) => l.segments),
     request.start,
@@ -478,6 +476,21 @@ export function windowedTracks(
     segments: clipSegmentsToWindow(l.segments, window.start, window.end),
   }));
   return { window, windowed };
+}
+
+/**
+ * The enabled tracks of `composition` laid out (`layoutTrack`) at `rate` over its `totalFrames`
+ * frames, in track order. Layout warnings go to `warnings`.
+ */
+export function layoutTracks(
+  composition: Timeline,
+  rate: FrameRate,
+  totalFrames: number,
+  warnings: RenderWarning[],
+): LaidOutTrack[] {
+  return composition.tracks
+    .filter((t) => t.enabled !== false)
+    .map((track) => ({ track, segments: layoutTrack(track, rate, totalFrames, warnings) }));
 }
 
 /** Frame rate cap of a GIF output without `fps` (frames/s); a slower canvas keeps its own. */

@@ -1,9 +1,12 @@
+import type { KeyframeIndex } from "../../media/keyframes.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { chooseBoundaries, startPrerollFrames } from "./keyframes.ts";
 import {
   type BuildRenderPlanInput,
   buildRenderPlan,
   dedupeWarnings,
+  layoutTracks,
   type PlanFile,
   posterFrameOf,
   type RenderPlan,
@@ -13,6 +16,7 @@ import {
 } from "./plan.ts";
 import { type FrameRate, frameToSeconds, secondsToFrame, toFrameRate } from "./timeline.ts";
 import { RenderError, type RenderOutputOptions, type RenderWarning } from "./types.ts";
+import { SEEK_PREROLL_SEC } from "./video-branch.ts";
 
 /** Output frames `[startFrame, endFrame)` of a render, rendered as one segment. */
 export interface FrameRange {
@@ -40,6 +44,42 @@ export function planSegments(totalFrames: number, rate: FrameRate, segmentSec: n
   return ranges;
 }
 
+/**
+ * The video segments of a split render of `base` (output frames of the whole composition, at
+ * the output frame rate, covering the render's window exactly): {@link planSegments}'s cuts,
+ * each boundary moved within a quarter of a segment of its nominal frame to where starting a
+ * segment decodes the fewest source frames before its first frame (`chooseBoundaries`,
+ * `startPrerollFrames`: the groups of pictures the clips across it seek into). Without
+ * `keyframes` (or for a boundary across a video source without an index) the cuts are
+ * `planSegments`'s.
+ *
+ * @param keyframes - keyframe indexes of the video sources by asset key (`uploadId`, else `src`).
+ * @throws RenderError `INVALID_COMPOSITION` for an empty composition or a range after its end;
+ *   RangeError for a `segmentSec` that is not positive.
+ */
+export function planSplitSegments(
+  base: Pick<SplitPartBase, "composition" | "output">,
+  segmentSec: number,
+  keyframes?: ReadonlyMap<string, KeyframeIndex>,
+): FrameRange[] {
+  const { rate, window } = renderFrameWindow(base.composition, base.output);
+  const frames = window.end - window.start;
+  const nominal = planSegments(frames, rate, segmentSec);
+  let starts = nominal.map((r) => r.startFrame);
+  if (keyframes && keyframes.size > 0 && nominal.length > 1) {
+    const totalFrames = secondsToFrame(compositionDuration(base.composition), rate);
+    const tracks = layoutTracks(base.composition, rate, totalFrames, []);
+    const length = nominal[0]?.endFrame ?? frames;
+    const cost = (f: number) =>
+      startPrerollFrames(tracks, window.start + f, rate, keyframes, SEEK_PREROLL_SEC);
+    starts = [0, ...chooseBoundaries(frames, length, nominal.length, cost)];
+  }
+  return starts.map((start, i) => ({
+    startFrame: window.start + start,
+    endFrame: window.start + (starts[i + 1] ?? frames),
+  }));
+}
+
 /** Inputs of {@link buildSplitRenderPlan}: those of `buildRenderPlan` (mp4 only) and the segment length. */
 export interface BuildSplitRenderPlanInput
   extends Omit<BuildRenderPlanInput, "variant" | "names" | "outputPath"> {
@@ -49,6 +89,8 @@ export interface BuildSplitRenderPlanInput
   outputPath: string;
   /** Lossless H.264 in every video part (x264 `-qp 0`): internal, for exactness tests only. */
   lossless?: boolean;
+  /** Keyframe indexes of the video sources by asset key: boundaries as {@link planSplitSegments} places them. */
+  keyframes?: ReadonlyMap<string, KeyframeIndex>;
 }
 
 /** One video segment: its output frames (of the whole render), its plan and the file it writes. */
@@ -86,7 +128,7 @@ export const AUDIO_PART = "audio.m4a";
 
 /**
  * Plans a split render of an mp4 (docs/architecture.md, Split rendering): one video-only
- * plan per segment of {@link planSegments}, one audio plan, one join.
+ * plan per segment of {@link planSplitSegments}, one audio plan, one join.
  *
  * Each segment is `buildRenderPlan` with the segment as `output.range`: the whole graph is built
  * (over the window widened so that no transition is cut) and the segment's frames are kept on
@@ -108,18 +150,13 @@ export const AUDIO_PART = "audio.m4a";
  * @throws RangeError for a `segmentSec` that is not positive.
  */
 export function buildSplitRenderPlan(input: BuildSplitRenderPlanInput): SplitRenderPlan {
-  const { segmentSec, outputPath, lossless, ...base } = input;
+  const { segmentSec, outputPath, lossless, keyframes, ...base } = input;
   if (base.output.format !== "mp4") {
     throw new RenderError("INVALID_COMPOSITION", `split rendering makes mp4 only, not ${base.output.format}`);
   }
   const { rate, window } = renderFrameWindow(base.composition, base.output);
-  const segments = planSegments(window.end - window.start, rate, segmentSec).map((range, i) =>
-    buildSegmentPlan(
-      base,
-      { startFrame: window.start + range.startFrame, endFrame: window.start + range.endFrame },
-      i,
-      lossless ? { lossless } : {},
-    ),
+  const segments = planSplitSegments(base, segmentSec, keyframes).map((range, i) =>
+    buildSegmentPlan(base, range, i, lossless ? { lossless } : {}),
   );
   const audio = buildAudioPlan(base);
   const first = segments[0]?.plan;

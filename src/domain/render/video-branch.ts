@@ -82,6 +82,24 @@ export const STILL_SEEK_PREROLL_SEC = 0.25;
 
 const DEFAULT_MOTION = 0.2;
 
+/**
+ * Source time (seconds) a clip segment shows at timeline frame `frame` (output frames at
+ * `rate`): `trim + (frame - origin) / fps * speed`. Negative before the source's start (a
+ * transition's head handle past the in-point).
+ */
+export function sourceTimeAt(seg: Pick<Segment, "clip" | "origin">, frame: number, rate: FrameRate): number {
+  return (seg.clip?.trim ?? 0) + frameToSeconds(frame - seg.origin, rate) * (seg.clip?.speed ?? 1);
+}
+
+/**
+ * Where a video input's `-ss` seeks (source seconds) for a stream that starts at source time
+ * `start`: `prerollSec` before it, not before the file's start. The demuxer then starts decoding
+ * at the last keyframe at or before that time.
+ */
+export function inputSeekTime(start: number, prerollSec: number): number {
+  return Math.max(0, start - prerollSec);
+}
+
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
 export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
   const asset = clip.asset;
@@ -126,7 +144,7 @@ export function openSourceInput(
   const trim = clip.trim ?? 0;
   const from = streamStart(seg);
   const to = streamEnd(seg);
-  const srcAt = (f: number) => trim + frameToSeconds(f - seg.origin, ctx.rate) * speed;
+  const srcAt = (f: number) => sourceTimeAt(seg, f, ctx.rate);
   const a = srcAt(from);
   const b = srcAt(to);
   const oneFrame = frameToSeconds(1, ctx.rate);
@@ -158,7 +176,7 @@ export function openSourceInput(
           },
     );
   }
-  const seekAt = isStill || holdHead > 0 ? start : Math.max(0, start - (ctx.seekPreroll ?? SEEK_PREROLL_SEC));
+  const seekAt = isStill || holdHead > 0 ? start : inputSeekTime(start, ctx.seekPreroll ?? SEEK_PREROLL_SEC);
   const path = proxy?.path ?? asset.path;
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill

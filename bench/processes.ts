@@ -264,3 +264,35 @@ export async function uploadAll(
   }
   return ids;
 }
+
+/**
+ * Waits until the preview proxy of every upload in `ids` (name → upload id) is made: the API
+ * queues a `preview_proxy` job for each video upload, and a worker building proxies while a
+ * bench times a render or a frame would skew it. Uploads without a proxy (`none`: audio, images)
+ * are skipped.
+ *
+ * @returns milliseconds from the call until each video upload's proxy was `ready`, by name.
+ * @throws Error when a proxy `failed`, or after `timeoutMs` (default 10 minutes).
+ */
+export async function waitForPreviewProxies(
+  call: ReturnType<typeof apiClient>,
+  ids: Record<string, string>,
+  timeoutMs = 600_000,
+): Promise<Record<string, number>> {
+  const started = performance.now();
+  const readyMs: Record<string, number> = {};
+  const waiting = new Set(Object.keys(ids));
+  for (;;) {
+    for (const name of [...waiting]) {
+      const u = await call<{ previewProxy: string }>("GET", `/api/v1/uploads/${ids[name]}`);
+      if (u.previewProxy === "pending") continue;
+      if (u.previewProxy === "failed") throw new Error(`the preview proxy of ${name} failed`);
+      if (u.previewProxy === "ready") readyMs[name] = Math.round(performance.now() - started);
+      waiting.delete(name);
+    }
+    if (waiting.size === 0) return readyMs;
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`preview proxies not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

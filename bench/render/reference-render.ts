@@ -44,6 +44,7 @@ import {
   startApi,
   startWorker,
   stopProcess,
+  waitForPreviewProxies,
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
@@ -244,6 +245,9 @@ async function main(): Promise<void> {
     };
     const worker1 = await startWorker(workerEnv, "worker 1");
     procs.push(worker1);
+    // The uploads queued their preview proxies: made before timing, so the worker does not
+    // build them during the floor or a render.
+    log(`preview proxies made in ${JSON.stringify(await waitForPreviewProxies(call, ids))} ms`);
 
     const floors: number[] = [];
     const renders: number[] = [];

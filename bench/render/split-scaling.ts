@@ -35,6 +35,7 @@ import {
   startWorker,
   stopProcess,
   uploadAll,
+  waitForPreviewProxies,
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
@@ -164,6 +165,10 @@ async function main(): Promise<void> {
     const call = apiClient(api.base, api.key as string);
     await db.connect();
     const ids = await uploadAll(call, inputs);
+    // The uploads queued their preview proxies: made before timing, so no worker builds them
+    // while it renders.
+    const proxies = await withWorkers(env, [0, 1], () => waitForPreviewProxies(call, ids));
+    log(`preview proxies made in ${JSON.stringify(proxies.result)} ms`);
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
     const wall = (r: RenderBody) =>
       (new Date(r.finishedAt ?? 0).getTime() - new Date(r.createdAt).getTime()) / 1000;

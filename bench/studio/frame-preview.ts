@@ -33,7 +33,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probe, tempDir } from "../../test/fixtures/render/media.ts";
-import { type Api, apiClient, freshDatabase, startApi, stopProcess, uploadAll } from "../processes.ts";
+import {
+  type Api,
+  apiClient,
+  freshDatabase,
+  startApi,
+  stopProcess,
+  uploadAll,
+  waitForPreviewProxies,
+} from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "../render/reference-composition.ts";
 
 const SECONDS = 60;
@@ -118,19 +126,7 @@ async function main(): Promise<void> {
     const comp = await call<{ id: string }>("POST", "/api/compositions", referenceComposition(ids, SECONDS));
 
     // The proxies are made by queued jobs after the uploads: wait for every one.
-    const proxyStart = performance.now();
-    const proxyReadyMs: Record<string, number> = {};
-    for (;;) {
-      for (const key of ["a", "b", "c", "d"]) {
-        if (proxyReadyMs[key] !== undefined) continue;
-        const u = await call<{ previewProxy: string }>("GET", `/api/v1/uploads/${ids[key]}`);
-        if (u.previewProxy === "ready") proxyReadyMs[key] = round(performance.now() - proxyStart);
-        else if (u.previewProxy !== "pending") throw new Error(`proxy of ${key}: ${u.previewProxy}`);
-      }
-      if (Object.keys(proxyReadyMs).length === 4) break;
-      if (performance.now() - proxyStart > 600_000) throw new Error("proxies not ready after 10 minutes");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const proxyReadyMs = await waitForPreviewProxies(call, ids);
     log(`proxies ready after ${JSON.stringify(proxyReadyMs)} ms`);
 
     const apiPid = api.proc.child.pid ?? 0;

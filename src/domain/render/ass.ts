@@ -81,8 +81,10 @@ const EMOJI_RUN = new RegExp(
  * rendered by libass through ffmpeg's `subtitles` filter with `PlayResX/Y` = the render size.
  * Layering: the events of each text-bearing track live in their own time band (`band *
  * bandSeconds` later) so that one file can be drawn at each track's layer by shifting the
- * stream's timestamps into that band. Times are floored to centiseconds, which keeps frame
- * exactness for fps ≤ 100. Each clip gets its own style; position via `\an` + `\pos` in the
+ * stream's timestamps into that band. Times are floored to centiseconds: an event starts (ends)
+ * within 10 ms before its first (end) frame, and the plan nudges each frame's timestamp half a
+ * millisecond later while libass draws it, so that every frame falls on the same side of every
+ * event time whatever frame the rendered window starts at (canvas rates ≤ 60 fps). Each clip gets its own style; position via `\an` + `\pos` in the
  * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad`;
  * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
  * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the

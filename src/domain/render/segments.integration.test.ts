@@ -177,7 +177,8 @@ describe("regression: text starts and ends on the same frame whatever frame a ra
   // which in microseconds lands just below the integer for many frames: text on a band shifted
   // by a whole render's length, or after a transition's concat, started or ended a frame late
   // where a range (a split segment, the studio's preview) starting nearby drew it on time, and
-  // the lossless split through the API differed from the unsplit render in one frame.
+  // the lossless split through the API differed from the unsplit render in one frame. And a
+  // range cutting a fading text faded it in again at its first frame (out at its last).
   const FPS_TEXT = 25;
   const text = (
     id: string,
@@ -185,6 +186,7 @@ describe("regression: text starts and ends on the same frame whatever frame a ra
     duration: number,
     body: string,
     x: number,
+    fade = 0,
   ): Timeline["tracks"][number] => ({
     id,
     kind: "video",
@@ -193,12 +195,14 @@ describe("regression: text starts and ends on the same frame whatever frame a ra
         id: `${id}-c`,
         start,
         duration,
+        ...(fade ? { fadeIn: fade, fadeOut: fade } : {}),
         asset: { type: "text", text: body, style: { family: "DejaVu Sans", size: 14, color: "#ffff00" } },
         transform: { x, y: 0.5, width: 0.4, height: 0.6 },
       },
     ],
   });
-  // 2 s: a crossfade at 1 s under two text tracks (two bands), text on frames [5, 20) and [30, 40).
+  // 2 s: a crossfade at 1 s under two text tracks (two bands), text on frames [5, 20) (fading in
+  // and out over 5 frames) and [30, 40).
   const composition = (withText: boolean): Timeline => ({
     canvas: { width: 64, height: 36, fps: FPS_TEXT, background: "#000000" },
     tracks: [
@@ -216,7 +220,7 @@ describe("regression: text starts and ends on the same frame whatever frame a ra
           },
         ],
       },
-      ...(withText ? [text("ta", 0.2, 0.6, "A", 0.3), text("tb", 1.2, 0.4, "B", 0.7)] : []),
+      ...(withText ? [text("ta", 0.2, 0.6, "A", 0.3, 0.2), text("tb", 1.2, 0.4, "B", 0.7)] : []),
     ],
   });
   const hashes = async (file: string) => (await frameMd5(file)).map(([, hash]) => hash);
@@ -229,8 +233,10 @@ describe("regression: text starts and ends on the same frame whatever frame a ra
     expect(whole).toHaveLength(50);
     const drawn = whole.flatMap((h, i) => (h === bare[i] ? [] : [i]));
     const span = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-    expect(drawn).toEqual([...span(5, 20), ...span(30, 40)]);
-    // Ranges of 4 frames starting on each of the 3 frames up to every start and end.
+    // (Frame 5, the first of the fade-in, is fully transparent.)
+    expect(drawn).toEqual([...span(6, 20), ...span(30, 40)]);
+    // Ranges of 4 frames starting on each of the 3 frames up to every start and end (those
+    // of the fading text cut it inside its fades).
     for (const edge of [5, 20, 30, 40]) {
       for (let start = edge - 2; start <= edge; start += 1) {
         const range = { start: start / FPS_TEXT, duration: 4 / FPS_TEXT };

@@ -83,7 +83,7 @@ export interface Config {
   renderSegmentSec: number;
   /**
    * Move split renders' segment boundaries towards the sources' keyframes
-   * (`planSplitSegments`); off: every `renderSegmentSec` seconds.
+   * (`planSplitSegments`; default on); off: every `renderSegmentSec` seconds.
    */
   renderSegmentKeyframes: boolean;
   /** Scratch directory for render working files. */
@@ -370,7 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     renderSegmentSec: int("RENDER_SEGMENT_SEC", 20, 0, 3600),
-    renderSegmentKeyframes: bool("RENDER_SEGMENT_KEYFRAMES", false),
+    renderSegmentKeyframes: bool("RENDER_SEGMENT_KEYFRAMES", true),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
     generation: {

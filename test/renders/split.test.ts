@@ -116,18 +116,20 @@ describe("split renders through the API", () => {
       ),
     ).toBe(true);
     const parts = await listRenderParts(t.database.db, split.end.id);
+    // Each boundary sits within a quarter segment of its nominal frame (25, 50, 75), where the
+    // sources' keyframes make the segment's start cheapest (RENDER_SEGMENT_KEYFRAMES, on by default).
+    const starts = parts.filter((p) => p.kind === "video").map((p) => p.startFrame);
+    expect(starts).toHaveLength(4);
+    for (const [i, start] of starts.entries()) expect(Math.abs(start - 25 * i)).toBeLessThanOrEqual(6);
     expect(parts.map((p) => [p.kind, p.startFrame, p.endFrame, p.status])).toEqual([
-      ["video", 0, 25, "succeeded"],
-      ["video", 25, 50, "succeeded"],
-      ["video", 50, 75, "succeeded"],
-      ["video", 75, 100, "succeeded"],
-      ["audio", 0, 100, "succeeded"],
+      ...starts.map((start, i) => ["video", start, starts[i + 1] ?? SEAM_FRAMES, "succeeded"]),
+      ["audio", 0, SEAM_FRAMES, "succeeded"],
     ]);
     // The parts' files went with the join; the output and poster stay.
     expect((await t.runtime.store.stat(`${renderPrefix(split.end.id)}parts/seg-000.mp4`)) ?? null).toBeNull();
     expect(split.end.output?.posterUrl).toBeTruthy();
 
-    await expectCleanSeams(split.file, { bFrames: false });
+    await expectCleanSeams(split.file, { bFrames: false, starts });
     expect(await counterValues(split.file, 160)).toEqual(Array.from({ length: SEAM_FRAMES }, (_, i) => i));
 
     const whole = await withWorker(0, true, () => renderToFile(doc, "standard", "whole-lossless"));
@@ -150,7 +152,10 @@ describe("split renders through the API", () => {
     const split = await withWorker(SEGMENT_SEC, false, () => renderToFile(doc, "standard", "split-standard"));
     const whole = await withWorker(0, false, () => renderToFile(doc, "standard", "whole-standard"));
     expect(split.end.segments).toEqual({ total: 4, done: 4 });
-    await expectCleanSeams(split.file);
+    const parts = await listRenderParts(t.database.db, split.end.id);
+    await expectCleanSeams(split.file, {
+      starts: parts.filter((p) => p.kind === "video").map((p) => p.startFrame),
+    });
     const psnr = await psnrPerFrame(split.file, whole.file);
     expect(psnr).toHaveLength(SEAM_FRAMES);
     expect(Math.min(...psnr)).toBeGreaterThanOrEqual(40);

@@ -38,6 +38,33 @@ describe("ASS helpers", () => {
 });
 
 describe("buildAss", () => {
+  it("fades a text the window cuts on the clip's own times, not the cut's", () => {
+    // Text on frames [10, 60) fading in and out over 0.4 s (10 frames), window [40, 55): the
+    // event is drawn from 0 to 0.6 s of the window; its fade-in ran 1.2–0.8 s before it, its
+    // fade-out ends 0.8 s after it.
+    const item = {
+      clip: clip({
+        id: "t",
+        start: 0.4,
+        duration: 2,
+        fadeIn: 0.4,
+        fadeOut: 0.4,
+        asset: { type: "text", text: "Hi", style: { family: "sans", size: 20 } },
+      }),
+      band: 0,
+      startFrame: 10,
+      endFrame: 60,
+      lead: 0,
+      tail: 0,
+    };
+    const cut = buildAss({ ...base, window: { start: 40, end: 55 }, clips: [item] });
+    expect(cut.content).toContain("Dialogue: 0,0:00:00.00,0:00:00.60,c0,");
+    expect(cut.content).toContain("\\fade(255,0,255,-1200,-800,400,800)}Hi");
+    const whole = buildAss({ ...base, clips: [item] });
+    expect(whole.content).toContain("Dialogue: 0,0:00:00.40,0:00:02.40,c0,");
+    expect(whole.content).toContain("\\fad(400,400)}Hi");
+  });
+
   it("lists the characters each clip draws with each font: emoji runs with the emoji font, the rest with the family", () => {
     const doc = buildAss({
       ...base,

@@ -81,9 +81,11 @@ const EMOJI_RUN = new RegExp(
  * rendered by libass through ffmpeg's `subtitles` filter with `PlayResX/Y` = the render size.
  * Layering: the events of each text-bearing track live in their own time band (`band *
  * bandSeconds` later) so that one file can be drawn at each track's layer by shifting the
- * stream's timestamps into that band. Times are floored to centiseconds, which keeps frame
- * exactness for fps ≤ 100. Each clip gets its own style; position via `\an` + `\pos` in the
- * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad`;
+ * stream's timestamps into that band. Times are floored to centiseconds: an event starts (ends)
+ * within 10 ms before its first (end) frame, and the plan nudges each frame's timestamp half a
+ * millisecond later while libass draws it, so that every frame falls on the same side of every
+ * event time whatever frame the rendered window starts at (canvas rates ≤ 60 fps). Each clip gets its own style; position via `\an` + `\pos` in the
+ * clip's box (`transform`, default the canvas inset by 5%, captions 10% at top and bottom); `fadeIn`/`fadeOut` via `\fad` (`\fade` on the clip's own times where the window cuts the event);
  * `background` as one box per line (BorderStyle 4) under the stroked text; emoji runs switch to
  * Noto Emoji. Captions come from inline cues or a parsed SRT/WebVTT upload (`text` of the
  * resolved asset) or a transcription (its `cues`); cue times are source seconds: timeline =
@@ -152,7 +154,14 @@ export function buildAss(input: BuildAssInput): AssDocument {
       if (to <= from) continue;
       const fadeIn = piece.from <= clipFrom ? fadeMs(clip.fadeIn, item.lead, input.rate) : 0;
       const fadeOut = piece.to >= clipTo ? fadeMs(clip.fadeOut, item.tail, input.rate) : 0;
-      const fad = fadeIn || fadeOut ? `\\fad(${fadeIn},${fadeOut})` : "";
+      const fad = fadeTag(fadeIn, fadeOut, {
+        from: Math.max(piece.from, clipFrom),
+        to: Math.min(piece.to, clipTo),
+        start: from,
+        end: to,
+        window: input.window.start,
+        rate: input.rate,
+      });
       const start = assTime(
         frameToSeconds(from - input.window.start, input.rate) + item.band * input.bandSeconds,
       );
@@ -365,12 +374,39 @@ export function assColor(hex: string, opacity = 1): string {
 
 /** Seconds → ASS `H:MM:SS.cc`, floored to the centisecond (see `buildAss`). */
 export function assTime(seconds: number): string {
-  const cs = Math.max(0, Math.floor(seconds * 100 + 1e-6));
+  const cs = assCentiseconds(seconds);
   const h = Math.floor(cs / 360_000);
   const m = Math.floor((cs % 360_000) / 6000);
   const s = Math.floor((cs % 6000) / 100);
   const c = cs % 100;
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(c).padStart(2, "0")}`;
+}
+
+/** Whole centiseconds of an ASS time: `seconds` floored (never below 0). */
+function assCentiseconds(seconds: number): number {
+  return Math.max(0, Math.floor(seconds * 100 + 1e-6));
+}
+
+/**
+ * The fade tag of an event that fades in over `fadeIn` ms from frame `span.from` and out over
+ * `fadeOut` ms to `span.to`, drawn on frames `[span.start, span.end)` (later than `span.from`
+ * where the rendered window begins inside the event, earlier than `span.to` where it ends inside). An
+ * event the window cuts fades on its own times, not the cut's (`\fade`, times relative to the
+ * event's start as written: whole centiseconds), so that a range or split segment starting in a
+ * text clip does not fade it in again at its first frame or out at its last.
+ */
+function fadeTag(
+  fadeIn: number,
+  fadeOut: number,
+  span: { from: number; to: number; start: number; end: number; window: number; rate: FrameRate },
+): string {
+  if (!fadeIn && !fadeOut) return "";
+  if (span.start === span.from && span.end === span.to) return `\\fad(${fadeIn},${fadeOut})`;
+  const ms = (frame: number) => Math.round(frameToSeconds(frame - span.window, span.rate) * 1000);
+  const startMs = assCentiseconds(frameToSeconds(span.start - span.window, span.rate)) * 10;
+  const t1 = ms(span.from) - startMs;
+  const t4 = ms(span.to) - startMs;
+  return `\\fade(${fadeIn ? 255 : 0},0,${fadeOut ? 255 : 0},${t1},${t1 + fadeIn},${t4 - fadeOut},${t4})`;
 }
 
 function fadeMs(fade: number | undefined, handleFrames: number, rate: FrameRate): number {

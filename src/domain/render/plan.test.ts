@@ -314,10 +314,13 @@ describe("buildRenderPlan: text", () => {
     expect(p.files).toEqual([p.assFile]);
     const subtitles = g.split(";\n").filter((c) => c.includes("subtitles="));
     expect(subtitles).toHaveLength(2);
-    expect(subtitles[0]).toContain("subtitles=filename=render.ass:fontsdir=fonts");
-    // Band 1 starts at ceil(2 s) + 10 = 12 s.
+    // Every frame is nudged half a millisecond (in microsecond ticks) into its own millisecond
+    // while libass draws it; band 1 starts at ceil(2 s) + 10 = 12 s.
+    expect(subtitles[0]).toContain(
+      "settb=AVTB,setpts=PTS+500,subtitles=filename=render.ass:fontsdir=fonts,setpts=PTS-500",
+    );
     expect(subtitles[1]).toContain(
-      "setpts=PTS+12/TB,subtitles=filename=render.ass:fontsdir=fonts,setpts=PTS-12/TB",
+      "settb=AVTB,setpts=PTS+12000500,subtitles=filename=render.ass:fontsdir=fonts,setpts=PTS-12000500",
     );
     expect(p.assFile?.content).toContain("Dialogue: 0,0:00:00.40,0:00:01.60,c0,");
     expect(p.assFile?.content).toContain("Dialogue: 0,0:00:12.40,");

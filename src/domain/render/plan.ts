@@ -177,6 +177,17 @@ export const RUN_ARGS = [
 const MAX_INLINE_GRAPH = 100_000;
 /** ASS times stop at 9:59:59.99; bands must fit below that. */
 const MAX_ASS_SECONDS = 35_000;
+/**
+ * Microseconds added to a frame's timestamp while libass draws it (and taken off after). The
+ * `subtitles` filter hands libass `pts · time_base · 1000` truncated to whole milliseconds, and
+ * in microseconds that product lands just below the integer for many frames (93 · 40 000 µs
+ * gives 3719.99… ms): a frame on an event's end (times are whole centiseconds, frame starts
+ * at 25 and 50 fps) then still showed the text, or a frame on its start not yet, depending on
+ * where the window (range, split segment) began. Half a millisecond puts every frame safely
+ * inside its own millisecond and, at ≤ 60 fps (frames ≥ 16.7 ms apart, event times within
+ * 10 ms before their frame), still before the next event time.
+ */
+const TEXT_PTS_NUDGE_US = 500;
 
 /**
  * Builds the single ffmpeg invocation that renders a composition (docs/composition.md, How a render runs):
@@ -326,15 +337,16 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
       }
       const band = text?.bandOfTrack.get(t);
       if (band !== undefined && text) {
-        const shift = band * text.bandSeconds;
+        // The band's shift plus the nudge, in ticks of the AV time base (microseconds), where
+        // both are whole ticks: in the `fps` filter's 1001/24000 time base 12 s is 287.7 ticks,
+        // and the rounded shift there and back put two frames on one timestamp (ffmpeg then
+        // dropped one and repeated the last: the picture ran a frame early at 23.976, 29.97 and
+        // 59.94 fps).
+        const ticks = band * text.bandSeconds * 1_000_000 + TEXT_PTS_NUDGE_US;
         const draw = `subtitles=filename=${names.assFile}:fontsdir=${names.fontsDir}`;
         video = graph.chain(
           [video ?? background()],
-          // The shift in the AV time base (microseconds), where whole seconds are whole ticks: in
-          // the `fps` filter's 1001/24000 time base 12 s is 287.7 ticks, and the rounded shift
-          // there and back put two frames on one timestamp (ffmpeg then dropped one and repeated
-          // the last: the picture ran a frame early at 23.976, 29.97 and 59.94 fps).
-          shift > 0 ? ["settb=AVTB", `setpts=PTS+${shift}/TB`, draw, `setpts=PTS-${shift}/TB`] : [draw],
+          ["settb=AVTB", `setpts=PTS+${ticks}`, draw, `setpts=PTS-${ticks}`],
           "txt",
         );
       }

@@ -19,7 +19,7 @@ import { buildRenderPlan } from "./plan.ts";
 import { renderSplit } from "./render-split.ts";
 import { buildSplitRenderPlan } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
-import type { RenderQuality, ResolvedAsset } from "./types.ts";
+import type { RenderOutputOptions, RenderQuality, ResolvedAsset } from "./types.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 const FPS = 25;
@@ -51,13 +51,19 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-/** Renders the composition in one ffmpeg run; returns the output file. */
-async function renderWhole(name: string, composition: Timeline, quality: RenderQuality, lossless: boolean) {
+/** Renders the composition (or its `range`) in one ffmpeg run; returns the output file. */
+async function renderWhole(
+  name: string,
+  composition: Timeline,
+  quality: RenderQuality,
+  lossless: boolean,
+  range?: RenderOutputOptions["range"],
+) {
   const work = join(dir, name);
   const plan = buildRenderPlan({
     composition,
     assets,
-    output: { format: "mp4", quality },
+    output: { format: "mp4", quality, ...(range ? { range } : {}) },
     outputPath: "out.mp4",
     ...(lossless ? { variant: { lossless } } : {}),
   });
@@ -163,5 +169,82 @@ describe("split render: seams you cannot find", () => {
       code: "FFMPEG_FAILED",
     });
     await expect(stat(join(work, "out.mp4"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("regression: text starts and ends on the same frame whatever frame a range starts at", () => {
+  // libass is handed each frame's time truncated to whole milliseconds from `pts · time_base`,
+  // which in microseconds lands just below the integer for many frames: text on a band shifted
+  // by a whole render's length, or after a transition's concat, started or ended a frame late
+  // where a range (a split segment, the studio's preview) starting nearby drew it on time, and
+  // the lossless split through the API differed from the unsplit render in one frame. And a
+  // range cutting a fading text faded it in again at its first frame (out at its last).
+  const FPS_TEXT = 25;
+  const text = (
+    id: string,
+    start: number,
+    duration: number,
+    body: string,
+    x: number,
+    fade = 0,
+  ): Timeline["tracks"][number] => ({
+    id,
+    kind: "video",
+    clips: [
+      {
+        id: `${id}-c`,
+        start,
+        duration,
+        ...(fade ? { fadeIn: fade, fadeOut: fade } : {}),
+        asset: { type: "text", text: body, style: { family: "DejaVu Sans", size: 14, color: "#ffff00" } },
+        transform: { x, y: 0.5, width: 0.4, height: 0.6 },
+      },
+    ],
+  });
+  // 2 s: a crossfade at 1 s under two text tracks (two bands), text on frames [5, 20) (fading in
+  // and out over 5 frames) and [30, 40).
+  const composition = (withText: boolean): Timeline => ({
+    canvas: { width: 64, height: 36, fps: FPS_TEXT, background: "#000000" },
+    tracks: [
+      {
+        id: "base",
+        kind: "video",
+        clips: [
+          { id: "b0", start: 0, duration: 1, asset: { type: "color", color: "#204060" } },
+          {
+            id: "b1",
+            start: 1,
+            duration: 1,
+            asset: { type: "color", color: "#602040" },
+            transition: { type: "fade", duration: 0.4 },
+          },
+        ],
+      },
+      ...(withText ? [text("ta", 0.2, 0.6, "A", 0.3, 0.2), text("tb", 1.2, 0.4, "B", 0.7)] : []),
+    ],
+  });
+  const hashes = async (file: string) => (await frameMd5(file)).map(([, hash]) => hash);
+
+  it("draws each text on exactly its frames, and every range around its start and end draws the same frames", async () => {
+    const [whole, bare] = await Promise.all([
+      renderWhole("text-whole", composition(true), "draft", true).then(hashes),
+      renderWhole("text-bare", composition(false), "draft", true).then(hashes),
+    ]);
+    expect(whole).toHaveLength(50);
+    const drawn = whole.flatMap((h, i) => (h === bare[i] ? [] : [i]));
+    const span = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // (Frame 5, the first of the fade-in, is fully transparent.)
+    expect(drawn).toEqual([...span(6, 20), ...span(30, 40)]);
+    // Ranges of 4 frames starting on each of the 3 frames up to every start and end (those
+    // of the fading text cut it inside its fades).
+    for (const edge of [5, 20, 30, 40]) {
+      for (let start = edge - 2; start <= edge; start += 1) {
+        const range = { start: start / FPS_TEXT, duration: 4 / FPS_TEXT };
+        const part = await hashes(
+          await renderWhole(`text-range-${start}`, composition(true), "draft", true, range),
+        );
+        expect(part, `range from frame ${start}`).toEqual(whole.slice(start, start + 4));
+      }
+    }
   });
 });

@@ -210,7 +210,7 @@ export function studioTests(h: StudioHarness): void {
     await expect
       .poll(() => frame.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
       .toBe(640);
-    await page.getByText("This is the real renderer").waitFor();
+    await page.getByText("Rendered by the real renderer", { exact: false }).waitFor();
     // Play from here streams a draft render into a <video>: it shows a first frame while the
     // server still renders; then back to the frame.
     await page.getByRole("button", { name: /^Play from here/ }).click();

@@ -1,10 +1,10 @@
-// A worker SIGKILLed in the middle of a generation or a transcription (the offline provider and
-// engine, so nothing leaves this machine): the other worker process takes the job over after
+// A worker SIGKILLed in the middle of a generation, a transcription (the offline provider and
+// engine, so nothing leaves this machine) or an upload's preview proxy: the other worker process takes the job over after
 // the missed heartbeats and it succeeds on attempt 2, with nothing of attempt 1 left behind —
 // no extra rows, no stored files without a row, no scratch directories, no orphan processes.
 // (A worker killed is replaced by a fresh process, so each test starts with two.)
 // The render's own crash test is test/renders/crash-retry.test.ts; both use one rig.
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,5 +142,44 @@ describe.skipIf(!canRunCrashTests)(
       }
       expect(done.transcript.length).toBe(done.segments.length);
     }, 120_000);
+    it("a preview proxy: the worker killed while it encodes, the other makes the proxy once", async () => {
+      // 1080p, 30 s with a long GOP: seconds of encoding for the proxy build.
+      const file = path.join(tmp.dir, "long.mp4");
+      await ffmpeg([
+        ...["-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=30"],
+        ...["-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-pix_fmt", "yuv420p", file],
+      ]);
+      const video = await uploadFile(rig.t, key, await readFile(file), "long.mp4");
+      const url = `/api/v1/uploads/${video.id}`;
+      const read = async () =>
+        (await rig.t.app.inject({ url, headers: bearer(key) })).json() as { previewProxy: string };
+      expect((await read()).previewProxy).toBe("pending");
+
+      const { survivors, childDirs } = await rig.killWorkerMidJob(async () => {
+        const u = await read();
+        if (u.previewProxy !== "pending")
+          throw new Error(`the proxy ended (${u.previewProxy}) before a kill`);
+        return u;
+      }, ["ffmpeg"]);
+      // The retry (after the missed heartbeats) makes it in a worker that was not killed.
+      let state = "pending";
+      for (let i = 0; i < 900 && state === "pending"; i++) {
+        state = (await read()).previewProxy;
+        if (state === "pending") await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(state).toBe("ready");
+      expect(survivors.map((w) => w.output.join("")).join("")).toMatch(/preview proxy ready/);
+      // One proxy beside the original, every stored folder with its row.
+      const stored = await filesUnder(path.join(rig.t.config.dataDir, "blobs", "uploads", video.id));
+      expect(stored.filter((f) => f.endsWith("proxy.mp4"))).toHaveLength(1);
+      await expectStoreMatchesRows();
+      // Only the killed build's scratch directory may be left (the hourly sweep removes it).
+      const scratch = (await readdir(rig.t.config.workDir).catch(() => [] as string[])).filter((n) =>
+        n.startsWith("prx"),
+      );
+      const killed = new Set(childDirs.map((d) => path.basename(d)));
+      expect(scratch.filter((n) => !killed.has(n))).toEqual([]);
+      expect(await rig.healthy()).toBe(true);
+    }, 150_000);
   },
 );

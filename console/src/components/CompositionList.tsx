@@ -54,8 +54,9 @@ export function CompositionList(props: {
             <li key={c.id}>
               <Link to={editorPath(props.projectId, c.id)}>{c.name}</Link>{" "}
               <small>
-                {c.canvas.width}×{c.canvas.height} · {c.tracks.reduce((n, t) => n + t.clips.length, 0)} clips
-                · v{c.version} · edited {formatTime(c.updatedAt)}
+                {c.canvas.width}×{c.canvas.height} ·{" "}
+                {clipCount(c.tracks.reduce((n, t) => n + t.clips.length, 0))}· v{c.version} · edited{" "}
+                {formatTime(c.updatedAt)}
               </small>
             </li>
           ))}
@@ -93,4 +94,9 @@ export function CompositionList(props: {
       <Status message={error} kind="error" />
     </section>
   );
+}
+
+/** "1 clip", "3 clips". */
+function clipCount(n: number): string {
+  return `${n} ${n === 1 ? "clip" : "clips"}`;
 }

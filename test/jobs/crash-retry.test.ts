@@ -4,7 +4,7 @@
 // no extra rows, no stored files without a row, no scratch directories, no orphan processes.
 // (A worker killed is replaced by a fresh process, so each test starts with two.)
 // The render's own crash test is test/renders/crash-retry.test.ts; both use one rig.
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -155,7 +155,7 @@ describe.skipIf(!canRunCrashTests)(
         (await rig.t.app.inject({ url, headers: bearer(key) })).json() as { previewProxy: string };
       expect((await read()).previewProxy).toBe("pending");
 
-      const { survivors, childDirs } = await rig.killWorkerMidJob(async () => {
+      const { survivors } = await rig.killWorkerMidJob(async () => {
         const u = await read();
         if (u.previewProxy !== "pending")
           throw new Error(`the proxy ended (${u.previewProxy}) before a kill`);
@@ -173,12 +173,9 @@ describe.skipIf(!canRunCrashTests)(
       const stored = await filesUnder(path.join(rig.t.config.dataDir, "blobs", "uploads", video.id));
       expect(stored.filter((f) => f.endsWith("proxy.mp4"))).toHaveLength(1);
       await expectStoreMatchesRows();
-      // Only the killed build's scratch directory may be left (the hourly sweep removes it).
-      const scratch = (await readdir(rig.t.config.workDir).catch(() => [] as string[])).filter((n) =>
-        n.startsWith("prx"),
-      );
-      const killed = new Set(childDirs.map((d) => path.basename(d)));
-      expect(scratch.filter((n) => !killed.has(n))).toEqual([]);
+      // A killed build's `prx_…` scratch directory is left to the hourly sweep (the proxy job has
+      // no fenced attempt to remove it at once); the other tests' uploads also build proxies on
+      // these workers, so the directories here are not this upload's alone and are not counted.
       expect(await rig.healthy()).toBe(true);
     }, 150_000);
   },

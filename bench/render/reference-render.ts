@@ -30,7 +30,8 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -57,25 +58,35 @@ const roundsAt = process.argv.indexOf("--rounds");
 const ROUNDS = roundsAt >= 0 ? Math.max(1, Number(process.argv[roundsAt + 1])) : 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const range = (xs: number[]) => [Math.min(...xs), Math.max(...xs)];
+/** How often a render's status is polled: the `Retry-After` (seconds) the API sends while it runs. */
+const POLL_MS = 1000;
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 // ---------------------------------------------------------------- processes
 
-/** RSS (bytes) of a process and all its descendants, from /proc. */
-async function treeRss(pid: number): Promise<number> {
+/**
+ * RSS (bytes) of a process and all its descendants, from /proc, read synchronously: a sample is
+ * a handful of small reads (the process's status and its children's), not a walk over every
+ * thread's `children` file with a promise per read. The sampler runs beside what it measures on
+ * the same two cores, so its own CPU time is part of the measurement: this way it costs a few
+ * hundredths of a CPU second per render instead of more than one CPU second.
+ * Children are read from the process's main thread only (`task/<pid>/children`): Node and
+ * ffmpeg start their child processes from it.
+ */
+function treeRss(pid: number): number {
   let total = 0;
   const stack = [pid];
   while (stack.length > 0) {
     const p = stack.pop() as number;
-    const status = await readFile(`/proc/${p}/status`, "utf8").catch(() => "");
-    const m = /VmRSS:\s+(\d+) kB/.exec(status);
-    if (m) total += Number(m[1]) * 1024;
-    const tasks = await readdir(`/proc/${p}/task`).catch(() => [] as string[]);
-    for (const t of tasks) {
-      const kids = await readFile(`/proc/${p}/task/${t}/children`, "utf8").catch(() => "");
-      for (const k of kids.trim().split(/\s+/).filter(Boolean)) stack.push(Number(k));
+    total += ownRss(p);
+    let kids = "";
+    try {
+      kids = readFileSync(`/proc/${p}/task/${p}/children`, "utf8");
+    } catch {
+      // the process has exited
     }
+    for (const k of kids.trim().split(/\s+/).filter(Boolean)) stack.push(Number(k));
   }
   return total;
 }
@@ -96,15 +107,19 @@ async function cpuSeconds(pid: number): Promise<{ own: number; children: number 
   return { own: ((f[11] ?? 0) + (f[12] ?? 0)) / CLK_TCK, children: ((f[13] ?? 0) + (f[14] ?? 0)) / CLK_TCK };
 }
 
-/** RSS (bytes) of one process. */
-async function ownRss(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+/** RSS (bytes) of one process (0 once it has exited). */
+function ownRss(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /**
  * Samples every 100 ms until stopped: the peak RSS of the given process trees (summed, Node +
- * ffmpeg/ffprobe children) and, separately, the peak of the Node processes alone.
+ * ffmpeg/ffprobe children) and, separately, the peak of the Node processes alone. It runs during
+ * the floor as well as during the renders, so that both carry the same measuring overhead.
  */
 function rssSampler(pids: () => number[]) {
   let peak = 0;
@@ -112,15 +127,13 @@ function rssSampler(pids: () => number[]) {
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const sizes = await Promise.all(pids().map(treeRss));
       peak = Math.max(
         peak,
-        sizes.reduce((a, b) => a + b, 0),
+        pids().reduce((sum, pid) => sum + treeRss(pid), 0),
       );
-      const own = await Promise.all(pids().map(ownRss));
       peakNode = Math.max(
         peakNode,
-        own.reduce((a, b) => a + b, 0),
+        pids().reduce((sum, pid) => sum + ownRss(pid), 0),
       );
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -158,7 +171,9 @@ async function renderOnce(
   });
   let got = r;
   while (!["succeeded", "failed", "cancelled"].includes(got.status)) {
-    await new Promise((res) => setTimeout(res, 250));
+    // The interval the API asks for (`Retry-After: 1` while a render is not terminal), as a
+    // client would poll; the times come from the render's own timestamps, not from the polls.
+    await new Promise((res) => setTimeout(res, POLL_MS));
     got = await call<RenderBody>("GET", `/api/render/${r.id}`);
   }
   if (got.status !== "succeeded") throw new Error(`render ${got.status}: ${JSON.stringify(got.error)}`);
@@ -185,9 +200,13 @@ function stepsOf(proc: Proc, renderId: string): { totalMs: number; stepsMs: Reco
 
 // ---------------------------------------------------------------- main
 
-async function floorEncode(dir: string): Promise<number> {
+/**
+ * Runs the encode-only floor; returns its wall seconds and the peak RSS (bytes) of its ffmpeg,
+ * sampled as the renders' worker tree is (so both carry the same sampling overhead).
+ */
+async function floorEncode(dir: string): Promise<{ sec: number; peakRss: number }> {
   const started = Date.now();
-  await run(
+  const encode = run(
     "ffmpeg",
     [
       ...["-hide_banner", "-loglevel", "error", "-y"],
@@ -199,7 +218,10 @@ async function floorEncode(dir: string): Promise<number> {
     ],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  return (Date.now() - started) / 1000;
+  const sampler = rssSampler(() => (encode.child.pid ? [encode.child.pid] : []));
+  await encode;
+  const sec = (Date.now() - started) / 1000;
+  return { sec, peakRss: (await sampler.stop()).peak };
 }
 
 async function main(): Promise<void> {
@@ -254,19 +276,30 @@ async function main(): Promise<void> {
     const floorCpu: number[] = [];
     const renderCpu: number[] = [];
     let peakRss = 0;
+    let floorPeakRss = 0;
+    const benchCpu: { floor: number; render: number }[] = [];
     let peakNode = 0;
     let standard: Awaited<ReturnType<typeof renderOnce>> | undefined;
     const steps: ReturnType<typeof stepsOf>[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       log(`round ${round}/${ROUNDS}: floor (testsrc2 with the standard encoder settings)…`);
       const beforeFloor = await cpuSeconds(process.pid);
-      floors.push(await floorEncode(dir));
-      floorCpu.push((await cpuSeconds(process.pid)).children - beforeFloor.children);
+      const floor = await floorEncode(dir);
+      floors.push(floor.sec);
+      floorPeakRss = Math.max(floorPeakRss, floor.peakRss);
+      const afterFloor = await cpuSeconds(process.pid);
+      floorCpu.push(afterFloor.children - beforeFloor.children);
       log(`floor ${floors.at(-1)?.toFixed(1)} s; standard render through the API…`);
       const sampler = rssSampler(() => [worker1.child.pid as number]);
       const beforeRender = await cpuSeconds(worker1.child.pid as number);
+      const benchBefore = await cpuSeconds(process.pid);
       standard = await renderOnce(call, comp.id, "standard");
       const afterRender = await cpuSeconds(worker1.child.pid as number);
+      // The bench's own CPU (sampling and polling) on the shared cores, in the floor and in the render.
+      benchCpu.push({
+        floor: afterFloor.own - beforeFloor.own,
+        render: (await cpuSeconds(process.pid)).own - benchBefore.own,
+      });
       const peaks = await sampler.stop();
       // The worker tree's CPU: Node (with its idle queue polling) plus the ffmpeg and ffprobe it ran.
       renderCpu.push(afterRender.own + afterRender.children - beforeRender.own - beforeRender.children);
@@ -346,8 +379,10 @@ async function main(): Promise<void> {
       ratioPerRound: renders.map((r, i) => r / (floors[i] ?? 1)),
       cpuSec: { floor: floorCpu, render: renderCpu },
       cpuRatioPerRound: renderCpu.map((r, i) => r / (floorCpu[i] ?? 1)),
+      benchOwnCpuSec: benchCpu,
       draft: { queueToDoneSec: draft.queueToDoneSec },
       peakWorkerRssMiB: peakRss / 2 ** 20,
+      peakFloorRssMiB: floorPeakRss / 2 ** 20,
       peakWorkerNodeRssMiB: peakNode / 2 ** 20,
       workerStepsMs: steps,
       output: { probe: outProbe, size: standard.render.output?.size, warnings: standard.render.warnings },

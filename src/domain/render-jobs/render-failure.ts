@@ -16,6 +16,9 @@ export interface FailureContext {
   refsByPath: ReadonlyMap<string, AssetRef>;
 }
 
+/** The filters of a transition (a blend of the whole picture, or of each plane on its own). */
+const TRANSITION_FILTERS = new Set(["xfade", "extractplanes", "mergeplanes"]);
+
 /** What a clip step failing in ffmpeg means in the clip's own terms, by ffmpeg filter name. */
 const FILTER_STEPS: readonly [RegExp, string][] = [
   [/^(scale|crop|pad|setsar|format)$/, "fitting its picture into its box (fit, crop, transform size)"],
@@ -88,7 +91,7 @@ export async function explainRenderFailure(err: FfmpegError, ctx: FailureContext
       return globalFailure(ctx, fault);
     }
     case "filter":
-      return fault.filter === "xfade"
+      return TRANSITION_FILTERS.has(fault.filter)
         ? clipFailure(ctx, fault.clipId, "", transitionSentence(ctx.composition, fault.clipId))
         : clipFailure(ctx, fault.clipId, `the encoder failed while ${stepOf(fault.filter)}`);
     case "global":

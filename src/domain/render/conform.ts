@@ -23,20 +23,28 @@ export function regularPts(rate: FrameRate): string {
  * upstream filter left in the timestamps with repeated frames: `zoompan` output, for one,
  * made it repeat frames without end.)
  *
+ * A branch whose link already carries the canvas rate (`rated`: it passed `fps` or `zoompan` at
+ * that rate, or starts at a `color` source made at it) gets only the time base (`settb`), not
+ * `fps`: `fps` keeps a reference to each frame it sends on until the next one arrives, so every
+ * later filter that draws on the frame (`overlay` of an upper track, `fade`, `subtitles`) had to
+ * copy the whole picture first.
+ *
  * @param rate - The render's frame rate.
  * @param size - The branch's size in render pixels (the canvas, or a placed clip's box).
+ * @param opts.rated - Whether the branch's link already has the canvas frame rate.
  * @returns Filters to append to the branch's chain (comma-joined by the graph builder).
  */
 export function conformToCanvas(
   rate: FrameRate,
   size: { width: number; height: number },
   pixelFormat: BranchPixelFormat,
+  opts: { rated?: boolean } = {},
 ): string[] {
   return [
     `scale=${size.width}:${size.height}`,
     `format=${pixelFormat}`,
     "setsar=1",
     regularPts(rate),
-    `fps=${rateString(rate)}`,
+    opts.rated ? `settb=${rate.den}/${rate.num}` : `fps=${rateString(rate)}`,
   ];
 }

@@ -54,6 +54,18 @@ export class FilterGraph {
     return out;
   }
 
+  /**
+   * Appends a filter with several outputs, `[in]filter[out1][out2]…`, and returns the `count`
+   * output labels (`split=3`, `extractplanes=y+u+v`). With `clipId` the filter is named for
+   * that clip, as in {@link FilterGraph.chain}.
+   */
+  fanOut(input: string, filter: string, count: number, prefix: string, clipId?: string): string[] {
+    const outs = Array.from({ length: count }, () => this.label(prefix));
+    const named = clipId === undefined ? filter : nameFilters(filter, this.tagOf(clipId));
+    this.chains.push(`[${input}]${named}${outs.map((o) => `[${o}]`).join("")}`);
+    return outs;
+  }
+
   /** The whole graph text. */
   toString(): string {
     return this.chains.join(";\n");

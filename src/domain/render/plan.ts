@@ -283,7 +283,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         [
           `color=c=${ffColor(canvas.background)}:s=${ctx.width}x${ctx.height}:r=${rateString(rate)}`,
           `trim=end_frame=${frames}`,
-          ...conformToCanvas(rate, { width: ctx.width, height: ctx.height }, "yuv420p"),
+          ...conformToCanvas(rate, { width: ctx.width, height: ctx.height }, "yuv420p", { rated: true }),
         ],
         "bg",
       );

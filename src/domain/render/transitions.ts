@@ -47,10 +47,10 @@ export interface BuiltSegment {
  * and the timeline length is unchanged. Overlapping transitions (a clip shorter than its two
  * transitions' halves) fall back to chaining whole streams through `xfade`. Returns the label.
  *
- * `pixelFormat` is the streams' format: every `xfade` output is converted back to it. (`xfade`
- * works in 4:4:4 when given 4:2:0 with alpha; left alone, `concat` would take the format of
- * its first input, so a window starting inside a transition would upsample every later body
- * frame and give other chroma than the whole render.)
+ * `pixelFormat` is the streams' format: every transition's output is in it ({@link crossfade}).
+ * (Left in another format, `concat` would take the format of its first input, so a window
+ * starting inside a transition would convert every later body frame and give other chroma than
+ * the whole render.)
  */
 export function joinSegments(
   graph: FilterGraph,
@@ -94,10 +94,8 @@ function joinWindowed(
     if (l - h - t > 0) ranges.push([h, l - t]);
     if (t > 0) ranges.push([l - t, l]);
     if (ranges.length === 1 && h === 0 && t === 0) return { body: b.label };
-    const outs = ranges.map(() => graph.label("part"));
     const clipId = b.segment.clip?.id;
-    const split = `split${clipId === undefined ? "" : `@${graph.tagOf(clipId)}`}`;
-    graph.chains.push(`[${b.label}]${split}=${ranges.length}${outs.map((o) => `[${o}]`).join("")}`);
+    const outs = graph.fanOut(b.label, `split=${ranges.length}`, ranges.length, "part", clipId);
     const cut = ranges.map(([from, to], k) =>
       graph.chain(
         [outs[k] as string],
@@ -120,15 +118,14 @@ function joinWindowed(
     if (i > 0 && t && part.head) {
       const from = (parts[i - 1] as { tail?: string }).tail as string;
       pieces.push(
-        graph.chain(
-          [from, part.head],
-          [
-            `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(frameToSeconds(-0.5, rate))}`,
-            `format=${pixelFormat}`,
-          ],
-          "xf",
-          b.segment.clip?.id,
-        ),
+        crossfade(graph, [from, part.head], {
+          type: t.type,
+          frames: t.frames,
+          offset: -0.5,
+          rate,
+          pixelFormat,
+          clipId: b.segment.clip?.id,
+        }),
       );
     }
     if (part.body) pieces.push(part.body);
@@ -160,18 +157,78 @@ function joinChained(
       continue;
     }
     flush();
-    const offsetFrames = streamStart(segment) - origin;
-    const offset = frameToSeconds(offsetFrames - 0.5, rate);
-    acc = graph.chain(
-      [acc as string, label],
-      [
-        `xfade=transition=${XFADE_NAMES[t.type]}:duration=${sec(frameToSeconds(t.frames, rate))}:offset=${sec(offset)}`,
-        `format=${pixelFormat}`,
-      ],
-      "xf",
-      segment.clip?.id,
-    );
+    acc = crossfade(graph, [acc as string, label], {
+      type: t.type,
+      frames: t.frames,
+      offset: streamStart(segment) - origin - 0.5,
+      rate,
+      pixelFormat,
+      clipId: segment.clip?.id,
+    });
   }
   flush();
   return acc as string;
+}
+
+/**
+ * Transitions whose `xfade` result mixes the planes of a picture, so that they must blend whole
+ * 4:4:4 pictures: `fadeblack`/`fadewhite` (a lone chroma plane would fade to zero, which is
+ * green, not to neutral), `pixeldissolve` (its pixel pattern would differ between the luma and
+ * the half-size chroma planes) and `zoomin` (it samples each plane at the nearest pixel, so the
+ * chroma would land up to two pixels off the luma on sharp edges). Every other transition is a
+ * linear blend (`fade`) or a shape that depends only on each plane's relative position (wipes,
+ * slides, circles, the radial sweep): it runs on 4:2:0 as it is, one `xfade` per plane
+ * ({@link crossfade}).
+ */
+const WHOLE_PICTURE_TRANSITIONS: ReadonlySet<TransitionType> = new Set([
+  "fadeblack",
+  "fadewhite",
+  "pixeldissolve",
+  "zoomin",
+]);
+
+/** Whether a transition type is blended plane by plane (see {@link WHOLE_PICTURE_TRANSITIONS}). */
+export function blendsPlanewise(type: TransitionType): boolean {
+  return !WHOLE_PICTURE_TRANSITIONS.has(type);
+}
+
+/** One transition between two normalised streams (see {@link crossfade}). */
+export interface CrossfadeSpec {
+  type: TransitionType;
+  /** Frames the transition blends. */
+  frames: number;
+  /** Frames from the first stream's start to the transition's first frame, less half a frame. */
+  offset: number;
+  rate: FrameRate;
+  pixelFormat: BranchPixelFormat;
+  /** The clip the transition leads into: its filters are named for it. */
+  clipId: string | undefined;
+}
+
+/**
+ * The transition from stream `from` into stream `to` as `xfade`, output in `pixelFormat`.
+ * ffmpeg 5.1's `xfade` works only on 4:4:4, planar RGB or grey pictures: fed 4:2:0, it had every
+ * frame it blends resampled to 4:4:4 and back (three 1080p conversions per frame, about as much
+ * CPU as the blend itself, and a softer chroma). For the transitions {@link blendsPlanewise},
+ * each plane is instead blended on its own as a grey picture (`extractplanes`, one `xfade` per
+ * plane, `mergeplanes`): the same luma, chroma without the round trip, and about a third of the
+ * pixels to blend. The others keep the 4:4:4 conversion. Returns the output label.
+ */
+export function crossfade(graph: FilterGraph, [from, to]: [string, string], spec: CrossfadeSpec): string {
+  const name = XFADE_NAMES[spec.type];
+  const xfade = `xfade=transition=${name}:duration=${sec(frameToSeconds(spec.frames, spec.rate))}:offset=${sec(frameToSeconds(spec.offset, spec.rate))}`;
+  if (!blendsPlanewise(spec.type)) {
+    return graph.chain([from, to], [xfade, `format=${spec.pixelFormat}`], "xf", spec.clipId);
+  }
+  const planes = spec.pixelFormat === "yuva420p" ? ["y", "u", "v", "a"] : ["y", "u", "v"];
+  const split = (input: string) =>
+    graph.fanOut(input, `extractplanes=${planes.join("+")}`, planes.length, "plane", spec.clipId);
+  const a = split(from);
+  const b = split(to);
+  const blended = planes.map((_, p) =>
+    graph.chain([a[p] as string, b[p] as string], [xfade], "xf", spec.clipId),
+  );
+  // Output plane p from input p's only plane: 0x00102030 for four.
+  const map = planes.map((_, p) => `${p}0`).join("");
+  return graph.chain(blended, [`mergeplanes=0x${map}:${spec.pixelFormat}`], "xf", spec.clipId);
 }

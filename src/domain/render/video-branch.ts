@@ -249,7 +249,7 @@ export function buildBlank(ctx: BranchContext, frames: number): string {
       `color=c=black@0:s=${ctx.width}x${ctx.height}:r=${rateString(ctx.rate)}`,
       "format=yuva420p",
       `trim=end_frame=${frames}`,
-      ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, "yuva420p"),
+      ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, "yuva420p", { rated: true }),
     ],
     "blank",
   );
@@ -283,7 +283,9 @@ export function buildVisualClip(ctx: BranchContext, seg: Segment, opts: { opaque
   const filters = [
     ...picture.filters,
     ...placeFilters(ctx, clip, picture.w, picture.h),
-    ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, picture.pixelFormat),
+    ...conformToCanvas(ctx.rate, { width: ctx.width, height: ctx.height }, picture.pixelFormat, {
+      rated: picture.rated,
+    }),
     ...fadeFilters(clip, seg, ctx.rate),
   ];
   return ctx.graph.chain(picture.inputs, filters, "clip", clip.id);
@@ -321,7 +323,9 @@ export function buildPlacedClip(ctx: BranchContext, seg: Segment, windowStart: n
     filters.push(`crop=${vx1 - vx0}:${vy1 - vy0}:${vx0 - x}:${vy0 - y}:exact=1`);
   }
   filters.push(
-    ...conformToCanvas(ctx.rate, { width: vx1 - vx0, height: vy1 - vy0 }, "yuva420p"),
+    ...conformToCanvas(ctx.rate, { width: vx1 - vx0, height: vy1 - vy0 }, "yuva420p", {
+      rated: picture.rated,
+    }),
     ...fadeFilters(clip, seg, ctx.rate),
   );
   // Onto the window's timeline with the same rounding as every other stream (`N` counts this
@@ -346,13 +350,22 @@ function rotatedSize(box: { w: number; h: number }, degrees: number): { w: numbe
 /**
  * The clip's picture up to (not including) its placement on the canvas: source bounding, speed,
  * fps, hold, exact length, crop, filter, fit, motion, pixel format, opacity, rotation.
- * Returns the chain's inputs and filters and the picture's size.
+ * Returns the chain's inputs and filters, the picture's size, and whether its link already has
+ * the canvas frame rate (`rated`: a video passes `fps`, a colour source is made at the rate,
+ * motion's `zoompan` outputs it; a still repeated by `loop` keeps its demuxer's rate).
  */
 function clipPicture(
   ctx: BranchContext,
   seg: Segment,
   pixelFormat: BranchPixelFormat,
-): { inputs: string[]; filters: string[]; w: number; h: number; pixelFormat: BranchPixelFormat } {
+): {
+  inputs: string[];
+  filters: string[];
+  w: number;
+  h: number;
+  pixelFormat: BranchPixelFormat;
+  rated: boolean;
+} {
   const clip = seg.clip as Clip;
   const frames = streamEnd(seg) - streamStart(seg);
   const rate = rateString(ctx.rate);
@@ -425,7 +438,14 @@ function clipPicture(
   if (rotate % 360 !== 0) {
     filters.push(`rotate=a=${((rotate * Math.PI) / 180).toFixed(6)}:ow=${w}:oh=${h}:c=black@0`);
   }
-  return { inputs, filters, w, h, pixelFormat };
+  return {
+    inputs,
+    filters,
+    w,
+    h,
+    pixelFormat,
+    rated: clip.asset.type !== "image" || clip.motion !== undefined,
+  };
 }
 
 /** Video codecs whose pictures never carry alpha as ffmpeg decodes them (native VP8/VP9 decoders drop it). */

@@ -21,7 +21,7 @@ const TRANSITION_FILTERS = new Set(["xfade", "extractplanes", "mergeplanes"]);
 
 /** What a clip step failing in ffmpeg means in the clip's own terms, by ffmpeg filter name. */
 const FILTER_STEPS: readonly [RegExp, string][] = [
-  [/^(scale|crop|pad|setsar|format)$/, "fitting its picture into its box (fit, crop, transform size)"],
+  [/^(scale|zscale|crop|pad|setsar|format)$/, "fitting its picture into its box (fit, crop, transform size)"],
   [/^zoompan$/, "its motion effect (motion)"],
   [/^rotate$/, "rotating it (transform rotate)"],
   [/^lut$/, "applying its opacity (transform opacity)"],

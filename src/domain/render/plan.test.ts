@@ -20,6 +20,14 @@ const assets = new Map([
   ["upl_a", resolvedVideo("/media/a.mp4", 10)],
   ["upl_b", resolvedVideo("/media/b.mp4", 10)],
   ["upl_silent", resolvedVideo("/media/silent.mp4", 10, false)],
+  [
+    "upl_h264",
+    {
+      path: "/media/h264.mp4",
+      type: "video" as const,
+      media: { duration: 10, hasAudio: false, width: 160, height: 90, videoCodec: "h264" },
+    },
+  ],
   ["upl_music", resolvedAudio("/media/music.wav", 30)],
   ["upl_logo", resolvedImage("/media/logo.png", 200, 100)],
   [
@@ -231,6 +239,39 @@ describe("buildRenderPlan: video graph", () => {
     );
     // Box: width 0.5 of 320 = 160, height from the image aspect (2:1) = 80.
     expect(logo).toContain("scale=w=160:h=80");
+  });
+
+  it("resizes the base track's opaque video with zimg, other pictures with swscale; sets the rate only where a branch lacks it", () => {
+    const composition: Timeline = {
+      canvas: canvas(320, 180, 30),
+      tracks: [
+        track("video", [clip({ id: "base", start: 0, duration: 3, asset: videoAsset("upl_h264") })]),
+        track("video", [
+          clip({ id: "pip", start: 0, duration: 1, asset: videoAsset("upl_b"), transform: { width: 0.5 } }),
+        ]),
+        track("video", [
+          clip({ id: "tint", start: 0, duration: 1, asset: colorAsset("#ff000080") }),
+          clip({ id: "still", start: 1, duration: 1, asset: imageAsset("upl_logo") }),
+        ]),
+      ],
+    };
+    const chains = (
+      plan(composition).args[plan(composition).args.indexOf("-filter_complex") + 1] ?? ""
+    ).split(";\n");
+    const chainOf = (id: string) => chains.find((c) => c.includes(`@${id}=`) && c.startsWith("[")) ?? "";
+    // The base track's video (H.264, so opaque, and covering the canvas): 8-bit 4:2:0, then zimg
+    // resizes it.
+    expect(chainOf("base")).toMatch(
+      /format@base=yuv420p,zscale@base=w=320:h=180:filter=bicubic,format@base=yuv420p/,
+    );
+    // Its link has the canvas rate from its first fps: the branch ends with the time base only.
+    expect(chainOf("base")).toMatch(/settb@base=1\/30\[clip\d+\]$/);
+    // A still's repeated frame keeps its demuxer's rate: fps sets the canvas rate.
+    expect(chainOf("still")).toMatch(/,fps@still=30,setpts@still=round/);
+    expect(chainOf("still")).not.toContain("zscale");
+    // A picture with transparency around it (an upper track's box) keeps swscale.
+    expect(chainOf("pip")).toContain("scale@pip=w=160:h=90");
+    expect(chainOf("pip")).not.toContain("zscale");
   });
 
   it("holds the edge frame and warns when a transition lacks source handles", () => {

@@ -419,7 +419,11 @@ function clipPicture(
   }
   const filter = pictureFilter(clip, box.h, sourceScale);
   if (filter) filters.push(filter);
-  if (clip.asset.type !== "color") filters.push(...fitFilters(clip, box, ctx.scale / sourceScale));
+  if (clip.asset.type !== "color") {
+    // An opaque video picture (the base track's) is resized by zimg; see `resizeOpaqueVideo`.
+    const resize = clip.asset.type === "video" && pixelFormat === "yuv420p" ? resizeOpaqueVideo : undefined;
+    filters.push(...fitFilters(clip, box, ctx.scale / sourceScale, resize));
+  }
   if (clip.asset.type === "image") {
     filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
   }
@@ -523,18 +527,36 @@ function pictureFilter(clip: Clip, boxHeight: number, sourceScale: number): stri
   }
 }
 
-function fitFilters(clip: Clip, box: { w: number; h: number }, scale: number): string[] {
+/**
+ * Resizes an opaque 4:2:0 video picture to exactly `w`x`h` pixels with zimg (`zscale`, bicubic)
+ * instead of swscale: the same picture (luma within 58–64 dB PSNR of swscale's bicubic on the
+ * reference sources) for about a third less CPU per upscaled 1080p frame, and a pass-through
+ * when the size is already right. The picture is made 8-bit 4:2:0 first (by swscale, at the
+ * source's size; a no-op for the usual H.264/HEVC 4:2:0 source), so that zimg only resizes: it
+ * never converts colour spaces or ranges, whatever the source's colour tags say.
+ */
+function resizeOpaqueVideo(w: number, h: number): string[] {
+  return ["format=yuv420p", `zscale=w=${w}:h=${h}:filter=bicubic`, "format=yuv420p"];
+}
+
+/**
+ * The filters that fit a clip's picture into its box (`fit`). `resize` makes the exact-size
+ * resize of `cover` and `fill` (default swscale's `scale`).
+ */
+function fitFilters(
+  clip: Clip,
+  box: { w: number; h: number },
+  scale: number,
+  resize: (w: number, h: number) => string[] = (w, h) => [`scale=w=${w}:h=${h}`],
+): string[] {
   const { w, h } = box;
   switch (clip.fit ?? "cover") {
     case "cover":
       // Crop the source to the box's aspect first, then scale only what is kept (a portrait
       // 1080x1920 source for a 1920x1080 box is scaled from 1080x608, not up to 1920x3413).
-      return [
-        `crop=w=${quote(`min(iw,ih*${w}/${h})`)}:h=${quote(`min(ih,iw*${h}/${w})`)}`,
-        `scale=w=${w}:h=${h}`,
-      ];
+      return [`crop=w=${quote(`min(iw,ih*${w}/${h})`)}:h=${quote(`min(ih,iw*${h}/${w})`)}`, ...resize(w, h)];
     case "fill":
-      return [`scale=w=${w}:h=${h}`];
+      return resize(w, h);
     case "contain":
       return [
         `scale=w=${w}:h=${h}:force_original_aspect_ratio=decrease:force_divisible_by=2`,

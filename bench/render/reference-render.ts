@@ -278,6 +278,8 @@ async function main(): Promise<void> {
     let peakRss = 0;
     let floorPeakRss = 0;
     const benchCpu: { floor: number; render: number }[] = [];
+    /** The worker's own (Node) share of each render's worker-tree CPU seconds. */
+    const workerNodeCpu: number[] = [];
     let peakNode = 0;
     let standard: Awaited<ReturnType<typeof renderOnce>> | undefined;
     const steps: ReturnType<typeof stepsOf>[] = [];
@@ -303,6 +305,7 @@ async function main(): Promise<void> {
       const peaks = await sampler.stop();
       // The worker tree's CPU: Node (with its idle queue polling) plus the ffmpeg and ffprobe it ran.
       renderCpu.push(afterRender.own + afterRender.children - beforeRender.own - beforeRender.children);
+      workerNodeCpu.push(afterRender.own - beforeRender.own);
       peakRss = Math.max(peakRss, peaks.peak);
       peakNode = Math.max(peakNode, peaks.peakNode);
       renders.push(standard.queueToDoneSec);
@@ -310,7 +313,7 @@ async function main(): Promise<void> {
         `standard ${standard.queueToDoneSec.toFixed(1)} s = ${(standard.queueToDoneSec / (floors.at(-1) ?? 1)).toFixed(2)}x (peak worker RSS ${(peaks.peak / 2 ** 20).toFixed(0)} MiB, Node alone ${(peaks.peakNode / 2 ** 20).toFixed(0)} MiB)`,
       );
       log(
-        `CPU: floor ${floorCpu.at(-1)?.toFixed(1)} s, render (worker tree) ${renderCpu.at(-1)?.toFixed(1)} s = ${((renderCpu.at(-1) ?? 0) / (floorCpu.at(-1) ?? 1)).toFixed(2)}x`,
+        `CPU: floor ${floorCpu.at(-1)?.toFixed(1)} s, render (worker tree) ${renderCpu.at(-1)?.toFixed(1)} s, of which Node ${workerNodeCpu.at(-1)?.toFixed(2)} s = ${((renderCpu.at(-1) ?? 0) / (floorCpu.at(-1) ?? 1)).toFixed(2)}x`,
       );
       const timed = stepsOf(worker1, standard.render.id);
       steps.push(timed);
@@ -380,6 +383,7 @@ async function main(): Promise<void> {
       cpuSec: { floor: floorCpu, render: renderCpu },
       cpuRatioPerRound: renderCpu.map((r, i) => r / (floorCpu[i] ?? 1)),
       benchOwnCpuSec: benchCpu,
+      workerNodeCpuSec: workerNodeCpu,
       draft: { queueToDoneSec: draft.queueToDoneSec },
       peakWorkerRssMiB: peakRss / 2 ** 20,
       peakFloorRssMiB: floorPeakRss / 2 ** 20,

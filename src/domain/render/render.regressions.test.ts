@@ -490,7 +490,127 @@ const REGRESSIONS: Regression[] = [
       },
     ],
   },
+  {
+    // xfade's fadeblack (and fadewhite) takes the alpha plane through opaque too: on a track above
+    // the base, a dip to black covered the whole canvas in black at the cut. A layer now dips in
+    // its own pixels (colour through black, the two alphas blended).
+    name: "a fadeblack on an upper track dips the layer, not the whole canvas",
+    cases: [
+      {
+        name: "from a gap into a half-transparent colour over a cut between two base clips",
+        composition: {
+          canvas: { width: 80, height: 46, fps: 30, background: "#406080" },
+          tracks: [
+            {
+              id: "base",
+              kind: "video",
+              clips: [
+                { id: "c1", start: 0, duration: 1.29, asset: { type: "color", color: "#f0f0f0" } },
+                {
+                  id: "c2",
+                  start: 1.29,
+                  duration: 0.39,
+                  asset: { type: "video", uploadId: "rot270" },
+                  transition: { type: "slideleft", duration: 0.16 },
+                },
+              ],
+            },
+            {
+              id: "over2",
+              kind: "video",
+              clips: [
+                {
+                  id: "c9",
+                  start: 1.42,
+                  duration: 0.61,
+                  asset: { type: "color", color: "#3050e080" },
+                  transition: { type: "fadeblack", duration: 0.3 },
+                },
+              ],
+            },
+          ],
+        },
+      },
+    ],
+  },
+  {
+    // Not a render bug: the matrix's "no black frame in a transition" check flagged `zoomin`,
+    // whose frame at the cut is the outgoing picture magnified to its centre pixel (a dark one in
+    // these sources). The check now skips the zoom half of a `zoomin`; these cases keep the
+    // renders checked and pin what the cut frame is: one colour, the outgoing picture's centre.
+    name: "a zoomin transition's cut frame is the outgoing picture's centre pixel",
+    cases: [
+      {
+        name: "from a video at 23.976 fps",
+        composition: {
+          canvas: { width: 96, height: 54, fps: 23.976, background: "#3a7050" },
+          tracks: [
+            {
+              id: "base",
+              kind: "video",
+              clips: [
+                { id: "c11", start: 5.47, duration: 0.35, asset: { type: "video", uploadId: "v2997" } },
+                {
+                  id: "c12",
+                  start: 5.82,
+                  duration: 0.4,
+                  asset: { type: "video", uploadId: "mono22k" },
+                  transition: { type: "zoomin", duration: 0.12 },
+                },
+              ],
+            },
+          ],
+        },
+        verify: (outcome) => expectOneColourAt(outcome, 5.82, 23.976),
+      },
+      {
+        name: "from a greyscale video into a light colour at 25 fps",
+        composition: {
+          canvas: { width: 96, height: 54, fps: 25, background: "#7a5a30" },
+          tracks: [
+            {
+              id: "base",
+              kind: "video",
+              clips: [
+                {
+                  id: "c7",
+                  start: 3.22,
+                  duration: 0.47,
+                  asset: { type: "video", uploadId: "v24" },
+                  filter: "greyscale",
+                },
+                {
+                  id: "c8",
+                  start: 3.69,
+                  duration: 0.45,
+                  asset: { type: "color", color: "#f0f0f0" },
+                  transition: { type: "zoomin", duration: 0.28 },
+                },
+              ],
+            },
+          ],
+        },
+        verify: (outcome) => expectOneColourAt(outcome, 3.69, 25),
+      },
+    ],
+  },
 ];
+
+/**
+ * Expects the decoded frame at the cut `seconds` (on a `fps` canvas) to be one colour: every
+ * pixel's channels within 12 of the frame's mean (a draft encode's ripple on a flat picture).
+ */
+function expectOneColourAt(outcome: MatrixOutcome, seconds: number, fps: number): void {
+  const frames = outcome.decoded?.frames ?? [];
+  const frame = frames[Math.round(seconds * fps)] as Buffer;
+  expect(frame).toBeDefined();
+  const mean = meanRgb(frame);
+  let worst = 0;
+  for (let i = 0; i < frame.length; i += 3)
+    for (let c = 0; c < 3; c += 1)
+      worst = Math.max(worst, Math.abs((frame[i + c] as number) - (mean[c] as number)));
+  expect(worst).toBeLessThanOrEqual(12);
+}
 
 for (const regression of REGRESSIONS) {
   describe(`regression: ${regression.name}`, () => {

@@ -91,6 +91,42 @@ describe("crossfade", () => {
     }
   });
 
+  it("dips a layer to black or white in its own pixels: 4:4:4 colour, the two alphas blended", async () => {
+    for (const type of ["fadeblack", "fadewhite"] as const) {
+      const graph = new FilterGraph();
+      const out = crossfade(graph, ["0:v", "1:v"], {
+        type,
+        frames: FRAMES,
+        offset: -0.5,
+        rate,
+        pixelFormat: "yuva420p",
+        clipId: "m2",
+      });
+      graph.chain([out], ["null"], "out");
+      const ours = planes(
+        await rawFrames(graph.toString().replace(/\[out\d+\]$/, "[out]"), "yuva420p"),
+        true,
+      );
+      const xfade = (name: string) =>
+        `[0:v][1:v]xfade=transition=${name}:duration=0.4:offset=-0.02,format=yuva420p[out]`;
+      const colour = planes(await rawFrames(xfade(type), "yuva420p"), true);
+      const alpha = planes(await rawFrames(xfade("fade"), "yuva420p"), true);
+      for (let f = 0; f < FRAMES; f += 1) {
+        expect(psnr(ours.y[f] as Buffer, colour.y[f] as Buffer), `${type} frame ${f} luma`).toBe(
+          Number.POSITIVE_INFINITY,
+        );
+        expect(psnr(ours.chroma[f] as Buffer, colour.chroma[f] as Buffer), `${type} frame ${f} chroma`).toBe(
+          Number.POSITIVE_INFINITY,
+        );
+        // ffmpeg's own fadeblack takes alpha through opaque: a layer covered the whole canvas.
+        expect(psnr(ours.a[f] as Buffer, alpha.a[f] as Buffer), `${type} frame ${f} alpha`).toBe(
+          Number.POSITIVE_INFINITY,
+        );
+      }
+      expect(psnr(ours.a[FRAMES / 2] as Buffer, colour.a[FRAMES / 2] as Buffer)).toBeLessThan(30);
+    }
+  });
+
   // Every plane-wise transition against ffmpeg's own 4:4:4 blend of the same (softened) pictures:
   // the same luma and alpha, byte for byte, and chroma that differs only by the 4:4:4 round
   // trip's resampling, which the plane-wise blend no longer does (54 dB for fades; 33–37 dB for

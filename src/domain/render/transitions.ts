@@ -187,6 +187,9 @@ const WHOLE_PICTURE_TRANSITIONS: ReadonlySet<TransitionType> = new Set([
   "zoomin",
 ]);
 
+/** Transitions that pass through a solid colour (black, white) between the two pictures. */
+const DIPS_THROUGH_COLOUR: ReadonlySet<TransitionType> = new Set(["fadeblack", "fadewhite"]);
+
 /** Whether a transition type is blended plane by plane (see {@link WHOLE_PICTURE_TRANSITIONS}). */
 export function blendsPlanewise(type: TransitionType): boolean {
   return !WHOLE_PICTURE_TRANSITIONS.has(type);
@@ -215,18 +218,43 @@ export interface CrossfadeSpec {
  * pixels to blend. The others keep the 4:4:4 conversion. Returns the output label.
  */
 export function crossfade(graph: FilterGraph, [from, to]: [string, string], spec: CrossfadeSpec): string {
+  const xfade = (transition: string) =>
+    `xfade=transition=${transition}:duration=${sec(frameToSeconds(spec.frames, spec.rate))}:offset=${sec(frameToSeconds(spec.offset, spec.rate))}`;
   const name = XFADE_NAMES[spec.type];
-  const xfade = `xfade=transition=${name}:duration=${sec(frameToSeconds(spec.frames, spec.rate))}:offset=${sec(frameToSeconds(spec.offset, spec.rate))}`;
+  const alpha = spec.pixelFormat === "yuva420p";
   if (!blendsPlanewise(spec.type)) {
-    return graph.chain([from, to], [xfade, `format=${spec.pixelFormat}`], "xf", spec.clipId);
+    if (!alpha || !DIPS_THROUGH_COLOUR.has(spec.type)) {
+      return graph.chain([from, to], [xfade(name), `format=${spec.pixelFormat}`], "xf", spec.clipId);
+    }
+    // A layer dips to black (white) in its own pixels: the colour planes come from the 4:4:4
+    // `xfade`, the alpha plane is the two layers' alphas blended (xfade would take it through
+    // opaque: a transparent track covered the whole canvas in black at the cut).
+    const [colourFrom, alphaFrom] = graph.fanOut(from, "split=2", 2, "part", spec.clipId) as [string, string];
+    const [colourTo, alphaTo] = graph.fanOut(to, "split=2", 2, "part", spec.clipId) as [string, string];
+    const colour = graph.chain(
+      [colourFrom, colourTo],
+      [xfade(name), `format=${spec.pixelFormat}`],
+      "xf",
+      spec.clipId,
+    );
+    const [y, u, v] = graph.fanOut(colour, "extractplanes=y+u+v", 3, "plane", spec.clipId);
+    const [a] = graph.fanOut(alphaFrom, "extractplanes=a", 1, "plane", spec.clipId);
+    const [b] = graph.fanOut(alphaTo, "extractplanes=a", 1, "plane", spec.clipId);
+    const blendedAlpha = graph.chain([a as string, b as string], [xfade("fade")], "xf", spec.clipId);
+    return graph.chain(
+      [y as string, u as string, v as string, blendedAlpha],
+      ["mergeplanes=0x00102030:yuva420p"],
+      "xf",
+      spec.clipId,
+    );
   }
-  const planes = spec.pixelFormat === "yuva420p" ? ["y", "u", "v", "a"] : ["y", "u", "v"];
+  const planes = alpha ? ["y", "u", "v", "a"] : ["y", "u", "v"];
   const split = (input: string) =>
     graph.fanOut(input, `extractplanes=${planes.join("+")}`, planes.length, "plane", spec.clipId);
   const a = split(from);
   const b = split(to);
   const blended = planes.map((_, p) =>
-    graph.chain([a[p] as string, b[p] as string], [xfade], "xf", spec.clipId),
+    graph.chain([a[p] as string, b[p] as string], [xfade(name)], "xf", spec.clipId),
   );
   // Output plane p from input p's only plane: 0x00102030 for four.
   const map = planes.map((_, p) => `${p}0`).join("");

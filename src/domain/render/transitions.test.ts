@@ -61,6 +61,35 @@ function psnr(a: Buffer, b: Buffer): number {
 
 const types = Object.keys(XFADE_NAMES) as TransitionType[];
 
+/** The planes of {@link crossfade}'s output for `type` over the two test pictures. */
+async function crossfadeFrames(type: TransitionType, format: "yuv420p" | "yuva420p") {
+  const graph = new FilterGraph();
+  const out = crossfade(graph, ["0:v", "1:v"], {
+    type,
+    frames: FRAMES,
+    offset: -0.5,
+    rate,
+    pixelFormat: format,
+    clipId: "m2",
+  });
+  graph.chain([out], ["null"], "out");
+  return planes(
+    await rawFrames(graph.toString().replace(/\[out\d+\]$/, "[out]"), format),
+    format === "yuva420p",
+  );
+}
+
+/** The planes of ffmpeg's own `xfade` (4:4:4 inside) with transition `name` over the same pictures. */
+async function xfadeFrames(name: string, format: "yuv420p" | "yuva420p") {
+  return planes(
+    await rawFrames(
+      `[0:v][1:v]xfade=transition=${name}:duration=0.4:offset=-0.02,format=${format}[out]`,
+      format,
+    ),
+    format === "yuva420p",
+  );
+}
+
 describe("crossfade", () => {
   it("blends plane by plane exactly the transitions whose result does not mix planes", () => {
     const planewise = types.filter(blendsPlanewise);
@@ -93,24 +122,9 @@ describe("crossfade", () => {
 
   it("dips a layer to black or white in its own pixels: 4:4:4 colour, the two alphas blended", async () => {
     for (const type of ["fadeblack", "fadewhite"] as const) {
-      const graph = new FilterGraph();
-      const out = crossfade(graph, ["0:v", "1:v"], {
-        type,
-        frames: FRAMES,
-        offset: -0.5,
-        rate,
-        pixelFormat: "yuva420p",
-        clipId: "m2",
-      });
-      graph.chain([out], ["null"], "out");
-      const ours = planes(
-        await rawFrames(graph.toString().replace(/\[out\d+\]$/, "[out]"), "yuva420p"),
-        true,
-      );
-      const xfade = (name: string) =>
-        `[0:v][1:v]xfade=transition=${name}:duration=0.4:offset=-0.02,format=yuva420p[out]`;
-      const colour = planes(await rawFrames(xfade(type), "yuva420p"), true);
-      const alpha = planes(await rawFrames(xfade("fade"), "yuva420p"), true);
+      const ours = await crossfadeFrames(type, "yuva420p");
+      const colour = await xfadeFrames(type, "yuva420p");
+      const alpha = await xfadeFrames("fade", "yuva420p");
       for (let f = 0; f < FRAMES; f += 1) {
         expect(psnr(ours.y[f] as Buffer, colour.y[f] as Buffer), `${type} frame ${f} luma`).toBe(
           Number.POSITIVE_INFINITY,
@@ -134,27 +148,8 @@ describe("crossfade", () => {
   for (const format of ["yuv420p", "yuva420p"] as const) {
     it(`gives the 4:4:4 blend's luma${format === "yuva420p" ? " and alpha" : ""} exactly, in ${format}`, async () => {
       for (const type of types.filter(blendsPlanewise)) {
-        const graph = new FilterGraph();
-        const out = crossfade(graph, ["0:v", "1:v"], {
-          type,
-          frames: FRAMES,
-          offset: -0.5,
-          rate,
-          pixelFormat: format,
-          clipId: "m2",
-        });
-        graph.chain([out], ["null"], "out");
-        const ours = planes(
-          await rawFrames(`${graph.toString()}`.replace(/\[out\d+\]$/, "[out]"), format),
-          format === "yuva420p",
-        );
-        const reference = planes(
-          await rawFrames(
-            `[0:v][1:v]xfade=transition=${XFADE_NAMES[type]}:duration=0.4:offset=-0.02,format=${format}[out]`,
-            format,
-          ),
-          format === "yuva420p",
-        );
+        const ours = await crossfadeFrames(type, format);
+        const reference = await xfadeFrames(XFADE_NAMES[type], format);
         expect(ours.y.length, type).toBe(FRAMES);
         expect(reference.y.length, type).toBe(FRAMES);
         for (let f = 0; f < FRAMES; f += 1) {

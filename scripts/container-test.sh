@@ -198,7 +198,10 @@ node -e 'const [got, want] = process.argv.slice(1).map(Number); process.exit(Mat
   "$duration" "$want_duration" || fail "output lasts $duration s, the composition $want_duration s"
 [ "$frame" = "$want_size" ] || fail "output is $frame, the canvas $want_size"
 [ "$bytes" -gt 10000 ] || fail "output is only $bytes bytes"
-"${PODMAN[@]}" logs "$worker" 2>/dev/null | grep -q "$render" || fail "the worker container's log does not name $render"
+# The whole log first, then the search: `podman logs | grep -q` fails under pipefail whenever
+# grep matches and exits before podman has written everything (podman then dies of SIGPIPE).
+worker_log=$("${PODMAN[@]}" logs "$worker" 2>/dev/null || true)
+grep -q "$render" <<<"$worker_log" || fail "the worker container's log does not name $render"
 # The worker's Prometheus metrics count the render it ran.
 curl -fsS "http://127.0.0.1:$worker_port/metrics" >"$work/metrics.txt" || fail "the worker's /metrics did not answer"
 grep -Eq '^cutroom_job_duration_seconds_count\{[^}]*kind="render"[^}]*outcome="succeeded"[^}]*\} [1-9]' "$work/metrics.txt" ||

@@ -205,6 +205,17 @@ describe("split renders through the API", () => {
       expect(parts).toHaveLength(31);
       expect(parts.filter((p) => p.status === "queued" || p.status === "running")).toEqual([]);
       expect(parts.some((p) => p.status === "cancelled")).toBe(true);
+      // The worker deletes the render's files just after the transaction that ends it commits,
+      // so the render can read `cancelled` a moment before they are gone.
+      const dir = t.runtime.store.localPath(`${renderPrefix(id)}x`)?.replace(/x$/, "");
+      if (dir) {
+        const files = async () =>
+          (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) =>
+            e.isFile(),
+          );
+        await waitFor(async () => (await files()).length === 0, 10_000, 50).catch(() => undefined);
+        expect((await files()).map((e) => e.name)).toEqual([]);
+      }
       expect(await t.runtime.store.deletePrefix(renderPrefix(id))).toBe(0);
       const left = (await readdir(t.config.workDir).catch(() => [] as string[])).filter((n) =>
         parts.some((p) => n.startsWith(`${p.id}-`) || n.startsWith(`${id}-`)),

@@ -207,7 +207,8 @@ describe("split renders through the API", () => {
       expect(parts.some((p) => p.status === "cancelled")).toBe(true);
       // The worker deletes the render's files just after the transaction that ends it commits,
       // so the render can read `cancelled` a moment before they are gone.
-      const dir = t.runtime.store.localPath(`${renderPrefix(id)}x`)?.replace(/x$/, "");
+      const probe = t.runtime.store.localPath(`${renderPrefix(id)}probe`);
+      const dir = probe ? path.dirname(probe) : null;
       if (dir) {
         const files = async () =>
           (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) =>

@@ -241,12 +241,7 @@ export function crossfade(graph: FilterGraph, [from, to]: [string, string], spec
     const [a] = graph.fanOut(alphaFrom, "extractplanes=a", 1, "plane", spec.clipId);
     const [b] = graph.fanOut(alphaTo, "extractplanes=a", 1, "plane", spec.clipId);
     const blendedAlpha = graph.chain([a as string, b as string], [xfade("fade")], "xf", spec.clipId);
-    return graph.chain(
-      [y as string, u as string, v as string, blendedAlpha],
-      ["mergeplanes=0x00102030:yuva420p"],
-      "xf",
-      spec.clipId,
-    );
+    return mergePlanes(graph, [y as string, u as string, v as string, blendedAlpha], spec);
   }
   const planes = alpha ? ["y", "u", "v", "a"] : ["y", "u", "v"];
   const split = (input: string) =>
@@ -256,7 +251,12 @@ export function crossfade(graph: FilterGraph, [from, to]: [string, string], spec
   const blended = planes.map((_, p) =>
     graph.chain([a[p] as string, b[p] as string], [xfade(name)], "xf", spec.clipId),
   );
+  return mergePlanes(graph, blended, spec);
+}
+
+/** One picture in `spec.pixelFormat` from grey streams, one per plane in order (Y, U, V[, A]). */
+function mergePlanes(graph: FilterGraph, planes: string[], spec: CrossfadeSpec): string {
   // Output plane p from input p's only plane: 0x00102030 for four.
   const map = planes.map((_, p) => `${p}0`).join("");
-  return graph.chain(blended, [`mergeplanes=0x${map}:${spec.pixelFormat}`], "xf", spec.clipId);
+  return graph.chain(planes, [`mergeplanes=0x${map}:${spec.pixelFormat}`], "xf", spec.clipId);
 }

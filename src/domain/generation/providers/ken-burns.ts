@@ -1,9 +1,10 @@
-import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
+import type { Readable, Writable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
-import { orphanSafeLaunch } from "../../../media/tool-launch.ts";
+import { spawnTool } from "../../../media/tool-launch.ts";
 import { axisTaps } from "./axis-taps.ts";
 import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
 import { resamplerModule } from "./resample-simd.ts";
@@ -166,28 +167,31 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
   }
   const frames = Math.round(opts.duration * opts.fps);
   // Launched to die with this worker: killed mid-render, no orphan encodes on.
-  const launch = orphanSafeLaunch("ffmpeg", [
-    "-v",
-    "error",
-    "-y",
-    "-f",
-    "rawvideo",
-    "-pix_fmt",
-    "yuv420p",
-    "-s",
-    `${width}x${height}`,
-    "-framerate",
-    String(opts.fps),
-    "-i",
-    "pipe:0",
-    "-frames:v",
-    String(frames),
-    ...KEN_BURNS_X264_ARGS,
-    "-movflags",
-    "+faststart",
-    opts.output,
-  ]);
-  const encoder = spawn(launch.command, launch.args, { stdio: ["pipe", "ignore", "pipe"] });
+  const encoder = spawnTool(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "yuv420p",
+      "-s",
+      `${width}x${height}`,
+      "-framerate",
+      String(opts.fps),
+      "-i",
+      "pipe:0",
+      "-frames:v",
+      String(frames),
+      ...KEN_BURNS_X264_ARGS,
+      "-movflags",
+      "+faststart",
+      opts.output,
+    ],
+    { stdio: ["pipe", "ignore", "pipe"] },
+  ) as ChildProcessByStdio<Writable, null, Readable>;
   let stderr = "";
   encoder.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4096);
@@ -300,8 +304,11 @@ function even(x: number): number {
  */
 export async function runToBuffer(args: string[], signal?: AbortSignal): Promise<Buffer> {
   signal?.throwIfAborted();
-  const launch = orphanSafeLaunch("ffmpeg", args);
-  const child = spawn(launch.command, launch.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTool("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] }) as ChildProcessByStdio<
+    null,
+    Readable,
+    Readable
+  >;
   const chunks: Buffer[] = [];
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => chunks.push(d));

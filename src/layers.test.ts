@@ -112,6 +112,24 @@ describe("source layers", () => {
     expect(files.filter((path) => !layerOf(path))).toEqual([]);
   });
 
+  it("has no import circle (type-only imports included)", () => {
+    const next = new Map<string, string[]>();
+    for (const i of imports) next.set(i.from, [...(next.get(i.from) ?? []), i.to]);
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, above: string[]) => {
+      const path = [...above, file];
+      state.set(file, "open");
+      for (const to of next.get(file) ?? []) {
+        if (state.get(to) === "open") circles.push([...path.slice(path.indexOf(to)), to].join(" -> "));
+        else if (!state.has(to)) visit(to, path);
+      }
+      state.set(file, "done");
+    };
+    for (const file of files) if (!state.has(file)) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
   it("has no import that goes up a layer", () => {
     const upward = imports.filter((i) => {
       const from = layerOf(i.from);

@@ -6,8 +6,8 @@ import { pipeline } from "node:stream/promises";
 import { ApiError } from "@fal-ai/client";
 import { fetchRemoteAsset, loadUndici, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
+import { createFalQueue, type FalQueueOptions } from "../../vendors/fal/queue.ts";
 import { GenerationError } from "../errors.ts";
-import { createFalQueue, type FalQueueOptions } from "./fal-queue.ts";
 import { runToBuffer } from "./ken-burns.ts";
 import type { GenerationProvider, ProviderRequest, VendorRef } from "./types.ts";
 

@@ -10,7 +10,7 @@ import { findProject } from "../../db/repositories/projects.ts";
 import { transcriptionStatuses } from "../../db/repositories/transcriptions.ts";
 import { findUploadsByIds, listFontUploads } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
-import { MAX_UPLOADED_FONTS } from "../render/fonts.ts";
+import { MAX_UPLOADED_FONTS } from "../fonts/fonts.ts";
 import type { RenderLimits } from "../render-jobs/limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";

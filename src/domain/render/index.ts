@@ -1,16 +1,5 @@
 export { type AssDocument, assColor, assTime, buildAss } from "./ass.ts";
 export { atempoChain, buildAudioMix, duckingRatio, SAMPLE_RATE } from "./audio-branch.ts";
-export {
-  type BundledFamily,
-  bundledFamilyNames,
-  bundledFonts,
-  EMOJI_FAMILY,
-  type FontFace,
-  MAX_UPLOADED_FONTS,
-  type ResolvedFont,
-  readFontFamilyNames,
-  resolveFont,
-} from "./fonts.ts";
 export { type EncoderVariant, encoderArgs, FORMAT_MIME, FORMAT_TRAITS } from "./outputs.ts";
 export {
   type BuildRenderPlanInput,
@@ -22,6 +11,7 @@ export {
   type RenderPlan,
 } from "./plan.ts";
 export { type RenderSplitOptions, renderSplit } from "./render-split.ts";
+export { type ResolvedFont, resolveFont } from "./resolve-font.ts";
 export {
   AUDIO_PART,
   type BuildSplitRenderPlanInput,

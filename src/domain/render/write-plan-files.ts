@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fontCoverage, withFullUnicodeCmapFirst } from "./fonts.ts";
+import { fontCoverage, withFullUnicodeCmapFirst } from "../fonts/fonts.ts";
 import type { RenderPlan } from "./plan.ts";
 import type { RenderWarning } from "./types.ts";
 

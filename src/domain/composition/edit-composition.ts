@@ -11,7 +11,7 @@ import { transcriptionStatuses } from "../../db/repositories/transcriptions.ts";
 import { findUploadsByIds, listFontUploads } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound } from "../../errors.ts";
 import { MAX_UPLOADED_FONTS } from "../fonts/fonts.ts";
-import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { RenderLimits } from "./limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
 import { type TranscriptionInfo, type UploadInfo, validateComposition } from "./validate.ts";

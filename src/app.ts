@@ -12,8 +12,8 @@ import { createGenerationService } from "./domain/assistant/generation-service.t
 import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
-import { createPreviewStream } from "./domain/render-jobs/preview-stream.ts";
-import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
+import { createPreviewStream } from "./domain/preview/preview-stream.ts";
+import { createFramePreview } from "./domain/preview/render-frame.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";

@@ -13,8 +13,8 @@ import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
 import type { EncoderVariant } from "../render/outputs.ts";
 import { RenderError, type RenderOutputOptions } from "../render/types.ts";
-import { explainRenderFailure } from "./render-failure.ts";
-import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "./render-prepare.ts";
+import { explainRenderFailure } from "../render-jobs/render-failure.ts";
+import { prepareRender, type ScratchKind, scratchWorkDirPrefix } from "../render-jobs/render-prepare.ts";
 
 /**
  * Decoder threads of each video input of a preview (frame or stream): one per core, at most 4.

@@ -10,7 +10,6 @@ export {
   type PlanInput,
   type RenderPlan,
 } from "./plan.ts";
-export { type RenderSplitOptions, renderSplit } from "./render-split.ts";
 export { type ResolvedFont, resolveFont } from "./resolve-font.ts";
 export {
   AUDIO_PART,

@@ -3,9 +3,10 @@ import type { Db } from "../../db/client.ts";
 import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildRenderPlan, type EncoderVariant, type RenderPlan, writePlanFiles } from "../render/index.ts";
+import { buildRenderPlan, type EncoderVariant, type RenderPlan } from "../render/index.ts";
 import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
+import { writePlanFiles } from "./write-plan-files.ts";
 
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {

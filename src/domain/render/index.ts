@@ -26,4 +26,3 @@ export { parseSubtitles } from "./subtitle-parse.ts";
 export * from "./timeline.ts";
 export { XFADE_NAMES } from "./transitions.ts";
 export * from "./types.ts";
-export { writePlanFiles } from "./write-plan-files.ts";

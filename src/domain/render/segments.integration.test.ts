@@ -16,11 +16,11 @@ import {
 } from "../../../test/fixtures/render/seams.ts";
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { writePlanFiles } from "../render-jobs/write-plan-files.ts";
 import { buildRenderPlan } from "./plan.ts";
 import { buildSplitRenderPlan } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
 import type { RenderOutputOptions, RenderQuality, ResolvedAsset } from "./types.ts";
-import { writePlanFiles } from "./write-plan-files.ts";
 
 const FPS = 25;
 let dir = "";

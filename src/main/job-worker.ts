@@ -9,7 +9,6 @@ import type { RenderWarning } from "../domain/render/types.ts";
 import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
 import { renderJoinJobHandler } from "../domain/render-jobs/render-join-job.ts";
 import { renderPartJobHandler, renderPartWorkDirs } from "../domain/render-jobs/render-part-job.ts";
-import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import { transcriptionWorkDirs } from "../domain/transcription/pipeline.ts";
 import {
   type TranscriptionJobDeps,
@@ -23,6 +22,7 @@ import { JOBS, type JobCatalog } from "../queue/catalog.ts";
 import { createEnqueue } from "../queue/enqueue.ts";
 import type { Queue } from "../queue/queue.ts";
 import { type JobHandlers, startJobWorkers } from "../queue/registry.ts";
+import { scratchWorkDirs } from "../queue/scratch-work-dirs.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 

@@ -62,15 +62,17 @@ const KNOWN_UPWARD: { from: string; to: string; typeOnly: boolean; why: string }
  * other in any way. A new area needs a rank here.
  */
 const DOMAIN_AREAS: { rank: number; areas: string[] }[] = [
-  { rank: 9, areas: ["assistant"] },
-  { rank: 8, areas: ["interchange", "retention"] },
-  { rank: 7, areas: ["webhooks"] },
-  { rank: 6, areas: ["presenters", "preview"] },
-  { rank: 5, areas: ["render-jobs"] },
-  { rank: 4, areas: ["transcription"] },
-  { rank: 3, areas: ["accounts", "generation", "render"] },
-  { rank: 2, areas: ["composition", "console", "uploads"] },
-  { rank: 1, areas: ["analysis", "auth", "fonts", "quota"] },
+  { rank: 11, areas: ["assistant"] },
+  { rank: 10, areas: ["interchange", "retention"] },
+  { rank: 9, areas: ["webhooks"] },
+  { rank: 8, areas: ["presenters", "preview"] },
+  { rank: 7, areas: ["render-jobs"] },
+  { rank: 6, areas: ["render"] },
+  { rank: 5, areas: ["transcription"] },
+  { rank: 4, areas: ["accounts", "generation"] },
+  { rank: 3, areas: ["composition", "console"] },
+  { rank: 2, areas: ["auth", "uploads"] },
+  { rank: 1, areas: ["analysis", "fonts", "quota"] },
 ];
 
 const SRC = dirname(fileURLToPath(import.meta.url));

@@ -55,6 +55,26 @@ const KNOWN_UPWARD: { from: string; to: string; typeOnly: boolean; why: string }
   },
 ];
 
+/**
+ * The domain's own areas, from the top: `domain/<area>/` or `domain/<area>.ts`. An area may
+ * value-import areas of a lower rank only. `import type` may name any area (a port such as
+ * `WebhookEvents`, which jobs receive and `webhooks` implements), but no two areas import each
+ * other in any way. A new area needs a rank here.
+ */
+const DOMAIN_AREAS: { rank: number; areas: string[] }[] = [
+  { rank: 11, areas: ["assistant"] },
+  { rank: 10, areas: ["interchange", "retention"] },
+  { rank: 9, areas: ["webhooks"] },
+  { rank: 8, areas: ["presenters", "preview"] },
+  { rank: 7, areas: ["render-jobs"] },
+  { rank: 6, areas: ["render"] },
+  { rank: 5, areas: ["transcription"] },
+  { rank: 4, areas: ["accounts", "generation"] },
+  { rank: 3, areas: ["composition", "console"] },
+  { rank: 2, areas: ["auth", "uploads"] },
+  { rank: 1, areas: ["analysis", "fonts", "quota", "vendors"] },
+];
+
 const SRC = dirname(fileURLToPath(import.meta.url));
 
 /** Every non-test TypeScript source under `src/`, as `/`-separated paths relative to it. */
@@ -70,6 +90,16 @@ function sourceFiles(dir: string): string[] {
 
 function layerOf(path: string) {
   return LAYERS.find((layer) => layer.paths.some((p) => (p.endsWith("/") ? path.startsWith(p) : path === p)));
+}
+
+/** The domain area of a path (`domain/render/plan.ts` → `render`), or undefined outside `domain/`. */
+function domainAreaOf(path: string): string | undefined {
+  const [top, area] = path.split("/");
+  return top === "domain" && area ? area.replace(/\.ts$/, "") : undefined;
+}
+
+function domainRankOf(area: string): number | undefined {
+  return DOMAIN_AREAS.find((entry) => entry.areas.includes(area))?.rank;
 }
 
 interface SourceImport {
@@ -149,5 +179,37 @@ describe("source layers", () => {
       (k) => !imports.some((i) => i.from.startsWith(k.from) && i.to.startsWith(k.to)),
     );
     expect(stale.map((k) => `${k.from} -> ${k.to}`)).toEqual([]);
+  });
+
+  it("ranks every domain area, and only areas that exist", () => {
+    const present = new Set(files.flatMap((path) => domainAreaOf(path) ?? []));
+    const listed = DOMAIN_AREAS.flatMap((entry) => entry.areas);
+    expect([...present].filter((area) => domainRankOf(area) === undefined)).toEqual([]);
+    expect(listed.filter((area) => !present.has(area))).toEqual([]);
+  });
+
+  it("has no domain value import that goes up an area or sideways", () => {
+    const upward = imports.filter((i) => {
+      const from = domainAreaOf(i.from);
+      const to = domainAreaOf(i.to);
+      if (!from || !to || from === to || i.typeOnly) return false;
+      return (domainRankOf(to) ?? 0) >= (domainRankOf(from) ?? 0);
+    });
+    expect(upward.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
+  it("has no two domain areas that import each other", () => {
+    const edges = new Set(
+      imports.flatMap((i) => {
+        const from = domainAreaOf(i.from);
+        const to = domainAreaOf(i.to);
+        return from && to && from !== to ? [`${from} -> ${to}`] : [];
+      }),
+    );
+    const pairs = [...edges].filter((edge) => {
+      const [from, to] = edge.split(" -> ");
+      return from !== undefined && to !== undefined && from < to && edges.has(`${to} -> ${from}`);
+    });
+    expect(pairs).toEqual([]);
   });
 });

@@ -2,9 +2,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
-import { startJobWorker } from "./main/job-worker.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
-import { buildServices, type WorkerServices } from "./services.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createBlobStore } from "./storage/create-blob-store.ts";
 import { LocalDiskStore } from "./storage/local-disk.ts";
@@ -85,24 +83,4 @@ export async function createStore(config: Config): Promise<BlobStore> {
     publicBaseUrl: config.publicUrl,
     secret: config.urlSigningSecret ?? (await loadOrCreateSecret(config.dataDir)),
   });
-}
-
-/**
- * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
- * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
- * Renders longer than `RENDER_SEGMENT_SEC` are split into parts (see `split-render.ts`).
- * @param opts.services - the worker's services (`buildServices` with role `worker` or `both`);
- *   built here with role `worker` when not given.
- * @param opts.lossless - when the services are built here: lossless H.264 video in renders and
- *   their segments, for exactness tests only (split and unsplit outputs then decode to identical
- *   frames).
- * @returns a function that stops taking jobs and waits for running ones.
- */
-export async function startWorker(
-  runtime: RuntimeParts,
-  opts: { services?: WorkerServices; lossless?: boolean } = {},
-): Promise<() => Promise<void>> {
-  const services =
-    opts.services ?? (await buildServices(runtime, { role: "worker", lossless: opts.lossless }));
-  return startJobWorker(runtime, services);
 }

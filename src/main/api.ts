@@ -5,9 +5,10 @@ import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
-import { openRuntime, startWorker } from "../runtime.ts";
+import { openRuntime } from "../runtime.ts";
 import { buildServices } from "../services.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
+import { startWorker } from "./job-worker.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner

@@ -3,16 +3,16 @@ import { generationWorkDirs } from "../domain/generation/pipeline.ts";
 import { renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
 import { renderJoinJobHandler } from "../domain/render-jobs/render-join-job.ts";
 import { renderPartJobHandler, renderPartWorkDirs } from "../domain/render-jobs/render-part-job.ts";
-import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import { transcriptionWorkDirs } from "../domain/transcription/pipeline.ts";
 import { transcriptionJobHandler } from "../domain/transcription/transcription-job.ts";
 import { previewProxyJobHandler } from "../domain/uploads/preview-proxy.ts";
 import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";
 import { JOBS, type JobCatalog } from "../queue/catalog.ts";
 import { type JobHandlers, startJobWorkers } from "../queue/registry.ts";
+import { scratchWorkDirs } from "../queue/scratch-work-dirs.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "../queue/work-dir-sweep.ts";
 import type { RuntimeParts } from "../runtime.ts";
-import type { WorkerServices } from "../services.ts";
+import { buildServices, type WorkerServices } from "../services.ts";
 
 /**
  * Makes this process a job worker: one handler per job kind of the catalog (start-up fails
@@ -118,4 +118,24 @@ export async function startJobWorker(
     stopSweeps();
     await stopJobs();
   };
+}
+
+/**
+ * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
+ * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
+ * Renders longer than `RENDER_SEGMENT_SEC` are split into parts (see `split-render.ts`).
+ * @param opts.services - the worker's services (`buildServices` with role `worker` or `both`);
+ *   built here with role `worker` when not given.
+ * @param opts.lossless - when the services are built here: lossless H.264 video in renders and
+ *   their segments, for exactness tests only (split and unsplit outputs then decode to identical
+ *   frames).
+ * @returns a function that stops taking jobs and waits for running ones.
+ */
+export async function startWorker(
+  runtime: RuntimeParts,
+  opts: { services?: WorkerServices; lossless?: boolean } = {},
+): Promise<() => Promise<void>> {
+  const services =
+    opts.services ?? (await buildServices(runtime, { role: "worker", lossless: opts.lossless }));
+  return startJobWorker(runtime, services);
 }

@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
-import { openRuntime, startWorker } from "../runtime.ts";
+import { openRuntime } from "../runtime.ts";
 import { buildServices } from "../services.ts";
+import { startWorker } from "./job-worker.ts";
 
 /**
  * Worker process entry point (scale-out role): takes jobs from the shared queue and serves

@@ -12,7 +12,8 @@ import type { Scope } from "../../src/domain/auth/scopes.ts";
 import type { Plan } from "../../src/domain/quota/daily-quota.ts";
 import type { App } from "../../src/http/types.ts";
 import { createLogger } from "../../src/logger.ts";
-import { openRuntime, type Runtime, startWorker } from "../../src/runtime.ts";
+import { startWorker } from "../../src/main/job-worker.ts";
+import { openRuntime, type Runtime } from "../../src/runtime.ts";
 import { type ApiServices, buildServices, type ServiceOptions } from "../../src/services.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 

@@ -20,11 +20,11 @@ import {
   toCompositionResource,
   validateCompositionFor,
 } from "../composition/edit-composition.ts";
+import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "../composition/limits.ts";
 import type { FrozenComposition, Timeline } from "../composition/schema.ts";
 import { fillTemplate, type MergeValues } from "../composition/template.ts";
 import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
-import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "./limits.ts";
 
 /**
  * `POST /api/render` body after schema validation: exactly one of `compositionId` (a stored

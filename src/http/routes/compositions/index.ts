@@ -12,7 +12,7 @@ import {
   replaceComposition,
   toCompositionResource,
 } from "../../../domain/composition/edit-composition.ts";
-import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
+import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { invalidRequest, notFound } from "../../../errors.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";

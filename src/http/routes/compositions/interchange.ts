@@ -1,8 +1,8 @@
 import type { Db } from "../../../db/client.ts";
 import { hasScope } from "../../../domain/auth/scopes.ts";
 import { toCompositionResource } from "../../../domain/composition/edit-composition.ts";
+import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
-import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { AppError } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";

@@ -27,6 +27,7 @@ import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
+import { eventPresenters } from "./http/presenters/events.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
 import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
@@ -147,7 +148,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const ttl = config.signedUrlTtlSec;
   const enqueue = createEnqueue(queue);
   const flows = createFlowQueue(queue);
-  const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: ttl, clock });
+  const events = createWebhookEvents({
+    enqueue,
+    clock,
+    present: eventPresenters({ store, signedUrlTtlSec: ttl }),
+  });
   const allowPrivate = config.webhooks.allowPrivate;
   // Before the routes: its tools are routes, collected as they are registered.
   registerMcp(app, { db, clock, renderLimits: config.renderLimits, version: deps.version ?? "0.1.0" });

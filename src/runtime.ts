@@ -10,6 +10,7 @@ import { createRenderPipeline } from "./domain/render-jobs/render-pipeline.ts";
 import { createSplitRenderStarter } from "./domain/render-jobs/split-render.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
+import { eventPresenters } from "./http/presenters/events.ts";
 import { startJobWorker } from "./main/job-worker.ts";
 import { createEnqueue } from "./queue/enqueue.ts";
 import { createFlowQueue } from "./queue/flow.ts";
@@ -132,9 +133,8 @@ export async function startWorker(
     webhooks: config.webhooks,
     events: createWebhookEvents({
       enqueue: createEnqueue(queue),
-      store,
-      signedUrlTtlSec: config.signedUrlTtlSec,
       clock,
+      present: eventPresenters({ store, signedUrlTtlSec: config.signedUrlTtlSec }),
     }),
     renderPipeline: createRenderPipeline({ ...render, split }),
     resumeSplitRender: split.resume,

@@ -11,9 +11,10 @@ import {
   type SessionRow,
 } from "../../../db/repositories/assistant.ts";
 import type { Assistant } from "../../../domain/assistant/service.ts";
-import { openSession, toHistoryEntry } from "../../../domain/assistant/sessions.ts";
+import { openSession } from "../../../domain/assistant/sessions.ts";
 import { notFound } from "../../../errors.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import { presentRunCancelled, presentSession } from "../../presenters/assistant.ts";
 import {
   AssistantEvent,
   AssistantSession,
@@ -58,15 +59,7 @@ export function registerAssistantRoutes(
 
   const present = async (s: SessionRow, withHistory: boolean) => {
     const running = await findRunningRun(db, s.id);
-    return {
-      id: s.id,
-      projectId: s.projectId,
-      compositionId: s.compositionId,
-      model: s.model,
-      activeRunId: running?.id ?? null,
-      createdAt: s.createdAt.toISOString(),
-      ...(withHistory ? { messages: (await listMessages(db, s.id)).map(toHistoryEntry) } : {}),
-    };
+    return presentSession(s, running?.id ?? null, withHistory ? await listMessages(db, s.id) : undefined);
   };
 
   app.post(
@@ -226,12 +219,7 @@ export function registerAssistantRoutes(
     async (request, reply) => {
       const auth = requireAuth(request);
       const run = await assistant.cancel(auth.userId, request.params.runId);
-      return reply.code(run.status === "running" ? 202 : 200).send({
-        id: run.id,
-        sessionId: run.sessionId,
-        status: run.status,
-        cancelRequested: run.cancelRequestedAt !== null,
-      });
+      return reply.code(run.status === "running" ? 202 : 200).send(presentRunCancelled(run));
     },
   );
 }

@@ -10,11 +10,11 @@ import {
   type EditContext,
   patchComposition,
   replaceComposition,
-  toCompositionResource,
 } from "../../../domain/composition/edit-composition.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { invalidRequest, notFound } from "../../../errors.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   CompositionParams,
@@ -65,7 +65,7 @@ export function registerCompositionRoutes(
         projectId: request.query.projectId,
         ...pageWindow(request.query),
       });
-      return toPage(page, toCompositionResource);
+      return toPage(page, presentComposition);
     },
   );
 
@@ -86,7 +86,7 @@ export function registerCompositionRoutes(
     async (request, reply) => {
       const auth = requireAuth(request);
       const row = await createComposition(ctx(auth.userId), request.body);
-      return reply.code(201).header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+      return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
 
@@ -105,7 +105,7 @@ export function registerCompositionRoutes(
       const auth = requireAuth(request);
       const row = await findComposition(deps.db, auth.userId, request.params.id);
       if (!row) throw notFound(`Composition ${request.params.id}`);
-      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
 
@@ -145,7 +145,7 @@ export function registerCompositionRoutes(
         baseVersion,
         body: request.body,
       });
-      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
 
@@ -176,7 +176,7 @@ export function registerCompositionRoutes(
         patch: request.body,
         ifMatch: parseIfMatch(request.headers["if-match"]),
       });
-      return reply.header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
 

@@ -19,10 +19,10 @@ import {
 } from "../../../domain/generation/create.ts";
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
 import { waitForSettled } from "../../../domain/generation/settled.ts";
-import { presentGeneration, presentGenerationRow } from "../../../domain/presenters.ts";
 import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
+import { presentGeneration, presentGenerationRow } from "../../presenters/generations.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import {
   Generation,

@@ -8,11 +8,11 @@ import {
   listProjectsPage,
   updateProject,
 } from "../../../db/repositories/projects.ts";
-import { presentProject } from "../../../domain/presenters.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { uploadPrefix } from "../../../storage/keys.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import { presentProject } from "../../presenters/projects.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Project, ProjectCreate, ProjectDeleteQuery, ProjectUpdate } from "../../schemas/project.ts";
 import { type App, requireAuth } from "../../types.ts";

@@ -8,13 +8,13 @@ import {
   type TranscriptionRow,
 } from "../../../db/repositories/transcriptions.ts";
 import { TRANSCRIPTION_STATUSES } from "../../../db/schema/transcriptions.ts";
-import { presentTranscription } from "../../../domain/presenters.ts";
 import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
 import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
 import type { Transcriber } from "../../../domain/transcription/types.ts";
 import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
+import { presentTranscription } from "../../presenters/transcriptions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,

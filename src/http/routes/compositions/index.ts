@@ -2,9 +2,9 @@ import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
 import {
   deleteComposition,
-  findComposition,
-  listCompositionsPage,
-} from "../../../db/repositories/compositions.ts";
+  getComposition,
+  listCompositions,
+} from "../../../domain/composition/compositions.ts";
 import {
   createComposition,
   type EditContext,
@@ -12,7 +12,7 @@ import {
   replaceComposition,
 } from "../../../domain/composition/edit-composition.ts";
 import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
-import { invalidRequest, notFound } from "../../../errors.ts";
+import { invalidRequest } from "../../../errors.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
 import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
@@ -60,7 +60,7 @@ export function registerCompositionRoutes(
     },
     async (request) => {
       const auth = requireAuth(request);
-      const page = await listCompositionsPage(deps.db, {
+      const page = await listCompositions(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
         ...pageWindow(request.query),
@@ -103,8 +103,7 @@ export function registerCompositionRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const row = await findComposition(deps.db, auth.userId, request.params.id);
-      if (!row) throw notFound(`Composition ${request.params.id}`);
+      const row = await getComposition(deps.db, auth.userId, request.params.id);
       return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );

@@ -1,5 +1,4 @@
-import type { Db } from "../../db/client.ts";
-import { type GenerationRow, outputsOf } from "../../db/repositories/generations.ts";
+import type { GenerationRow } from "../../db/repositories/generations.ts";
 import type { UploadRow } from "../../db/repositories/uploads.ts";
 import type { SigningDeps } from "./signing.ts";
 import { presentUpload } from "./uploads.ts";
@@ -21,10 +20,4 @@ export async function presentGeneration(deps: SigningDeps, g: GenerationRow, out
     createdAt: g.createdAt.toISOString(),
     finishedAt: g.finishedAt?.toISOString() ?? null,
   };
-}
-
-/** A generation row → the `Generation` resource, reading its outputs (`db` may be a transaction). */
-export async function presentGenerationRow(db: Db, deps: SigningDeps, g: GenerationRow) {
-  const outputs = (await outputsOf(db, [g.id])).get(g.id) ?? [];
-  return presentGeneration(deps, g, outputs);
 }

@@ -7,6 +7,7 @@ import type { Db } from "../../db/client.ts";
 import type { Notifications } from "../../db/notifications.ts";
 import {
   findGeneration,
+  GENERATION_TERMINAL,
   type GenerationRow,
   listGenerationsPage,
   outputsOf,
@@ -26,6 +27,11 @@ import { waitForSettled } from "./settled.ts";
 
 /** A generation with its output uploads (none until it succeeds), in creation order. */
 export type GenerationWithOutputs = GenerationRow & { outputs: UploadRow[] };
+
+/** Whether a generation has ended (succeeded, failed or cancelled): it changes no more. */
+export function isGenerationSettled(g: Pick<GenerationRow, "status">): boolean {
+  return GENERATION_TERMINAL.includes(g.status);
+}
 
 /** `rows` with their outputs, read in one query. */
 async function withOutputs(db: Db, rows: GenerationRow[]): Promise<GenerationWithOutputs[]> {

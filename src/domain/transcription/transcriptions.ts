@@ -6,12 +6,18 @@ import type { Db } from "../../db/client.ts";
 import {
   findTranscription,
   listTranscriptionsPage,
+  TRANSCRIPTION_TERMINAL,
   type TranscriptionRow,
 } from "../../db/repositories/transcriptions.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { checkCallbackUrl } from "../webhooks/target.ts";
 import { type CreateTranscriptionDeps, createTranscription, type TranscriptionInput } from "./create.ts";
 import { plainText, subtitleText } from "./exports.ts";
+
+/** Whether a transcription has ended (succeeded, failed or cancelled): it changes no more. */
+export function isTranscriptionFinished(t: Pick<TranscriptionRow, "status">): boolean {
+  return TRANSCRIPTION_TERMINAL.includes(t.status);
+}
 
 /**
  * `POST /transcriptions`: checks `callbackUrl`, then creates and queues the transcription.

@@ -3,7 +3,7 @@ import type { Clock } from "../../../clock.ts";
 import type { GenerationConfig } from "../../../config.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Notifications } from "../../../db/notifications.ts";
-import { GENERATION_TERMINAL, type GenerationRow } from "../../../db/repositories/generations.ts";
+import type { GenerationRow } from "../../../db/repositories/generations.ts";
 import { GENERATION_STATUSES } from "../../../db/schema/generations.ts";
 import type { ImageGenerationInput } from "../../../domain/generation/create.ts";
 import {
@@ -11,6 +11,7 @@ import {
   generateImage,
   generateVideo,
   getGeneration,
+  isGenerationSettled,
   listGenerations,
 } from "../../../domain/generation/generations.ts";
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
@@ -74,7 +75,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
         request.body as ImageGenerationInput,
         deps.generation.imageWaitSec * 1000,
       );
-      const done = GENERATION_TERMINAL.includes(row.status);
+      const done = isGenerationSettled(row);
       reply.header("Location", `/api/v1/generations/${row.id}`);
       if (!done) reply.header("Retry-After", RETRY_AFTER.image);
       return reply.code(done ? 201 : 202).send(await presentGeneration(deps, row, row.outputs));
@@ -116,7 +117,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     schema: Generation,
     params: GenerationParams,
     find: (userId, id) => getGeneration(deps.db, userId, id),
-    retryAfter: (g) => (GENERATION_TERMINAL.includes(g.status) ? undefined : RETRY_AFTER[g.kind]),
+    retryAfter: (g) => (isGenerationSettled(g) ? undefined : RETRY_AFTER[g.kind]),
     present: (g) => presentGeneration(deps, g, g.outputs),
     list: {
       operationId: "listGenerations",

@@ -1,12 +1,13 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { TRANSCRIPTION_TERMINAL, type TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
+import type { TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
 import { TRANSCRIPTION_STATUSES } from "../../../db/schema/transcriptions.ts";
 import { cancelTranscription } from "../../../domain/transcription/create.ts";
 import {
   exportTranscription,
   getTranscription,
+  isTranscriptionFinished,
   listTranscriptions,
   requestTranscription,
 } from "../../../domain/transcription/transcriptions.ts";
@@ -73,7 +74,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     schema: Transcription,
     params: TranscriptionParams,
     find: (userId, id) => getTranscription(deps.db, userId, id),
-    retryAfter: (t) => (TRANSCRIPTION_TERMINAL.includes(t.status) ? undefined : RETRY_AFTER),
+    retryAfter: (t) => (isTranscriptionFinished(t) ? undefined : RETRY_AFTER),
     present: presentTranscription,
     list: {
       operationId: "listTranscriptions",

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
+import { buildServices } from "../services.ts";
 
 /**
  * Worker process entry point (scale-out role): takes jobs from the shared queue and serves
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
         });
   // Listening first: a port in use stops the worker before it takes any job.
   await server?.listen({ port: config.workerPort, host: config.host });
-  const stop = await startWorker(runtime);
+  const stop = await startWorker(runtime, { services: await buildServices(runtime, { role: "worker" }) });
   logger.info(
     {
       concurrency: config.workerConcurrency,

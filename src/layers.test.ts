@@ -62,17 +62,12 @@ const KNOWN_UPWARD: { from: string; to: string; typeOnly: boolean; why: string }
  * other in any way. A new area needs a rank here.
  */
 const DOMAIN_AREAS: { rank: number; areas: string[] }[] = [
-  { rank: 11, areas: ["assistant"] },
-  { rank: 10, areas: ["interchange", "retention"] },
-  { rank: 9, areas: ["webhooks"] },
-  { rank: 8, areas: ["presenters", "preview"] },
-  { rank: 7, areas: ["render-jobs"] },
-  { rank: 6, areas: ["render"] },
-  { rank: 5, areas: ["transcription"] },
-  { rank: 4, areas: ["accounts", "generation"] },
-  { rank: 3, areas: ["composition", "console"] },
-  { rank: 2, areas: ["auth", "uploads"] },
-  { rank: 1, areas: ["analysis", "fonts", "quota", "vendors"] },
+  { rank: 6, areas: ["assistant"] },
+  { rank: 5, areas: ["preview", "retention"] },
+  { rank: 4, areas: ["generation", "interchange", "render-jobs"] },
+  { rank: 3, areas: ["accounts", "render", "uploads"] },
+  { rank: 2, areas: ["composition", "console", "transcription"] },
+  { rank: 1, areas: ["analysis", "auth", "fonts", "projects", "quota", "renders", "service", "vendors", "webhooks"] },
 ];
 
 const SRC = dirname(fileURLToPath(import.meta.url));

@@ -20,6 +20,7 @@ import { createTranscribers, type TranscriberSet } from "./domain/transcription/
 import type { TranscriptionJobDeps } from "./domain/transcription/transcription-job.ts";
 import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
 import { createWebhookEvents, type WebhookEvents } from "./domain/webhooks/events.ts";
+import { eventPresenters } from "./http/presenters/events.ts";
 import type { AttemptPipeline } from "./queue/attempt-runner.ts";
 import { createEnqueue, type Enqueue } from "./queue/enqueue.ts";
 import { createFlowQueue, type FlowQueue } from "./queue/flow.ts";
@@ -110,7 +111,11 @@ export async function buildServices<R extends Role>(
   const { config, store, queue, clock } = runtime;
   const enqueue = createEnqueue(queue);
   const flows = createFlowQueue(queue);
-  const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: config.signedUrlTtlSec, clock });
+  const events = createWebhookEvents({
+    enqueue,
+    clock,
+    present: eventPresenters({ store, signedUrlTtlSec: config.signedUrlTtlSec }),
+  });
   const shared: SharedServices = {
     enqueue,
     flows,

@@ -21,9 +21,9 @@ import { hashKeySecret, isWellFormedSecret } from "../../../domain/auth/api-key-
 import { createLoginLimiter } from "../../../domain/console/login-limiter.ts";
 import { assertPasswordPolicy, hashPassword, verifyPassword } from "../../../domain/console/passwords.ts";
 import { startSession } from "../../../domain/console/sessions.ts";
-import { presentUser } from "../../../domain/presenters.ts";
 import { AppError, conflict, invalidRequest } from "../../../errors.ts";
 import { SESSION_COOKIE } from "../../plugins/auth.ts";
+import { presentUser } from "../../presenters/users.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import {
   AuthOptions,

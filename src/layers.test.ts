@@ -67,7 +67,10 @@ const DOMAIN_AREAS: { rank: number; areas: string[] }[] = [
   { rank: 4, areas: ["generation", "interchange", "render-jobs"] },
   { rank: 3, areas: ["accounts", "render", "uploads"] },
   { rank: 2, areas: ["composition", "console", "transcription"] },
-  { rank: 1, areas: ["analysis", "auth", "fonts", "projects", "quota", "renders", "service", "vendors", "webhooks"] },
+  {
+    rank: 1,
+    areas: ["analysis", "auth", "fonts", "projects", "quota", "renders", "service", "vendors", "webhooks"],
+  },
 ];
 
 const SRC = dirname(fileURLToPath(import.meta.url));

@@ -196,6 +196,15 @@ describe("source layers", () => {
     expect(upward.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
   });
 
+  it("keeps route handlers off the repositories: routes call domain functions", () => {
+    // A route parses, authorizes and presents; reading or writing rows is a use case's job.
+    // `import type` of a row type is fine (presenters take rows).
+    const direct = imports.filter(
+      (i) => i.from.startsWith("http/routes/") && i.to.startsWith("db/repositories/") && !i.typeOnly,
+    );
+    expect(direct.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
   it("has no two domain areas that import each other", () => {
     const edges = new Set(
       imports.flatMap((i) => {

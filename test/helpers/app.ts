@@ -7,7 +7,7 @@ import type { Clock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
 import { insertUser } from "../../src/db/repositories/users.ts";
-import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
+import { issueApiKey } from "../../src/domain/accounts/api-keys.ts";
 import type { Scope } from "../../src/domain/auth/scopes.ts";
 import type { Plan } from "../../src/domain/quota/daily-quota.ts";
 import type { App } from "../../src/http/types.ts";

@@ -7,6 +7,7 @@ import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
+import { protectDataDirs } from "./private-files.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  await protectDataDirs(config, logger);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger);
   const { database } = runtime;

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
+import { protectDataDirs } from "./private-files.ts";
 
 /**
  * Worker process entry point (scale-out role): takes jobs from the shared queue and serves
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  await protectDataDirs(config, logger);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
   let stopping = false;

@@ -214,7 +214,7 @@ export class LocalDiskStore implements BlobStore {
   private async openTemp(target: string): Promise<{ handle: FileHandle; tmp: string }> {
     const dir = path.dirname(target);
     const tmp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
-    return { handle: await this.inDir(dir, () => open(tmp, "wx", 0o644)), tmp };
+    return { handle: await this.inDir(dir, () => open(tmp, "wx", 0o600)), tmp };
   }
 
   /**
@@ -223,7 +223,7 @@ export class LocalDiskStore implements BlobStore {
    */
   private async inDir<T>(dir: string, work: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       try {
         return await work();
       } catch (err) {

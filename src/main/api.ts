@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
+import { setMediaNiceness } from "../media/tool-launch.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   await protectDataDirs(config, logger);
+  setMediaNiceness(config.mediaNice);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger);
   const { database } = runtime;

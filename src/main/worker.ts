@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
+import { setMediaNiceness } from "../media/tool-launch.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime, startWorker } from "../runtime.ts";
 import { protectDataDirs } from "./private-files.ts";
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   await protectDataDirs(config, logger);
+  setMediaNiceness(config.mediaNice);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
   let stopping = false;

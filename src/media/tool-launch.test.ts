@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { orphanSafeLaunch, toolNotExecuted } from "./tool-launch.ts";
+import { orphanSafeLaunch, setMediaNiceness, toolNotExecuted } from "./tool-launch.ts";
 
 const hasSetpriv = existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv");
 
@@ -50,5 +50,37 @@ describe.skipIf(process.platform !== "linux" || !hasSetpriv)("orphanSafeLaunch",
     const [code] = (await once(child, "close")) as [number | null];
     expect(toolNotExecuted(code, stderr)).toBe(true);
     expect(toolNotExecuted(1, "ffmpeg: Invalid argument")).toBe(false);
+  });
+});
+
+/** The niceness (field 19 of /proc/<pid>/stat) of a tool launched by orphanSafeLaunch, read while it runs. */
+async function launchedNiceness(): Promise<number> {
+  const l = orphanSafeLaunch("sleep", ["5"]);
+  const child = spawn(l.command, l.args, { stdio: "ignore" });
+  try {
+    let nice = Number.NaN;
+    await expect
+      .poll(async () => {
+        const stat = await readFile(`/proc/${child.pid}/stat`, "utf8");
+        nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+        return (await readFile(`/proc/${child.pid}/comm`, "utf8")).trim();
+      })
+      .toBe("sleep");
+    return nice;
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+describe.skipIf(process.platform !== "linux" || !existsSync("/usr/bin/nice"))("media tool priority", () => {
+  it("runs tools at niceness 10 by default, and at this process's own with MEDIA_NICE=0", async () => {
+    expect(await launchedNiceness()).toBe(10);
+    setMediaNiceness(0);
+    try {
+      expect(await launchedNiceness()).toBe(0);
+    } finally {
+      setMediaNiceness(10);
+    }
+    expect(() => setMediaNiceness(20)).toThrow(RangeError);
   });
 });

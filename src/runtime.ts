@@ -54,7 +54,8 @@ export async function openRuntime(
     }));
   if (!opts.database) await database.migrate();
   const store = await createStore(config);
-  if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
+  const stopSweeps =
+    store instanceof LocalDiskStore ? store.sweepTempFilesEvery(600_000, 3600_000, () => {}) : () => {};
   const queue = await startQueue(database);
   return {
     config,
@@ -64,6 +65,7 @@ export async function openRuntime(
     clock: opts.clock ?? systemClock,
     log,
     async close() {
+      stopSweeps();
       await queue.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
       if (!opts.database) await database.close();
     },

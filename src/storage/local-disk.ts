@@ -202,6 +202,21 @@ export class LocalDiskStore implements BlobStore {
     return removed;
   }
 
+  /**
+   * Runs {@link sweepTempFiles} now and then every `intervalMs` on an unref'd timer (it never
+   * keeps the process alive), so a write cut off by a killed process loses its temp file within
+   * `olderThanMs + intervalMs` without waiting for a restart. A failed sweep is reported to
+   * `onError` and the next one still runs.
+   * @returns a function that stops the sweeps.
+   */
+  sweepTempFilesEvery(intervalMs: number, olderThanMs: number, onError: (err: unknown) => void): () => void {
+    const sweep = () => void this.sweepTempFiles(olderThanMs).catch(onError);
+    sweep();
+    const timer = setInterval(sweep, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Absolute path of `key`, refusing anything that could leave the root. */
   private filePath(key: string): string {
     assertValidKey(key);

@@ -19,7 +19,7 @@ import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts"
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
-import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
+import { handleClientError, handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerJsonBodyParser } from "./http/plugins/json-body.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
@@ -105,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorByPart() } },
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 

@@ -54,8 +54,9 @@ export async function openRuntime(
     }));
   if (!opts.database) await database.migrate();
   const store = await createStore(config);
+  const sweepFailed = (err: unknown) => log.warn({ err }, "sweeping the blob store's temp files failed");
   const stopSweeps =
-    store instanceof LocalDiskStore ? store.sweepTempFilesEvery(600_000, 3600_000, () => {}) : () => {};
+    store instanceof LocalDiskStore ? store.sweepTempFilesEvery(600_000, 3600_000, sweepFailed) : () => {};
   const queue = await startQueue(database);
   return {
     config,

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
-import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
+import { handleClientError, handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
 import { registerJsonBodyParser } from "./http/plugins/json-body.ts";
 import { registerLingeringClose } from "./http/plugins/lingering-close.ts";
 import { registerMetrics } from "./http/plugins/metrics.ts";
@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ajv: { customOptions: { allErrors: true, removeAdditional: false } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorByPart() } },
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 

@@ -76,6 +76,8 @@ export interface Config {
   renderLimits: RenderLimits;
   /** ffmpeg without progress this long fails the render with TIMEOUT, seconds. */
   renderStallTimeoutSec: number;
+  /** CPU niceness (0–19) of ffmpeg and the other media tools, with the lowest I/O priority above 0; 0 = the server's own. */
+  mediaNice: number;
   /**
    * Renders (mp4) longer than this many seconds are split into segments of this length,
    * rendered by any workers in parallel and joined; 0 renders everything in one piece.
@@ -354,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     storage,
     workerInProcess: bool("WORKER_IN_PROCESS", true),
     workerConcurrency: int("WORKER_CONCURRENCY", 1, 1, 64),
+    mediaNice: int("MEDIA_NICE", 10, 0, 19),
     workerPort: int("WORKER_PORT", 9464, 0, 65535),
     renderLimits: {
       maxWidth: int("RENDER_MAX_WIDTH", 3840, 16, 4096),

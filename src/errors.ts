@@ -18,8 +18,10 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 /** A wire error code, e.g. `"not_found"`. */

@@ -14,11 +14,22 @@ const SECRET_PATTERN = new RegExp(
 const SIGNATURE_PARAM =
   /([?&](?:sig|signature|token|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;
 
-/** Removes the secrets the server issues and signed-URL signatures from a string (URLs, messages, bodies). */
+/**
+ * The path segment after `/capture/` (the phone capture page's token), whatever its length or
+ * form: a mistyped or truncated token is still most of a secret.
+ */
+const CAPTURE_SEGMENT = /(\/capture\/)[^/?#\s"'<>]+/g;
+
+/**
+ * Removes the secrets the server issues and signed-URL signatures from a string (URLs, messages,
+ * bodies): by format anywhere, and by position whatever their form (every `token`, `sig`… query
+ * parameter, the path segment after `/capture/`).
+ */
 export function scrubSecrets(text: string): string {
   return text
     .replace(SECRET_PATTERN, (_m, prefix: string | undefined) => `${prefix ?? "whsec"}_[REDACTED]`)
-    .replace(SIGNATURE_PARAM, "$1[REDACTED]");
+    .replace(SIGNATURE_PARAM, "$1[REDACTED]")
+    .replace(CAPTURE_SEGMENT, "$1[REDACTED]");
 }
 
 /** A plain object or array (not a request, error or other instance, which serializers render). */

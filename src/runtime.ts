@@ -46,7 +46,9 @@ export async function openRuntime(
     }));
   if (!opts.database) await database.migrate();
   const store = await createStore(config);
-  if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
+  const sweepFailed = (err: unknown) => log.warn({ err }, "sweeping the blob store's temp files failed");
+  const stopSweeps =
+    store instanceof LocalDiskStore ? store.sweepTempFilesEvery(600_000, 3600_000, sweepFailed) : () => {};
   const queue = await startQueue(database);
   return {
     config,
@@ -56,6 +58,7 @@ export async function openRuntime(
     clock: opts.clock ?? systemClock,
     log,
     async close() {
+      stopSweeps();
       await queue.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
       if (!opts.database) await database.close();
     },

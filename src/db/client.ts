@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { ownerOnlyModes } from "./owner-only-modes.ts";
 import { lockPgliteDataDir } from "./pglite-lock.ts";
 import * as schema from "./schema/index.ts";
 
@@ -139,7 +140,7 @@ export async function openDatabase(opts: {
   let unlock = async () => {};
   if (dir !== "memory://") {
     dir = embeddedDatabaseDir(opts.dataDir);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     unlock = await lockPgliteDataDir(opts.dataDir, opts.owner ?? "process");
   }
   let pglite: PGlite;
@@ -148,6 +149,7 @@ export async function openDatabase(opts: {
       dir === "memory://"
         ? await PGlite.create(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {})
         : await PGlite.create(dir);
+    if (dir !== "memory://") await ownerOnlyModes(dir);
   } catch (err) {
     await unlock();
     throw err;

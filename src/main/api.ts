@@ -4,11 +4,13 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
+import { setMediaNiceness } from "../media/tool-launch.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime } from "../runtime.ts";
 import { buildServices } from "../services.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
 import { startWorker } from "./job-worker.ts";
+import { protectDataDirs } from "./private-files.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  await protectDataDirs(config, logger);
+  setMediaNiceness(config.mediaNice);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger);
   const { database } = runtime;

@@ -12,6 +12,7 @@ import { issuePasswordLink } from "../domain/console/password-link.ts";
 import { effectiveImageModelId, IMAGE_MODEL_IDS } from "../domain/generation/models.ts";
 import { setImageModelPreference } from "../domain/generation/preference.ts";
 import { PLANS, type Plan } from "../domain/quota/daily-quota.ts";
+import { restrictNewFiles } from "./private-files.ts";
 
 /** CLI for operators: users, keys and projects, on the same database the server uses. */
 
@@ -59,6 +60,7 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
  * @throws Error naming the directory when there is no database there and `--init` is not given.
  */
 async function withDb<T>(fn: (database: Database, publicUrl: string) => Promise<T>): Promise<T> {
+  restrictNewFiles();
   const config = loadConfig();
   const embedded = config.databaseUrl === undefined && config.dataDir !== "memory://";
   if (embedded && !program.opts().init && !existsSync(embeddedDatabaseDir(config.dataDir))) {

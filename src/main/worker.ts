@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
+import { setMediaNiceness } from "../media/tool-launch.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
 import { openRuntime } from "../runtime.ts";
 import { buildServices } from "../services.ts";
 import { startWorker } from "./job-worker.ts";
+import { protectDataDirs } from "./private-files.ts";
 
 /**
  * Worker process entry point (scale-out role): takes jobs from the shared queue and serves
@@ -16,6 +18,8 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  await protectDataDirs(config, logger);
+  setMediaNiceness(config.mediaNice);
   installUnhandledRejectionGuard(logger);
   const runtime = await openRuntime(config, logger, { owner: "worker" });
   let stopping = false;

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { orphanSafeLaunch, spawnTool, toolNotExecuted } from "./tool-launch.ts";
+import { orphanSafeLaunch, setMediaNiceness, spawnTool, toolNotExecuted } from "./tool-launch.ts";
 
 const hasSetpriv = existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv");
 
@@ -85,5 +85,37 @@ describe("spawnTool", () => {
         ),
       );
     expect(spawning).toEqual([]);
+  });
+});
+
+/** The niceness (field 19 of /proc/<pid>/stat) of a tool launched by orphanSafeLaunch, read while it runs. */
+async function launchedNiceness(): Promise<number> {
+  const l = orphanSafeLaunch("sleep", ["5"]);
+  const child = spawn(l.command, l.args, { stdio: "ignore" });
+  try {
+    let nice = Number.NaN;
+    await expect
+      .poll(async () => {
+        const stat = await readFile(`/proc/${child.pid}/stat`, "utf8");
+        nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+        return (await readFile(`/proc/${child.pid}/comm`, "utf8")).trim();
+      })
+      .toBe("sleep");
+    return nice;
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+describe.skipIf(process.platform !== "linux" || !existsSync("/usr/bin/nice"))("media tool priority", () => {
+  it("runs tools at niceness 10 by default, and at this process's own with MEDIA_NICE=0", async () => {
+    expect(await launchedNiceness()).toBe(10);
+    setMediaNiceness(0);
+    try {
+      expect(await launchedNiceness()).toBe(0);
+    } finally {
+      setMediaNiceness(10);
+    }
+    expect(() => setMediaNiceness(20)).toThrow(RangeError);
   });
 });

@@ -44,7 +44,7 @@ export async function makeAttemptWorkDir(opts: {
   owner: WorkDirOwner;
   log: Pick<Logger, "info">;
 }): Promise<string> {
-  await mkdir(opts.workRoot, { recursive: true });
+  await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(opts.workRoot, attemptWorkDirPrefix(opts.resourceId, opts.attempt)));
   if (opts.attempt > 1) {
     const removed = await sweepWorkDirs(opts.workRoot, [opts.owner]).catch(() => []);

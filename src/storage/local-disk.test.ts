@@ -159,6 +159,32 @@ describe("LocalDiskStore", () => {
   });
 });
 
+describe("sweepTempFilesEvery", () => {
+  it("removes a stale temp file at start and one left later at the next sweep, until stopped", async () => {
+    await store.put("a/b", Readable.from([Buffer.from("x")]), { contentType: "x/y" });
+    const old = new Date(Date.now() - 2 * 3600_000);
+    const staleTemp = async (name: string) => {
+      const file = path.join(store.dir, "a", name);
+      await writeFile(file, "x");
+      await utimes(file, old, old);
+    };
+    await staleTemp(".b.111111.tmp");
+    const stop = store.sweepTempFilesEvery(50, 3600_000, (err) => {
+      throw err;
+    });
+    try {
+      await expect.poll(() => filesUnder(store.dir)).toEqual(["a/b"]);
+      await staleTemp(".b.222222.tmp");
+      await expect.poll(() => filesUnder(store.dir)).toEqual(["a/b"]);
+    } finally {
+      stop();
+    }
+    await staleTemp(".b.333333.tmp");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await filesUnder(store.dir)).toEqual(["a/.b.333333.tmp", "a/b"]);
+  });
+});
+
 describe("serveSignedFile (GET /files/*)", () => {
   let app: FastifyInstance;
   const body = randomBytes(10_000);

@@ -202,6 +202,21 @@ export class LocalDiskStore implements BlobStore {
     return removed;
   }
 
+  /**
+   * Runs {@link sweepTempFiles} now and then every `intervalMs` on an unref'd timer (it never
+   * keeps the process alive), so a write cut off by a killed process loses its temp file within
+   * `olderThanMs + intervalMs` without waiting for a restart. A failed sweep is reported to
+   * `onError` and the next one still runs.
+   * @returns a function that stops the sweeps.
+   */
+  sweepTempFilesEvery(intervalMs: number, olderThanMs: number, onError: (err: unknown) => void): () => void {
+    const sweep = () => void this.sweepTempFiles(olderThanMs).catch(onError);
+    sweep();
+    const timer = setInterval(sweep, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Absolute path of `key`, refusing anything that could leave the root. */
   private filePath(key: string): string {
     assertValidKey(key);
@@ -214,7 +229,7 @@ export class LocalDiskStore implements BlobStore {
   private async openTemp(target: string): Promise<{ handle: FileHandle; tmp: string }> {
     const dir = path.dirname(target);
     const tmp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
-    return { handle: await this.inDir(dir, () => open(tmp, "wx", 0o644)), tmp };
+    return { handle: await this.inDir(dir, () => open(tmp, "wx", 0o600)), tmp };
   }
 
   /**
@@ -223,7 +238,7 @@ export class LocalDiskStore implements BlobStore {
    */
   private async inDir<T>(dir: string, work: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       try {
         return await work();
       } catch (err) {

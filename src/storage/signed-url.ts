@@ -113,7 +113,7 @@ const forbidden = (message: string) => new AppError("forbidden", message);
  */
 export async function loadOrCreateSecret(dataDir: string): Promise<string> {
   const file = path.join(dataDir, SECRET_FILE_NAME);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const fresh = randomBytes(32).toString("base64url");
   try {
     await writeFile(file, `${fresh}\n`, { mode: 0o600, flag: "wx" });

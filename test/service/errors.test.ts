@@ -1,3 +1,5 @@
+import net from "node:net";
+import { gzipSync } from "node:zlib";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -54,6 +56,59 @@ describe("error bodies", () => {
     });
     expect(res.statusCode).toBe(415);
     expectErrorBody(res, "unsupported_media_type");
+  });
+
+  it("JSON sent as text/plain → 415, nothing created", async () => {
+    const before = (await t.app.inject({ url: "/api/v1/projects", headers: bearer(key) })).json().data.length;
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/projects",
+      headers: { ...bearer(key), "content-type": "text/plain; charset=utf-8" },
+      payload: JSON.stringify({ name: "sent as text" }),
+    });
+    expect(res.statusCode).toBe(415);
+    expect(expectErrorBody(res, "unsupported_media_type").message).toMatch(/text\/plain.*application\/json/);
+    const after = (await t.app.inject({ url: "/api/v1/projects", headers: bearer(key) })).json().data.length;
+    expect(after).toBe(before);
+  });
+
+  it("a gzip-encoded JSON body → 415 naming the encoding", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/projects",
+      headers: { ...bearer(key), "content-type": "application/json", "content-encoding": "gzip" },
+      payload: gzipSync(JSON.stringify({ name: "compressed" })),
+    });
+    expect(res.statusCode).toBe(415);
+    expect(expectErrorBody(res, "unsupported_media_type").message).toMatch(/Content-Encoding "gzip"/);
+    const identity = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/projects",
+      headers: { ...bearer(key), "content-type": "application/json", "content-encoding": "identity" },
+      payload: JSON.stringify({ name: "plain" }),
+    });
+    expect(identity.statusCode).toBe(201);
+  });
+
+  it("headers over Node's limit → 431 with the error body and an X-Request-Id", async () => {
+    const base = await t.listen();
+    const { hostname, port } = new URL(base);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(`GET /api/v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+      });
+      let text = "";
+      socket.on("data", (c) => (text += String(c)));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head = "", body = ""] = raw.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    const requestId = /^X-Request-Id: (req_\S+)$/im.exec(head)?.[1];
+    expect(requestId).toBeDefined();
+    const error = (JSON.parse(body) as { error: { code: string; message: string; requestId: string } }).error;
+    expect(error).toMatchObject({ code: "headers_too_large", requestId });
+    expect(error.message).toMatch(/headers are larger/);
   });
 
   it("multipart body on a JSON route → 415 (multipart is parsed on upload routes only)", async () => {

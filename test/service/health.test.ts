@@ -23,6 +23,8 @@ describe("GET /metrics", () => {
         /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} 1/,
       );
       expect(res.body).toContain("process_cpu_user_seconds_total");
+      // The event loop's delay, which a render beside the API must not drive up.
+      expect(res.body).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
     } finally {
       await m.close();
     }

@@ -94,6 +94,20 @@ describe("logs", () => {
     expect(all).not.toContain(session.csrf);
   });
 
+  it("redact a capture or setup token of an unexpected length by where it is: after /capture/, in token=", async () => {
+    const odd = ["crc_tooShort9", "crc_" + "Q".repeat(41), "not-a-token-format-0123"];
+    for (const token of odd) {
+      await t.app.inject({ url: `/capture/${token}` });
+      await t.app.inject({ url: `/capture/${token}/extra?x=1` });
+      await t.app.inject({ url: `/console/setup?a=1&token=${token}` });
+      await t.app.inject({ url: `/api/v1/auth/setup?TOKEN=${token}`, method: "POST", payload: {} });
+    }
+    const all = t.logs.join("");
+    expect(all).toContain("/capture/[REDACTED]/extra?x=1");
+    expect(all).toContain("/console/setup?a=1&token=[REDACTED]");
+    for (const token of odd) expect(all, token).not.toContain(token.slice(4));
+  });
+
   it("scrubSecrets removes keys and URL signatures", () => {
     const key = `crk_${"Ab1".repeat(13)}x`;
     expect(scrubSecrets(`/x?k=${key}&sig=zz&X-Amz-Signature=yy`)).toBe(

@@ -1,5 +1,7 @@
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
+import { newId } from "../../ids.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "invalid_request",
@@ -156,6 +158,13 @@ export function handleError(
     return sendError(request, reply, { status, code, message });
   }
   request.log.error({ err: loggableError(error) }, "unhandled error");
+  if (isDiskFull(error)) {
+    return sendError(request, reply, {
+      status: 507,
+      code: "insufficient_storage",
+      message: "The server is out of disk space, so nothing of this request was saved; try again later",
+    });
+  }
   if (status === 503) {
     return sendError(request, reply, {
       status: 503,
@@ -164,4 +173,55 @@ export function handleError(
     });
   }
   return sendError(request, reply, { status: 500, code: "internal_error", message: "Internal server error" });
+}
+
+/** SQLSTATE `disk_full` (PostgreSQL class 53, insufficient resources). */
+const PG_DISK_FULL = "53100";
+
+/**
+ * Whether `error` or one of its causes says a disk is full: the file system's `ENOSPC` or
+ * `EDQUOT` (the blob store, scratch files) or the database's `disk_full` SQLSTATE (53100).
+ */
+export function isDiskFull(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Object; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (code === "ENOSPC" || code === "EDQUOT" || code === PG_DISK_FULL) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Status, code and message for a request Node's HTTP parser refused, by the parser's error code. */
+function clientErrorAnswer(code: string | undefined): { status: number; code: ErrorCode; message: string } {
+  if (code === "HPE_HEADER_OVERFLOW")
+    return {
+      status: 431,
+      code: "headers_too_large",
+      message: "The request headers are larger than the server accepts (16 KiB in all)",
+    };
+  return { status: 400, code: "invalid_request", message: "The request is not valid HTTP/1.1" };
+}
+
+const REASON: Record<number, string> = { 400: "Bad Request", 431: "Request Header Fields Too Large" };
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route sees it
+ * (headers over `--max-http-header-size`, malformed HTTP) gets the one error body and a fresh
+ * `X-Request-Id`, and the connection is closed. Resets and timed-out sockets are only closed.
+ */
+export function handleClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (socket.destroyed) return;
+  if (err.code === "ECONNRESET" || err.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer = clientErrorAnswer(err.code);
+  const requestId = newId("req");
+  const body = JSON.stringify({ error: { code: answer.code, message: answer.message, requestId } });
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${REASON[answer.status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { invalidRequest } from "../../errors.ts";
+import { invalidRequest, unsupportedMediaType } from "../../errors.ts";
 import type { App } from "../types.ts";
 
 /** The JSON media types the API reads (JSON Patch bodies included). */
@@ -10,12 +10,23 @@ const JSON_TYPES = ["application/json", "application/json-patch+json"];
  * bytes that are not UTF-8 (RFC 8259 §8.1) are a 400 `invalid_request` instead of being
  * silently replaced with U+FFFD. The text is then parsed by Fastify's own parser (prototype
  * poisoning refused, empty bodies a 400), for `application/json` and
- * `application/json-patch+json` alike.
+ * `application/json-patch+json` alike. Fastify's `text/plain` parser is removed (JSON sent as
+ * text is a 415 like any other type no route reads), and a body with a `Content-Encoding` other
+ * than `identity` (gzip, br…, which the server does not decode) is a 415 before it is read.
  */
 export function registerJsonBodyParser(app: App): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   app.removeContentTypeParser("application/json");
+  app.removeContentTypeParser("text/plain");
+  app.addHook("preParsing", async (request, _reply, payload) => {
+    const encoding = request.headers["content-encoding"]?.trim().toLowerCase();
+    if (encoding && encoding !== "identity" && hasBody(request))
+      throw unsupportedMediaType(
+        `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the body uncompressed`,
+      );
+    return payload;
+  });
   app.addContentTypeParser(
     JSON_TYPES,
     { parseAs: "buffer" },
@@ -30,4 +41,10 @@ export function registerJsonBodyParser(app: App): void {
       parseJson(request, text, done);
     },
   );
+}
+
+/** Whether the request declares a body (a non-zero Content-Length, or chunked). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers["content-length"];
+  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined;
 }

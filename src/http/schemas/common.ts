@@ -118,6 +118,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   429: "Daily quota exhausted; `Retry-After` says when it resets",
   500: "Internal error (never carries internals)",
   503: "Unavailable",
+  507: "`insufficient_storage`: the server's disk is full; nothing of the request was kept",
 };
 
 /** Statuses every authenticated operation may answer. */

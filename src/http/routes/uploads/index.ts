@@ -82,7 +82,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
               { title: "UploadList" },
             ),
           },
-          [...AUTH_ERRORS, 403, 404, 413, 415],
+          [...AUTH_ERRORS, 403, 404, 413, 415, 507],
         ),
       },
     },

@@ -11,6 +11,7 @@ import { createSplitRenderStarter } from "./domain/render-jobs/split-render.ts";
 import { createTranscribers } from "./domain/transcription/engines/index.ts";
 import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { startJobWorker } from "./main/job-worker.ts";
+import { configureHttpClient } from "./net/http-client.ts";
 import { createEnqueue } from "./queue/enqueue.ts";
 import { createFlowQueue } from "./queue/flow.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
@@ -53,6 +54,7 @@ export async function openRuntime(
       owner: opts.owner ?? "server",
     }));
   if (!opts.database) await database.migrate();
+  configureHttpClient(config.outbound);
   const store = await createStore(config);
   if (store instanceof LocalDiskStore) await store.sweepTempFiles(3600_000).catch(() => {});
   const queue = await startQueue(database);

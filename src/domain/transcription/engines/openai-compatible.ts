@@ -7,6 +7,7 @@
 
 import { readFile } from "node:fs/promises";
 import type { OpenAIProvider } from "@ai-sdk/openai";
+import { httpFetch } from "../../../net/http-client.ts";
 import { attachWords } from "../assemble.ts";
 import {
   type TranscribeInput,
@@ -36,7 +37,11 @@ export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions)
   const loadSdk = () => {
     sdk ??= Promise.all([import("ai"), import("@ai-sdk/openai")]).then(([ai, { createOpenAI }]) => ({
       ai,
-      provider: createOpenAI({ baseURL: opts.baseUrl.replace(/\/+$/, ""), apiKey: opts.apiKey ?? "none" }),
+      provider: createOpenAI({
+        baseURL: opts.baseUrl.replace(/\/+$/, ""),
+        apiKey: opts.apiKey ?? "none",
+        fetch: httpFetch,
+      }),
     }));
     return sdk;
   };

@@ -7,6 +7,7 @@ import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
 import {
   createDispatcher,
+  describeHttpError,
   discard,
   HttpClientError,
   type HttpDispatcher,
@@ -250,8 +251,11 @@ export async function fetchRemoteAsset(
       throw new RemoteAssetError("timeout", `Fetching the asset took longer than ${opts.timeoutMs} ms`);
     }
     if (err instanceof RemoteAssetError) throw err;
+    const described = describeHttpError(err, url);
     const message =
-      err instanceof HttpClientError ? err.message : `Fetching the asset failed: ${(err as Error).message}`;
+      described instanceof HttpClientError
+        ? described.message
+        : `Fetching the asset failed: ${(err as Error).message}`;
     throw new RemoteAssetError("network", message, {
       cause: err,
     });

@@ -76,6 +76,20 @@ export class HttpClientError extends Error {
   }
 }
 
+/**
+ * The {@link HttpClientError} behind an error an SDK threw (SDKs wrap the fetch's failure in
+ * their own error, as its `cause`), or undefined when the failure was not the connection's.
+ */
+export function httpFailureOf(err: unknown): HttpClientError | undefined {
+  let e = err;
+  for (let i = 0; i < 6 && e; i++) {
+    if (e instanceof HttpClientError) return e;
+    const next = e as { cause?: unknown; lastError?: unknown };
+    e = next.cause ?? next.lastError;
+  }
+  return undefined;
+}
+
 /** `host` of a URL for messages (never its path, query or credentials). */
 function hostOf(url: string | URL): string {
   try {

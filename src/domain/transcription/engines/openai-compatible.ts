@@ -7,7 +7,7 @@
 
 import { readFile } from "node:fs/promises";
 import type { OpenAIProvider } from "@ai-sdk/openai";
-import { httpFetch } from "../../../net/http-client.ts";
+import { httpFailureOf, httpFetch } from "../../../net/http-client.ts";
 import { attachWords } from "../assemble.ts";
 import {
   type TranscribeInput,
@@ -94,6 +94,17 @@ export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions)
         };
       } catch (err) {
         input.signal.throwIfAborted();
+        const connection = httpFailureOf(err);
+        if (connection) {
+          throw new TranscriptionError(
+            "engine_failed",
+            redact(`The transcription server failed: ${connection.message}`),
+            {
+              cause: err,
+              retryable: true,
+            },
+          );
+        }
         const status = ai.APICallError.isInstance(err) ? err.statusCode : undefined;
         const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
         throw new TranscriptionError(

@@ -1,6 +1,7 @@
 // A hostile HTTP peer for the outbound clients: a raw TCP server (node:net, 127.0.0.1, port 0)
 // that parses each request, asks `respond` for a proper answer, and then sends that answer
 // mangled at the byte level by the current `mode`.
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -246,4 +247,32 @@ export async function startHostilePeer(
 /** A JSON answer. */
 export function jsonAnswer(status: number, body: unknown): PeerAnswer {
   return { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+}
+
+/**
+ * The answers of fal's queue protocol (what `@fal-ai/client` speaks): a submission is queued,
+ * its status is COMPLETED at once, its result names one image under `/files/`, which is `file`.
+ */
+export function falQueueAnswers(file: PeerAnswer): (req: PeerRequest, peer: HostilePeer) => PeerAnswer {
+  return (req, peer) => {
+    const at = new URL(req.path, peer.url).pathname;
+    if (at.startsWith("/files/")) return file;
+    const m = /^\/(.+?)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(at);
+    if (m?.[3] === "/cancel") return jsonAnswer(202, { status: "CANCELLATION_REQUESTED" });
+    if (m?.[3]) return jsonAnswer(200, { status: "COMPLETED", request_id: m[2] });
+    if (m) {
+      return jsonAnswer(200, {
+        images: [{ url: `${peer.url}/files/${m[2]}.png`, content_type: "image/png" }],
+      });
+    }
+    const id = randomUUID();
+    const base = `${peer.url}/${at.split("/").slice(1, 3).join("/")}/requests/${id}`;
+    return jsonAnswer(200, {
+      request_id: id,
+      status: "IN_QUEUE",
+      response_url: base,
+      status_url: `${base}/status`,
+      cancel_url: `${base}/cancel`,
+    });
+  };
 }

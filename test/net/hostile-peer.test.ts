@@ -16,12 +16,11 @@ import { sendWebhook } from "../../src/domain/webhooks/send.ts";
 import { fetchRemoteAsset } from "../../src/media/fetch-remote-asset.ts";
 import { configureHttpClient } from "../../src/net/http-client.ts";
 import {
+  falQueueAnswers,
   HOSTILE_MODES,
   type HostileMode,
   type HostilePeer,
   jsonAnswer,
-  type PeerAnswer,
-  type PeerRequest,
   startHostilePeer,
 } from "../helpers/hostile-peer.ts";
 
@@ -80,7 +79,6 @@ const SAYS: Record<HostileMode, RegExp> = {
 
 describe("the fal queue as a hostile peer", () => {
   let peer: HostilePeer;
-  const done = new Set<string>();
   const fal = () =>
     createFalProvider({
       apiKey: "fal-hostile-key-1a2b3c",
@@ -91,26 +89,9 @@ describe("the fal queue as a hostile peer", () => {
     });
   const ref = { model: "fal-ai/flux/schnell", requestId: "" };
   beforeAll(async () => {
-    peer = await startHostilePeer((req: PeerRequest, p): PeerAnswer => {
-      if (req.path.startsWith("/files/"))
-        return { status: 200, headers: { "content-type": "image/png" }, body: PNG };
-      const m = /^\/(.+?)\/requests\/([\w-]+)(\/status)?$/.exec(req.path);
-      if (m?.[3]) return jsonAnswer(200, { status: "COMPLETED", request_id: m[2] });
-      if (m)
-        return jsonAnswer(200, {
-          images: [{ url: `${p.url}/files/${m[2]}.png`, content_type: "image/png" }],
-        });
-      const id = randomUUID();
-      done.add(id);
-      const base = `${p.url}/${req.path.replace(/^\/+/, "")}/requests/${id}`;
-      return jsonAnswer(200, {
-        request_id: id,
-        status: "IN_QUEUE",
-        response_url: base,
-        status_url: `${base}/status`,
-        cancel_url: `${base}/cancel`,
-      });
-    });
+    peer = await startHostilePeer(
+      falQueueAnswers({ status: 200, headers: { "content-type": "image/png" }, body: PNG }),
+    );
   });
   afterAll(() => peer.close());
 

@@ -4,6 +4,8 @@
  * through Node's built-in `fetch`, over dispatchers built here with the same limits:
  * - connect, response-headers and body-idle time limits, a total time limit per request;
  * - a cap on response header bytes, and on decoded body bytes for {@link httpFetch};
+ * - redirects: {@link httpFetch} follows at most 20 (the fetch standard's limit), {@link httpRequest}
+ *   none (its callers check each hop themselves);
  * - every failure, while waiting for the headers or reading the body, becomes an
  *   {@link HttpClientError} with a sentence naming the host and what went wrong.
  * The `undici` module is imported on first use, so a process that never calls out does not load it.

@@ -3,20 +3,6 @@ import cookie from "@fastify/cookie";
 import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
-import type { Logger } from "pino";
-import { type Clock, systemClock } from "./clock.ts";
-import type { Config } from "./config.ts";
-import type { Database } from "./db/client.ts";
-import { openNotifications } from "./db/notifications.ts";
-import { createGenerationService } from "./domain/assistant/generation-service.ts";
-import { type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
-import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
-import { createProviders } from "./domain/generation/providers/index.ts";
-import { createPreviewStream } from "./domain/render-jobs/preview-stream.ts";
-import { createFramePreview } from "./domain/render-jobs/render-frame.ts";
-import { createTranscribers } from "./domain/transcription/engines/index.ts";
-import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
-import { createWebhookEvents } from "./domain/webhooks/events.ts";
 import { registerMcp } from "./http/mcp/server.ts";
 import { registerAuth } from "./http/plugins/auth.ts";
 import { handleError, handleFrameworkError } from "./http/plugins/error-handler.ts";
@@ -50,23 +36,16 @@ import { registerUploadAnalysisRoute } from "./http/routes/uploads/analysis.ts";
 import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
-import { createLogger } from "./logger.ts";
-import { createEnqueue } from "./queue/enqueue.ts";
-import { createFlowQueue } from "./queue/flow.ts";
-import type { Queue } from "./queue/queue.ts";
-import type { BlobStore } from "./storage/blob-store.ts";
+import type { RuntimeParts } from "./runtime.ts";
+import type { ApiServices } from "./services.ts";
 
-/** What the HTTP app needs, wired by hand in the process entry points (the composition root). */
+/** What the HTTP app is built from: the process's runtime and the services built over it. */
 export interface AppDeps {
-  config: Config;
-  database: Database;
-  store: BlobStore;
-  queue: Queue;
-  clock?: Clock;
-  logger?: Logger;
+  /** Configuration, database, blob store, clock and the logger the app logs through. */
+  runtime: Pick<RuntimeParts, "config" | "database" | "store" | "clock" | "log">;
+  /** The API role's services (`buildServices(runtime, { role: "api" })`, or `"both"`). */
+  services: ApiServices;
   version?: string;
-  /** Assistant wiring: the generation service, a model replacing ASSISTANT_MODEL (tests), timings. */
-  assistant?: Pick<AssistantDeps, "generation" | "languageModel" | "options">;
 }
 
 /**
@@ -90,14 +69,17 @@ function buildValidatorByPart(): BuildCompilerFromPool {
 }
 
 /**
- * Builds the Fastify app with every plugin and route registered, in order, in one place.
+ * Builds the Fastify app with every plugin and route registered, in order, in one place, over
+ * the services it is given (see `buildServices`). Closing the app closes the assistant before
+ * the server stops (`preClose`) and the notification listener last (`onClose`).
  * Never listens: entry points (src/main/*) own `listen`, signals and shutdown.
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
-  const { config, database, store, queue } = deps;
-  const clock = deps.clock ?? systemClock;
+  const { runtime, services } = deps;
+  const { config, database, store, clock } = runtime;
+  const { enqueue, flows, events, providers, transcribers, notifications, assistant } = services;
   const app = Fastify({
-    loggerInstance: deps.logger ?? createLogger(config.logLevel),
+    loggerInstance: runtime.log,
     genReqId: requestIdFor,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
@@ -145,9 +127,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
-  const enqueue = createEnqueue(queue);
-  const flows = createFlowQueue(queue);
-  const events = createWebhookEvents({ enqueue, store, signedUrlTtlSec: ttl, clock });
   const allowPrivate = config.webhooks.allowPrivate;
   // Before the routes: its tools are routes, collected as they are registered.
   registerMcp(app, { db, clock, renderLimits: config.renderLimits, version: deps.version ?? "0.1.0" });
@@ -165,7 +144,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxQueue: 8 * config.analysisThreads,
   });
   registerFileRoute(app, { store });
-  const transcribers = createTranscribers(config.transcription);
   // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
   // onResponse hook to every request of the context it is registered in.
   await app.register(async (uploads) => {
@@ -192,30 +170,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   registerUploadAnalysisRoute(app, { db, store, clock, workRoot: config.workDir });
   registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
-  registerFrameRoute(app, {
-    frames: createFramePreview({
-      db,
-      store,
-      workRoot: config.workDir,
-      log: app.log as Logger,
-      concurrency: 2,
-      maxWaiting: 8,
-      cacheBytes: 64 * 1024 * 1024,
-      stallTimeoutMs: 20_000,
-    }),
-  });
-  registerPreviewRoute(app, {
-    previews: createPreviewStream({
-      db,
-      store,
-      workRoot: config.workDir,
-      log: app.log as Logger,
-      concurrency: 2,
-      maxWaiting: 2,
-      stallTimeoutMs: 20_000,
-      maxRunMs: 120_000,
-    }),
-  });
+  registerFrameRoute(app, { frames: services.frames });
+  registerPreviewRoute(app, { previews: services.previews });
   registerInterchangeRoutes(app, {
     db,
     clock,
@@ -224,7 +180,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     renderLimits: config.renderLimits,
   });
   // Wake-ups from other processes (assistant run events, settled generations); closed last.
-  const notifications = await openNotifications(database, app.log as unknown as Logger);
   app.addHook("onClose", () => notifications.close());
   registerRenderRoutes(app, {
     db,
@@ -245,7 +200,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     workRoot: config.workDir,
   });
   registerGenerationModelsRoute(app, { generation: config.generation });
-  const providers = createProviders(config.generation, config.workDir);
   registerGenerationRoutes(app, {
     db,
     clock,
@@ -266,48 +220,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     allowPrivateCallbacks: allowPrivate,
   });
   registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
-  const assistant = await createAssistant({
-    database,
-    notifications,
-    store,
-    enqueue,
-    events,
-    flows,
-    clock,
-    generation: createGenerationService({
-      db,
-      clock,
-      generation: config.generation,
-      enqueue,
-      providers,
-      notifications,
-      log: app.log as unknown as Logger,
-    }),
-    transcription: createTranscriptionService({
-      db,
-      clock,
-      enqueue,
-      transcriber: transcribers.active,
-      engines: transcribers.byProvider,
-      log: app.log as unknown as Logger,
-    }),
-    analysis: {
-      analyse: (input) =>
-        uploadAnalysis({ db, store, clock, workRoot: config.workDir }, input.userId, input.uploadId, {
-          ...ANALYSIS_DEFAULTS,
-          ...input.params,
-        }),
-    },
-    log: app.log as unknown as Logger,
-    model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
-    ...deps.assistant,
-    options: {
-      maxSteps: config.assistantMaxSteps,
-      maxPaidGenerationsPerRun: config.assistantMaxPaidGenerationsPerRun,
-      renderLimits: config.renderLimits,
-      ...deps.assistant?.options,
-    },
-  });
   app.addHook("preClose", () => assistant.close());
   registerAssistantRoutes(app, { db, clock, assistant });
 

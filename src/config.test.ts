@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.ts";
-import { DEFAULT_RENDER_LIMITS } from "./domain/render-jobs/limits.ts";
+import { DEFAULT_RENDER_LIMITS } from "./domain/composition/limits.ts";
 
 describe("render limit settings", () => {
   it("default to the documented limits and read minutes as seconds", () => {

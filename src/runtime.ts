@@ -2,18 +2,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
-import { createProviders } from "./domain/generation/providers/index.ts";
-import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
-import { createRenderJoinPipeline } from "./domain/render-jobs/render-join-job.ts";
-import { createRenderPartPipeline } from "./domain/render-jobs/render-part-job.ts";
-import { createRenderPipeline } from "./domain/render-jobs/render-pipeline.ts";
-import { createSplitRenderStarter } from "./domain/render-jobs/split-render.ts";
-import { createTranscribers } from "./domain/transcription/engines/index.ts";
-import { createWebhookEvents } from "./domain/webhooks/events.ts";
-import { startJobWorker } from "./main/job-worker.ts";
 import { configureHttpClient } from "./net/http-client.ts";
-import { createEnqueue } from "./queue/enqueue.ts";
-import { createFlowQueue } from "./queue/flow.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createBlobStore } from "./storage/create-blob-store.ts";
@@ -31,10 +20,13 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** What services are built over: a {@link Runtime} without its `close`. */
+export type RuntimeParts = Omit<Runtime, "close">;
+
 /**
  * Opens what every process role needs, in order: the database (migrated), the blob
  * store (local: URL-signing secret from config or generated into DATA_DIR) and the
- * pg-boss queue on the same database. The composition root of the API and worker roles.
+ * pg-boss queue on the same database. `buildServices` then builds the services of a role over it.
  *
  * @param opts.database - an already open database (tests), else opened from config.
  * @param opts.owner - the role named to another process that finds the PGlite data directory
@@ -92,77 +84,5 @@ export async function createStore(config: Config): Promise<BlobStore> {
     dir: s.dir,
     publicBaseUrl: config.publicUrl,
     secret: config.urlSigningSecret ?? (await loadOrCreateSecret(config.dataDir)),
-  });
-}
-
-/**
- * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
- * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
- * Renders longer than `RENDER_SEGMENT_SEC` are split into parts (see `split-render.ts`).
- * @param opts.lossless - lossless H.264 video in renders and their segments: for exactness
- *   tests only (split and unsplit outputs then decode to identical frames).
- * @returns a function that stops taking jobs and waits for running ones.
- */
-export async function startWorker(
-  runtime: Runtime,
-  opts: { lossless?: boolean } = {},
-): Promise<() => Promise<void>> {
-  const { config, database, store, queue, clock, log } = runtime;
-  const render = {
-    db: database.db,
-    store,
-    workRoot: config.workDir,
-    log,
-    stallTimeoutMs: config.renderStallTimeoutSec * 1000,
-    ...(opts.lossless ? { lossless: true } : {}),
-  };
-  const split = createSplitRenderStarter({
-    db: database.db,
-    clock,
-    flows: createFlowQueue(queue),
-    segmentSec: config.renderSegmentSec,
-    keyframeBoundaries: config.renderSegmentKeyframes,
-  });
-  return startJobWorker({
-    boss: queue,
-    db: database.db,
-    clock,
-    store,
-    log,
-    workRoot: config.workDir,
-    concurrency: config.workerConcurrency,
-    webhooks: config.webhooks,
-    events: createWebhookEvents({
-      enqueue: createEnqueue(queue),
-      store,
-      signedUrlTtlSec: config.signedUrlTtlSec,
-      clock,
-    }),
-    renderPipeline: createRenderPipeline({ ...render, split }),
-    resumeSplitRender: split.resume,
-    renderPartPipeline: createRenderPartPipeline(render),
-    renderJoinPipeline: createRenderJoinPipeline(render),
-    generationPipeline: {
-      db: database.db,
-      store,
-      clock,
-      providers: createProviders(config.generation, config.workDir),
-      workRoot: config.workDir,
-      storeOutputs: createStoreOutputs({
-        db: database.db,
-        store,
-        maxBytes: config.uploadMaxBytes,
-        enqueue: createEnqueue(queue),
-      }),
-      discardOutputs: createDiscardOutputs({ db: database.db, store }),
-      remote: { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 },
-    },
-    transcriptionPipeline: {
-      db: database.db,
-      store,
-      clock,
-      workRoot: config.workDir,
-      transcribers: createTranscribers(config.transcription).byProvider,
-    },
   });
 }

@@ -8,11 +8,8 @@ import { execFile } from "node:child_process";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
-import {
-  KEN_BURNS_MAX_ZOOM,
-  KEN_BURNS_X264_ARGS,
-  renderKenBurns,
-} from "../../src/domain/generation/providers/ken-burns.ts";
+import { KEN_BURNS_X264_ARGS, renderKenBurns } from "../../src/domain/generation/providers/ken-burns.ts";
+import { KEN_BURNS_MAX_ZOOM } from "../../src/domain/generation/providers/ken-burns-move.ts";
 import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
 
 const run = promisify(execFile);

@@ -33,8 +33,8 @@ import { buildSplitRenderPlan, renderFrameWindow } from "../../src/domain/render
 import { frameToSeconds, secondsToFrame } from "../../src/domain/render/timeline.ts";
 import type { ResolvedAsset } from "../../src/domain/render/types.ts";
 import { SEEK_PREROLL_SEC } from "../../src/domain/render/video-branch.ts";
-import { writePlanFiles } from "../../src/domain/render/write-plan-files.ts";
 import { readSourceKeyframes } from "../../src/domain/render-jobs/split-render.ts";
+import { writePlanFiles } from "../../src/domain/render-jobs/write-plan-files.ts";
 import type { KeyframeIndex } from "../../src/media/keyframes.ts";
 import { probeMedia } from "../../src/media/probe.ts";
 import { tempDir } from "../../test/fixtures/render/media.ts";

@@ -6,7 +6,8 @@
  *   node bench/render/render-bench.ts [width=1280] [height=720] [seconds=10] [quality=standard]
  */
 import { join } from "node:path";
-import { buildRenderPlan, writePlanFiles } from "../../src/domain/render/index.ts";
+import { buildRenderPlan } from "../../src/domain/render/index.ts";
+import { writePlanFiles } from "../../src/domain/render-jobs/write-plan-files.ts";
 import { runFfmpeg } from "../../src/media/ffmpeg-run.ts";
 import { ffmpeg, probe, tempDir } from "../../test/fixtures/render/media.ts";
 

@@ -38,7 +38,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { openDatabase } from "../../src/db/client.ts";
 import { insertUser } from "../../src/db/repositories/users.ts";
-import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
+import { issueApiKey } from "../../src/domain/accounts/api-keys.ts";
 import { ffmpeg, tempDir } from "../../test/fixtures/render/media.ts";
 import { freshDatabase, type Proc, startApi, startWorker, stopProcess, waitUntil } from "../processes.ts";
 

@@ -16,10 +16,13 @@ const Ctx = createContext<SessionContext | null>(null);
 export function SessionProvider(props: { children: React.ReactNode }) {
   const [state, setState] = useState<SessionState | null | undefined>(undefined);
   useEffect(() => {
-    api.GET("/api/v1/auth/session").then(({ data }) => {
-      setCsrfToken(data?.csrfToken ?? null);
-      setState(data ?? null);
-    });
+    api
+      .GET("/api/v1/auth/session")
+      .then(({ data }) => {
+        setCsrfToken(data?.csrfToken ?? null);
+        setState(data ?? null);
+      })
+      .catch(() => setState(null));
   }, []);
   const signedIn = useCallback((s: SessionState) => {
     setCsrfToken(s.csrfToken);

@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.ts";
+import { probeWithin } from "../domain/service/health.ts";
 import type { Queue } from "../queue/queue.ts";
 import { registerMetrics } from "./plugins/metrics.ts";
-import { probeWithin } from "./routes/service/health.ts";
 import type { App } from "./types.ts";
 
 /** What `/healthz` answers: every check by name, `ok` when all passed. */

@@ -5,8 +5,10 @@ import { bootstrapOwner } from "../domain/accounts/bootstrap-owner.ts";
 import { retentionTasks, startRetention } from "../domain/retention/retention.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
-import { openRuntime, startWorker } from "../runtime.ts";
+import { openRuntime } from "../runtime.ts";
+import { buildServices } from "../services.ts";
 import { firstStartBanner } from "./first-start-banner.ts";
+import { startWorker } from "./job-worker.ts";
 
 /**
  * API process entry point: load config, open and migrate the database, create the owner
@@ -36,8 +38,11 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await buildApp({ config, database, store: runtime.store, queue: runtime.queue, logger });
-  const stopWorker = config.workerInProcess ? await startWorker(runtime) : null;
+  // One set of services for the API and, when it runs in this process, the worker.
+  const both = config.workerInProcess ? await buildServices(runtime, { role: "both" }) : null;
+  const services = both ?? (await buildServices(runtime, { role: "api" }));
+  const app = await buildApp({ runtime, services });
+  const stopWorker = both ? await startWorker(runtime, { services: both }) : null;
   const stopPruning = startRetention({
     tasks: retentionTasks(database.db, runtime.clock, {
       quotaKeepDays: config.quotaKeepDays,

@@ -6,7 +6,7 @@ import { describeConstraintError, findPgError } from "../db/errors.ts";
 import { listApiKeys, revokeApiKey } from "../db/repositories/api-keys.ts";
 import { insertProject, listProjectsPage } from "../db/repositories/projects.ts";
 import { findUser, insertUser, listUsers, updateUserPlan } from "../db/repositories/users.ts";
-import { issueApiKey } from "../domain/accounts/issue-api-key.ts";
+import { issueApiKey } from "../domain/accounts/api-keys.ts";
 import { parseScopes } from "../domain/auth/scopes.ts";
 import { issuePasswordLink } from "../domain/console/password-link.ts";
 import { effectiveImageModelId, IMAGE_MODEL_IDS } from "../domain/generation/models.ts";

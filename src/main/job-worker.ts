@@ -1,125 +1,101 @@
-import type { Logger } from "pino";
-import type { Clock } from "../clock.ts";
-import type { WebhookConfig } from "../config.ts";
-import type { Db } from "../db/client.ts";
-import type { RenderPartRow } from "../db/repositories/render-segments.ts";
 import { generationJobHandler } from "../domain/generation/generation-job.ts";
-import { type GenerationPipelineDeps, generationWorkDirs } from "../domain/generation/pipeline.ts";
-import type { RenderWarning } from "../domain/render/types.ts";
-import { type RenderPipeline, renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
+import { generationWorkDirs } from "../domain/generation/pipeline.ts";
+import { renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
 import { renderJoinJobHandler } from "../domain/render-jobs/render-join-job.ts";
 import { renderPartJobHandler, renderPartWorkDirs } from "../domain/render-jobs/render-part-job.ts";
-import { scratchWorkDirs } from "../domain/render-jobs/render-prepare.ts";
 import { transcriptionWorkDirs } from "../domain/transcription/pipeline.ts";
-import {
-  type TranscriptionJobDeps,
-  transcriptionJobHandler,
-} from "../domain/transcription/transcription-job.ts";
+import { transcriptionJobHandler } from "../domain/transcription/transcription-job.ts";
 import { previewProxyJobHandler } from "../domain/uploads/preview-proxy.ts";
-import type { WebhookEvents } from "../domain/webhooks/events.ts";
 import { webhookDeliveryJobHandler } from "../domain/webhooks/webhook-delivery-job.ts";
-import type { AttemptPipeline } from "../queue/attempt-runner.ts";
 import { JOBS, type JobCatalog } from "../queue/catalog.ts";
-import { createEnqueue } from "../queue/enqueue.ts";
-import type { Queue } from "../queue/queue.ts";
 import { type JobHandlers, startJobWorkers } from "../queue/registry.ts";
+import { scratchWorkDirs } from "../queue/scratch-work-dirs.ts";
 import { startWorkDirSweeps, type WorkDirOwner } from "../queue/work-dir-sweep.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
+import type { RuntimeParts } from "../runtime.ts";
+import { buildServices, type WorkerServices } from "../services.ts";
 
 /**
  * Makes this process a job worker: one handler per job kind of the catalog (start-up fails
- * when a kind has none), and the background sweep of `workRoot` for the scratch directories
- * that killed workers left behind. Returns a function that stops taking jobs and waits for
- * running ones (graceful shutdown).
+ * when a kind has none), each given its pipeline from `services`, and the background sweep of
+ * `WORK_DIR` for the scratch directories that killed workers left behind. Renders and
+ * generations run `WORKER_CONCURRENCY` at once; webhook tries, which mostly wait on the
+ * network, at least 4. Returns a function that stops taking jobs and waits for running ones
+ * (graceful shutdown).
  *
- * @param opts.concurrency - renders and generations run at once in this process
- *   (WORKER_CONCURRENCY); webhook tries, which mostly wait on the network, at least 4.
- * @param opts.events - records the webhook events of renders and generations that end.
+ * @param opts.pollingIntervalSeconds - how often each queue is polled (default pg-boss's own).
  */
-export async function startJobWorker(opts: {
-  boss: Queue;
-  db: Db;
-  clock: Clock;
-  store: BlobStore;
-  log: Logger;
-  workRoot: string;
-  concurrency: number;
-  renderPipeline: RenderPipeline;
-  /** Sends the part and join jobs of a split render again when they are missing (`SplitRenderStarter.resume`). */
-  resumeSplitRender(renderId: string): Promise<void>;
-  /** The work of one part of a split render (`createRenderPartPipeline`). */
-  renderPartPipeline: AttemptPipeline<RenderPartRow, string, RenderWarning>;
-  /** The join of a split render (`createRenderJoinPipeline`). */
-  renderJoinPipeline: RenderPipeline;
-  generationPipeline: GenerationPipelineDeps;
-  transcriptionPipeline: TranscriptionJobDeps;
-  webhooks: WebhookConfig;
-  events: WebhookEvents;
-  pollingIntervalSeconds?: number;
-}): Promise<() => Promise<void>> {
-  const { db, log } = opts;
+export async function startJobWorker(
+  runtime: RuntimeParts,
+  services: WorkerServices,
+  opts: { pollingIntervalSeconds?: number } = {},
+): Promise<() => Promise<void>> {
+  const { config, store, queue, clock, log } = runtime;
+  const { events } = services;
+  const db = runtime.database.db;
+  const workRoot = config.workDir;
+  const concurrency = config.workerConcurrency;
   const polling =
     opts.pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds: opts.pollingIntervalSeconds } : {};
   const handlers: JobHandlers<JobCatalog> = {
     render: renderJobHandler({
       db,
-      clock: opts.clock,
-      store: opts.store,
+      clock,
+      store,
       log,
-      pipeline: opts.renderPipeline,
-      resumeSplit: opts.resumeSplitRender,
-      events: opts.events,
-      concurrency: opts.concurrency,
+      pipeline: services.renderPipeline,
+      resumeSplit: services.resumeSplitRender,
+      events,
+      concurrency,
       ...polling,
     }),
     renderPart: renderPartJobHandler({
       db,
-      clock: opts.clock,
-      store: opts.store,
+      clock,
+      store,
       log,
-      pipeline: opts.renderPartPipeline,
-      events: opts.events,
-      concurrency: opts.concurrency,
+      pipeline: services.renderPartPipeline,
+      events,
+      concurrency,
       async deleteJoinJob(id) {
-        await opts.boss.deleteJob(JOBS.renderJoin.name, id);
+        await queue.deleteJob(JOBS.renderJoin.name, id);
       },
       ...polling,
     }),
     renderJoin: renderJoinJobHandler({
       db,
-      clock: opts.clock,
-      store: opts.store,
+      clock,
+      store,
       log,
-      pipeline: opts.renderJoinPipeline,
-      events: opts.events,
-      concurrency: opts.concurrency,
+      pipeline: services.renderJoinPipeline,
+      events,
+      concurrency,
       ...polling,
     }),
     generation: generationJobHandler({
-      pipeline: { ...opts.generationPipeline, events: opts.events },
+      pipeline: services.generationPipeline,
       log,
-      concurrency: opts.concurrency,
+      concurrency,
       ...polling,
     }),
     transcription: transcriptionJobHandler({
-      pipeline: { ...opts.transcriptionPipeline, events: opts.events },
+      pipeline: services.transcriptionPipeline,
       log,
-      concurrency: opts.concurrency,
+      concurrency,
       ...polling,
     }),
     webhookDelivery: webhookDeliveryJobHandler({
       db,
-      clock: opts.clock,
-      enqueue: createEnqueue(opts.boss),
-      config: opts.webhooks,
+      clock,
+      enqueue: services.enqueue,
+      config: config.webhooks,
       log,
-      concurrency: Math.max(4, opts.concurrency),
+      concurrency: Math.max(4, concurrency),
       ...polling,
     }),
     previewProxy: previewProxyJobHandler({
       db,
-      store: opts.store,
-      workRoot: opts.workRoot,
+      store,
+      workRoot,
       log,
       // One at a time: a proxy encodes on every core, beside renders.
       concurrency: 1,
@@ -136,10 +112,30 @@ export async function startJobWorker(opts: {
     scratchWorkDirs("pvw"),
     scratchWorkDirs("prx"),
   ];
-  const stopJobs = await startJobWorkers(opts.boss, JOBS, handlers);
-  const stopSweeps = startWorkDirSweeps({ workRoot: opts.workRoot, owners: workDirOwners, log });
+  const stopJobs = await startJobWorkers(queue, JOBS, handlers);
+  const stopSweeps = startWorkDirSweeps({ workRoot, owners: workDirOwners, log });
   return async () => {
     stopSweeps();
     await stopJobs();
   };
+}
+
+/**
+ * Makes this process a job worker (in-process beside the API, or the `worker` role) for every
+ * job kind, and sweeps `WORK_DIR` of the scratch directories that killed workers left behind.
+ * Renders longer than `RENDER_SEGMENT_SEC` are split into parts (see `split-render.ts`).
+ * @param opts.services - the worker's services (`buildServices` with role `worker` or `both`);
+ *   built here with role `worker` when not given.
+ * @param opts.lossless - when the services are built here: lossless H.264 video in renders and
+ *   their segments, for exactness tests only (split and unsplit outputs then decode to identical
+ *   frames).
+ * @returns a function that stops taking jobs and waits for running ones.
+ */
+export async function startWorker(
+  runtime: RuntimeParts,
+  opts: { services?: WorkerServices; lossless?: boolean } = {},
+): Promise<() => Promise<void>> {
+  const services =
+    opts.services ?? (await buildServices(runtime, { role: "worker", lossless: opts.lossless }));
+  return startJobWorker(runtime, services);
 }

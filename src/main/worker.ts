@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { installUnhandledRejectionGuard } from "../queue/job-scope.ts";
-import { openRuntime, startWorker } from "../runtime.ts";
+import { openRuntime } from "../runtime.ts";
+import { buildServices } from "../services.ts";
+import { startWorker } from "./job-worker.ts";
 
 /**
  * Worker process entry point (scale-out role): takes jobs from the shared queue and serves
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
         });
   // Listening first: a port in use stops the worker before it takes any job.
   await server?.listen({ port: config.workerPort, host: config.host });
-  const stop = await startWorker(runtime);
+  const stop = await startWorker(runtime, { services: await buildServices(runtime, { role: "worker" }) });
   logger.info(
     {
       concurrency: config.workerConcurrency,

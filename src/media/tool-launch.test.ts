@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { orphanSafeLaunch, toolNotExecuted } from "./tool-launch.ts";
+import { orphanSafeLaunch, spawnTool, toolNotExecuted } from "./tool-launch.ts";
 
 const hasSetpriv = existsSync("/usr/bin/setpriv") || existsSync("/bin/setpriv");
 
@@ -50,5 +52,38 @@ describe.skipIf(process.platform !== "linux" || !hasSetpriv)("orphanSafeLaunch",
     const [code] = (await once(child, "close")) as [number | null];
     expect(toolNotExecuted(code, stderr)).toBe(true);
     expect(toolNotExecuted(1, "ffmpeg: Invalid argument")).toBe(false);
+  });
+});
+
+describe("spawnTool", () => {
+  it("starts the tool and hands back its pipes", async () => {
+    const child = spawnTool("echo", ["launched"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(code).toBe(0);
+    expect(out.trim()).toBe("launched");
+  });
+
+  it("is the only way source outside src/media starts a child process", () => {
+    // Test fixtures that make media with ffmpeg (`test-fixtures.ts`) run only under tests.
+    const src = dirname(dirname(fileURLToPath(import.meta.url)));
+    const spawning = readdirSync(src, { recursive: true, encoding: "utf8" })
+      .map((path) => path.split("\\").join("/"))
+      .filter(
+        (path) =>
+          path.endsWith(".ts") &&
+          !path.endsWith(".test.ts") &&
+          !path.endsWith("test-fixtures.ts") &&
+          !path.startsWith("media/"),
+      )
+      .filter((path) =>
+        /^import\s+(?!type\s)[^;]*from\s+["'](node:)?child_process["']/m.test(
+          readFileSync(join(src, path), "utf8"),
+        ),
+      );
+    expect(spawning).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 
 /** util-linux `setpriv`, when this is Linux and it is installed. */
@@ -33,4 +34,17 @@ export function orphanSafeLaunch(tool: string, args: readonly string[]): ToolLau
  */
 export function toolNotExecuted(code: number | null, stderr: string): boolean {
   return code === 127 && /setpriv: failed to execute/.test(stderr);
+}
+
+/**
+ * Starts a media tool launched by {@link orphanSafeLaunch} (it dies with this process). Code
+ * outside `src/media/` starts its child processes here, not with `node:child_process` itself.
+ * @param tool - a command on PATH or an absolute path.
+ * @param options - `spawn`'s options (`stdio`, `cwd`, ...).
+ * @returns the child process; a tool that cannot be started is reported as `spawn` does (an
+ *   `error` event, or exit 127 that {@link toolNotExecuted} recognises).
+ */
+export function spawnTool(tool: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+  const launch = orphanSafeLaunch(tool, args);
+  return spawn(launch.command, launch.args, options);
 }

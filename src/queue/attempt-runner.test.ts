@@ -137,7 +137,7 @@ function gated() {
     ctx = c;
     return new Promise<string>((resolve, reject) => {
       c.signal.addEventListener("abort", () => reject(c.signal.reason));
-      done.then(resolve);
+      void done.then(resolve);
     });
   };
   return { pipeline, release: (v: string) => release(v), ctx: () => ctx };

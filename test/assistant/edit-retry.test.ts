@@ -4,8 +4,8 @@ import { insertUser } from "../../src/db/repositories/users.ts";
 import { applyEdit } from "../../src/domain/assistant/edit.ts";
 import type { ToolContext } from "../../src/domain/assistant/tool-context.ts";
 import { createComposition, patchComposition } from "../../src/domain/composition/edit-composition.ts";
+import { DEFAULT_RENDER_LIMITS } from "../../src/domain/composition/limits.ts";
 import type { Clip } from "../../src/domain/composition/schema.ts";
-import { DEFAULT_RENDER_LIMITS } from "../../src/domain/render-jobs/limits.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let tdb: TestDatabase;

@@ -1,7 +1,9 @@
 // Console sign-in through HTTP: setup links, sign-in and its rate limit, session fixation,
 // CSRF on every cookie-authenticated write, sign-out, sessions, password change, sign-up.
+import { sql } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "../../src/db/client.ts";
 import { bootstrapOwner } from "../../src/domain/accounts/bootstrap-owner.ts";
 import { bearer, fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
 import { type ConsoleLogin, login, sessionCookie, setPassword } from "./helpers.ts";
@@ -72,6 +74,58 @@ describe("setup link", () => {
       payload: { token: new URL(url).searchParams.get("token"), password: PASSWORD },
     });
     expect(res.statusCode).toBe(400);
+  });
+  it("leaves the link unused, the password and the other sessions as they were when a write fails", async () => {
+    const a = await t.createAccount();
+    const before = await setPassword(t, a.userId, PASSWORD);
+    const { issuePasswordLink } = await import("../../src/domain/console/password-link.ts");
+    const { url } = await issuePasswordLink(t.database.db, {
+      userId: a.userId,
+      publicUrl: t.config.publicUrl,
+      now: clock.now(),
+    });
+    const token = new URL(url).searchParams.get("token") as string;
+    const db = t.database.db;
+    const state = async () => {
+      const rows = await db.execute(sql`
+        select (select hash from user_passwords where user_id = ${a.userId}) as password,
+               (select count(*)::int from password_tokens where user_id = ${a.userId} and used_at is null) as unused,
+               (select count(*)::int from console_sessions where user_id = ${a.userId} and revoked_at is null) as live,
+               (select count(*)::int from console_sessions where user_id = ${a.userId}) as sessions`);
+      return rowsOf(rows)[0];
+    };
+    const was = await state();
+    expect(was).toMatchObject({ unused: 1, live: 1, sessions: 1 });
+
+    // The last write of the setup (the new session) fails, after the link, the password and the
+    // other sessions were written.
+    await db.execute(sql`create function refuse_session() returns trigger language plpgsql as $$
+      begin raise exception 'refused by the test'; end $$`);
+    await db.execute(sql`create trigger refuse_session before insert on console_sessions
+      for each row execute function refuse_session()`);
+    try {
+      const failed = await inject({
+        method: "POST",
+        url: "/api/v1/auth/setup",
+        payload: { token, password: "another good password" },
+      });
+      expect(failed.statusCode).toBe(500);
+    } finally {
+      await db.execute(sql`drop trigger refuse_session on console_sessions`);
+      await db.execute(sql`drop function refuse_session()`);
+    }
+    expect(await state()).toEqual(was);
+    const still = await inject({ url: "/api/v1/auth/session", headers: { cookie: before.cookie } });
+    expect(still.statusCode).toBe(200);
+
+    // The link still works once nothing fails.
+    const ok = await inject({
+      method: "POST",
+      url: "/api/v1/auth/setup",
+      payload: { token, password: "another good password" },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(await state()).toMatchObject({ unused: 0, live: 1, sessions: 2 });
   });
 });
 

@@ -2,17 +2,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { type AppDeps, buildApp } from "../../src/app.ts";
+import { buildApp } from "../../src/app.ts";
 import type { Clock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
 import { insertUser } from "../../src/db/repositories/users.ts";
-import { issueApiKey } from "../../src/domain/accounts/issue-api-key.ts";
+import { issueApiKey } from "../../src/domain/accounts/api-keys.ts";
 import type { Scope } from "../../src/domain/auth/scopes.ts";
 import type { Plan } from "../../src/domain/quota/daily-quota.ts";
 import type { App } from "../../src/http/types.ts";
 import { createLogger } from "../../src/logger.ts";
-import { openRuntime, type Runtime, startWorker } from "../../src/runtime.ts";
+import { startWorker } from "../../src/main/job-worker.ts";
+import { openRuntime, type Runtime } from "../../src/runtime.ts";
+import { type ApiServices, buildServices, type ServiceOptions } from "../../src/services.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 /** A settable clock for quota tests. */
@@ -28,6 +30,8 @@ export interface TestApp {
   testDb: TestDatabase;
   config: Config;
   runtime: Runtime;
+  /** The services the app (and its worker, when started) were built with. */
+  services: ApiServices;
   /** Base URL once `listen()` was called. */
   listen(): Promise<string>;
   /** Every log line the app wrote, parsed. */
@@ -57,7 +61,7 @@ export async function startTestApp(
     worker?: boolean;
     /** Lossless H.264 renders and segments in the worker (exactness tests). */
     lossless?: boolean;
-    assistant?: AppDeps["assistant"];
+    assistant?: ServiceOptions<"api">["assistant"];
   } = {},
 ): Promise<TestApp> {
   const testDb = opts.testDb ?? (await createTestDatabase());
@@ -81,16 +85,12 @@ export async function startTestApp(
     database: testDb.database,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  const app = await buildApp({
-    config,
-    database: testDb.database,
-    store: runtime.store,
-    queue: runtime.queue,
-    logger,
-    ...(opts.clock ? { clock: opts.clock } : {}),
-    ...(opts.assistant ? { assistant: opts.assistant } : {}),
-  });
-  const stopWorker = opts.worker ? await startWorker(runtime, opts.lossless ? { lossless: true } : {}) : null;
+  // As the API process does: one set of services for the app and its in-process worker.
+  const wiring = { assistant: opts.assistant, lossless: opts.lossless };
+  const both = opts.worker ? await buildServices(runtime, { role: "both", ...wiring }) : null;
+  const services = both ?? (await buildServices(runtime, { role: "api", ...wiring }));
+  const app = await buildApp({ runtime, services });
+  const stopWorker = both ? await startWorker(runtime, { services: both }) : null;
   await app.ready();
   const db = testDb.database.db;
   const addKey = async (userId: string, scopes: Scope[] = ["read", "write"]) => {
@@ -103,6 +103,7 @@ export async function startTestApp(
     testDb,
     config,
     runtime,
+    services,
     logs,
     async listen() {
       return app.listen({ port: 0, host: "127.0.0.1" });

@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../../src/runtime.ts";
+import { startWorker } from "../../src/main/job-worker.ts";
 import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, tinyCanvas } from "./helpers.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../../src/db/client.ts";
 import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
-import { startWorker } from "../../src/runtime.ts";
+import { startWorker } from "../../src/main/job-worker.ts";
 import { renderPrefix } from "../../src/storage/keys.ts";
 import { makeMediaFixtures, probe, tempDir } from "../fixtures/render/media.ts";
 import {

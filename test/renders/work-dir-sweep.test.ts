@@ -6,8 +6,8 @@ import type { Db } from "../../src/db/client.ts";
 import { insertRender } from "../../src/db/repositories/renders.ts";
 import type { RenderStatus } from "../../src/db/schema/renders.ts";
 import { renderWorkDirs } from "../../src/domain/render-jobs/render-job.ts";
-import { scratchWorkDirPrefix, scratchWorkDirs } from "../../src/domain/render-jobs/render-prepare.ts";
 import { newId } from "../../src/ids.ts";
+import { scratchWorkDirPrefix, scratchWorkDirs } from "../../src/queue/scratch-work-dirs.ts";
 import { sweepWorkDirs } from "../../src/queue/work-dir-sweep.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 

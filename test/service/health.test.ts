@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logger.ts";
+import { buildServices } from "../../src/services.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 let t: TestApp;
@@ -40,13 +41,8 @@ describe("GET /api/v1/health", () => {
 
   it("answers 503 with ok false when the database does not answer within 2 s", async () => {
     const hanging = { ...t.database, ping: () => new Promise<number>(() => {}) };
-    const app = await buildApp({
-      config: t.config,
-      store: t.runtime.store,
-      queue: t.runtime.queue,
-      database: hanging,
-      logger: createLogger("silent"),
-    });
+    const runtime = { ...t.runtime, database: hanging, log: createLogger("silent") };
+    const app = await buildApp({ runtime, services: await buildServices(runtime, { role: "api" }) });
     // The ping never resolves: only the 2 s timeout can produce this answer.
     const res = await app.inject({ url: "/api/v1/health" });
     expect(res.statusCode).toBe(503);

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../fixtures/render/media.ts";
 import { post, uploadFile } from "../generation/helpers.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
-import { startTranscriptionServer } from "../helpers/openai-transcription-server.ts";
+import { type StandInDialect, startTranscriptionServer } from "../helpers/openai-transcription-server.ts";
 import { BURSTS, toneBursts, waitTranscribed } from "./helpers.ts";
 
 let t: TestApp;
@@ -146,5 +146,91 @@ describe("OpenAI-compatible transcription engine (stand-in server)", () => {
       await other.close();
       await failing.close();
     }
+  });
+});
+
+describe("OpenAI-compatible transcription: servers that are not OpenAI", () => {
+  afterEach(() => server.use("openai"));
+
+  /** Transcribes the tone bursts in English with the stand-in answering in `dialect`. */
+  async function transcribeWith(dialect: StandInDialect) {
+    server.use(dialect);
+    const sent = server.requests.length;
+    const res = await post(t, owner.key, "/api/v1/transcriptions", { uploadId: audio.id, language: "en" });
+    expect(res.statusCode, res.body).toBe(202);
+    const done = await waitTranscribed(t, owner.key, res.json().id);
+    return { done, requests: server.requests.length - sent };
+  }
+
+  /** The words of a transcript are the bursts, at their times. */
+  function expectBurstWords(words: { start: number; end: number; text: string }[]) {
+    expect(words.map((w) => w.text)).toEqual(BURSTS.map((_, i) => `word${i + 1}`));
+    words.forEach((w, i) => {
+      const [start, end] = BURSTS[i] as [number, number];
+      expect(Math.abs(w.start - start)).toBeLessThanOrEqual(0.02);
+      expect(Math.abs(w.end - end)).toBeLessThanOrEqual(0.02);
+    });
+  }
+
+  it.each(["whisper.cpp", "speaches", "plain"] as const)(
+    "keeps the words and segments of a %s server",
+    async (dialect) => {
+      const { done } = await transcribeWith(dialect);
+      expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+      expect(done.language).toBe("en");
+      expect(done.segments.map((s) => s.text)).toEqual(["word1 word2", "word3 word4"]);
+      for (const s of done.segments) expect(s.words.map((w) => w.text).join(" ")).toBe(s.text);
+      expectBurstWords(done.segments.flatMap((s) => s.words));
+    },
+  );
+
+  it("groups words into segments when a server gives words without segments", async () => {
+    const { done } = await transcribeWith((words) => ({
+      text: words.map((w) => w.text).join(" "),
+      words: words.map((w) => ({ word: w.text, start: w.start, end: w.end })),
+    }));
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.segments.map((s) => s.text)).toEqual(["word1 word2 word3 word4"]);
+    expectBurstWords(done.segments.flatMap((s) => s.words));
+  });
+
+  it("keeps segments without words when a server gives no word times", async () => {
+    const { done } = await transcribeWith((words) => ({
+      text: words.map((w) => w.text).join(" "),
+      segments: [0, 2].map((i, id) => ({
+        id,
+        start: words[i]?.start,
+        end: words[i + 1]?.end,
+        text: `${words[i]?.text} ${words[i + 1]?.text}`,
+      })),
+    }));
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.segments.map((s) => [s.text, s.words.length])).toEqual([
+      ["word1 word2", 0],
+      ["word3 word4", 0],
+    ]);
+    expect(Math.abs((done.segments[1]?.end ?? 0) - 4.6)).toBeLessThanOrEqual(0.02);
+  });
+
+  it("takes silence (empty text, no segments) as an empty transcript", async () => {
+    const { done } = await transcribeWith(() => ({ text: "", segments: [], language: "english" }));
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.segments).toEqual([]);
+  });
+
+  it.each([
+    ["text without timings", { text: "word1 word2 word3 word4" }, "without segment or word times"],
+    ["an answer that is no transcription", { status: "ok" }, "not a transcription"],
+    [
+      "segments without times",
+      { text: "word1", segments: [{ id: 0, text: "word1" }] },
+      "without segment or word times",
+    ],
+  ])("fails a transcription on %s with a clear error, without retrying", async (_name, body, message) => {
+    const { done, requests } = await transcribeWith(() => body);
+    expect(done.status).toBe("failed");
+    expect(done.error?.code).toBe("engine_failed");
+    expect(done.error?.message).toContain(message);
+    expect(requests).toBe(1);
   });
 });

@@ -181,7 +181,7 @@ export function AssistantPanel(props: {
   // biome-ignore lint/correctness/useExhaustiveDependencies: load once per composition
   useEffect(() => {
     let stop = false;
-    (async () => {
+    void (async () => {
       const { data } = await api.GET("/api/assistant/sessions", { params: { query: { limit: 100 } } });
       const summary = data?.data.find((s) => s.compositionId === compositionId);
       if (!summary || stop) return;

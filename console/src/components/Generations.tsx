@@ -179,13 +179,14 @@ export function Generations(props: { projectId: string; onOutputs: () => void })
   const { projectId, onOutputs } = props;
 
   useEffect(() => {
-    api.GET("/api/v1/generate/models").then(({ data }) => data && setModels(data));
+    void api.GET("/api/v1/generate/models").then(({ data }) => data && setModels(data));
     api
       .GET("/api/v1/generations", { params: { query: { projectId, limit: 25 } } })
       .then(({ data, error }) => {
         if (data) setList(data.data);
         else setError(errorMessage(error));
-      });
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
   }, [projectId]);
 
   const update = useCallback(

@@ -45,7 +45,7 @@ function ClipLink(props: { render: Render }) {
   const [href, setHref] = useState<string | null>(null);
   useEffect(() => {
     if (!compositionId || !clipId) return;
-    api.GET("/api/compositions/{id}", { params: { path: { id: compositionId } } }).then(({ data }) => {
+    void api.GET("/api/compositions/{id}", { params: { path: { id: compositionId } } }).then(({ data }) => {
       if (data?.projectId)
         setHref(
           `/console/projects/${data.projectId}/compositions/${compositionId}?clip=${encodeURIComponent(clipId)}`,
@@ -150,7 +150,8 @@ export function RenderList(props: { projectId?: string; compositionId?: string; 
       .then(({ data, error }) => {
         if (data) setRenders(data.data);
         else setError(errorMessage(error));
-      });
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
   }, [projectId, compositionId, refreshKey]);
   const update = useCallback((next: Render) => {
     setRenders((list) => list?.map((r) => (r.id === next.id ? next : r)) ?? null);

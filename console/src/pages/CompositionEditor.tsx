@@ -157,7 +157,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
 
   useEffect(() => {
     void load();
-    api.GET("/api/v1/uploads", { params: { query: { projectId, limit: 100 } } }).then(({ data }) => {
+    void api.GET("/api/v1/uploads", { params: { query: { projectId, limit: 100 } } }).then(({ data }) => {
       if (data) setUploads(data.data);
     });
   }, [load, projectId]);

@@ -256,7 +256,8 @@ export function ProjectPage(props: { id: string }) {
       .then(({ data, error }) => {
         if (data) setProject(data);
         else setError(errorMessage(error));
-      });
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
     void refresh();
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void refresh();

@@ -12,7 +12,8 @@ function LooseGenerations() {
       .GET("/api/v1/generations", {
         params: { query: { projectId: "none", status: "succeeded", limit: 25 } },
       })
-      .then(({ data }) => data && setList(data.data));
+      .then(({ data }) => data && setList(data.data))
+      .catch(() => setList([]));
   }, []);
   const outputs = list.flatMap((g) => g.outputs.map((u) => ({ u, g })));
   if (outputs.length === 0) return null;
@@ -42,10 +43,13 @@ export function ProjectsPage() {
   const [projects, setProjects] = useState<Schemas["Project"][] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.GET("/api/v1/projects", { params: { query: { limit: 100 } } }).then(({ data, error }) => {
-      if (data) setProjects(data.data);
-      else setError(errorMessage(error));
-    });
+    api
+      .GET("/api/v1/projects", { params: { query: { limit: 100 } } })
+      .then(({ data, error }) => {
+        if (data) setProjects(data.data);
+        else setError(errorMessage(error));
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
   }, []);
 
   async function create(e: React.FormEvent<HTMLFormElement>) {

@@ -18,7 +18,7 @@ export function SignInPage() {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     document.title = "Sign in · Cutroom";
-    api.GET("/api/v1/auth/options").then(({ data }) => setSignup(Boolean(data?.signup)));
+    void api.GET("/api/v1/auth/options").then(({ data }) => setSignup(Boolean(data?.signup)));
   }, []);
 
   async function submit(e: React.FormEvent<HTMLFormElement>) {

@@ -173,10 +173,13 @@ export function WebhooksPage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api.GET("/api/v1/webhooks", { params: { query: { limit: 100 } } }).then(({ data, error }) => {
-      if (data) setList(data.data);
-      else setError(errorMessage(error));
-    });
+    api
+      .GET("/api/v1/webhooks", { params: { query: { limit: 100 } } })
+      .then(({ data, error }) => {
+        if (data) setList(data.data);
+        else setError(errorMessage(error));
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
   }, []);
 
   async function create(ev: React.FormEvent<HTMLFormElement>) {

@@ -43,40 +43,45 @@ export async function countProjectContents(db: Db, projectId: string): Promise<P
 }
 
 /**
- * Deletes a user's project row. What it held is kept, moved out of the project (the foreign
- * keys set `project_id` to null), unless `withContents` is true: then its compositions,
- * assistant sessions (with their history), generations and uploads are deleted too, in the same
- * transaction. Renders are never deleted here: they belong to the account and keep their frozen
- * composition and output.
+ * Locks project `projectId` of `userId` for the rest of the transaction `tx` (`FOR UPDATE`).
+ * @returns false when the project is absent or another owner's.
+ */
+export async function lockProject(tx: Db, userId: string, projectId: string): Promise<boolean> {
+  const [project] = await tx
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.userId, userId), eq(projects.id, projectId)))
+    .for("update");
+  return project !== undefined;
+}
+
+/**
+ * Deletes a project row, inside the caller's transaction `tx` (which has locked it with
+ * {@link lockProject}). What it held is kept, moved out of the project (the foreign keys set
+ * `project_id` to null), unless `withContents` is true: then its compositions, assistant
+ * sessions (with their history), generations and uploads are deleted too. Renders are never
+ * deleted here: they belong to the account and keep their frozen composition and output.
  *
- * @returns the ids of the deleted uploads (whose stored files the caller removes after the
- *   commit), or null when the project is absent or another owner's.
+ * @returns the ids of the deleted uploads (whose stored files the caller removes after the commit).
  */
 export async function deleteProjectRow(
-  db: Db,
-  input: { userId: string; projectId: string; withContents: boolean },
-): Promise<{ uploadIds: string[] } | null> {
-  return db.transaction(async (tx) => {
-    const [project] = await tx
-      .select({ id: projects.id })
-      .from(projects)
-      .where(and(eq(projects.userId, input.userId), eq(projects.id, input.projectId)))
-      .for("update");
-    if (!project) return null;
-    let uploadIds: string[] = [];
-    if (input.withContents) {
-      await tx.delete(compositions).where(eq(compositions.projectId, project.id));
-      await tx.delete(assistantSessions).where(eq(assistantSessions.projectId, project.id));
-      const removed = await tx
-        .delete(uploads)
-        .where(eq(uploads.projectId, project.id))
-        .returning({ id: uploads.id });
-      uploadIds = removed.map((r) => r.id);
-      await tx
-        .delete(generations)
-        .where(and(eq(generations.projectId, project.id), inArray(generations.status, GENERATION_TERMINAL)));
-    }
-    await tx.delete(projects).where(eq(projects.id, project.id));
-    return { uploadIds };
-  });
+  tx: Db,
+  input: { projectId: string; withContents: boolean },
+): Promise<{ uploadIds: string[] }> {
+  const projectId = input.projectId;
+  let uploadIds: string[] = [];
+  if (input.withContents) {
+    await tx.delete(compositions).where(eq(compositions.projectId, projectId));
+    await tx.delete(assistantSessions).where(eq(assistantSessions.projectId, projectId));
+    const removed = await tx
+      .delete(uploads)
+      .where(eq(uploads.projectId, projectId))
+      .returning({ id: uploads.id });
+    uploadIds = removed.map((r) => r.id);
+    await tx
+      .delete(generations)
+      .where(and(eq(generations.projectId, projectId), inArray(generations.status, GENERATION_TERMINAL)));
+  }
+  await tx.delete(projects).where(eq(projects.id, projectId));
+  return { uploadIds };
 }

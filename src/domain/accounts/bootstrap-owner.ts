@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { countUsers, insertUser, type UserRow } from "../../db/repositories/users.ts";
 import { issuePasswordLink } from "../console/password-link.ts";
-import { issueApiKey } from "./issue-api-key.ts";
+import { issueApiKey } from "./api-keys.ts";
 
 /** Arbitrary constant key of the transaction advisory lock that makes bootstrap run once. */
 const BOOTSTRAP_LOCK_KEY = 727_002;

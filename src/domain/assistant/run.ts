@@ -23,7 +23,7 @@ import { newId } from "../../ids.ts";
 import { httpFailureOf } from "../../net/http-client.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { RenderLimits } from "../composition/limits.ts";
 import { readComposition } from "./edit.ts";
 import { systemPrompt } from "./prompt.ts";
 import { summarizeComposition } from "./summary.ts";

@@ -20,7 +20,7 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { FlowQueue } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { DEFAULT_RENDER_LIMITS } from "../render-jobs/limits.ts";
+import { DEFAULT_RENDER_LIMITS } from "../composition/limits.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";

@@ -1,10 +1,21 @@
 import type { Db } from "../../db/client.ts";
-import { insertSession, type MessageRow, type SessionRow } from "../../db/repositories/assistant.ts";
+import {
+  deleteSession as deleteSessionRow,
+  findRun,
+  findRunningRun,
+  findSession,
+  insertSession,
+  listMessages,
+  listSessionsPage,
+  type MessageRow,
+  type SessionRow,
+} from "../../db/repositories/assistant.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
 import { findProject } from "../../db/repositories/projects.ts";
 import type { AssistantModelInfo } from "../../db/schema/assistant.ts";
 import { invalidRequest, notFound } from "../../errors.ts";
 import { createComposition } from "../composition/edit-composition.ts";
+import type { Assistant } from "./service.ts";
 
 /** The canvas of a composition a session creates: 1920×1080 at 30 fps on black. */
 export const NEW_SESSION_CANVAS = { width: 1920, height: 1080, fps: 30, background: "#000000" } as const;
@@ -53,73 +64,81 @@ export async function openSession(
   });
 }
 
-/** One history entry as clients read it (compact: text, tool calls, tool results). */
-export type HistoryEntry =
-  | { id: string; runId: string | null; role: "user"; text: string; createdAt: string }
-  | {
-      id: string;
-      runId: string | null;
-      role: "assistant";
-      text: string;
-      toolCalls: { toolCallId: string; name: string; input: unknown }[];
-      createdAt: string;
-    }
-  | {
-      id: string;
-      runId: string | null;
-      role: "tool";
-      results: (
-        | { toolCallId: string; name: string; ok: true; output: unknown }
-        | { toolCallId: string; name: string; ok: false; error: { message: string } }
-      )[];
-      createdAt: string;
-    };
+/** A session as clients see it: the row, its running run, and its history when asked for. */
+export interface SessionDetails {
+  session: SessionRow;
+  /** The session's run that is running, or null. */
+  activeRunId: string | null;
+  /** The session's messages, oldest first (only when asked for). */
+  messages?: MessageRow[];
+}
 
-type Part = {
-  type: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  input?: unknown;
-  output?: { type: string; value?: unknown };
-};
-
-/** A stored model message → its compact history entry. */
-export function toHistoryEntry(m: MessageRow): HistoryEntry {
-  const base = { id: m.id, runId: m.runId, createdAt: m.createdAt.toISOString() };
-  const parts: Part[] =
-    typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Part[]);
-  if (m.role === "user") {
-    return { ...base, role: "user", text: parts.map((p) => p.text ?? "").join("") };
-  }
-  if (m.role === "assistant") {
-    return {
-      ...base,
-      role: "assistant",
-      text: parts
-        .filter((p) => p.type === "text")
-        .map((p) => p.text ?? "")
-        .join(""),
-      toolCalls: parts
-        .filter((p) => p.type === "tool-call")
-        .map((p) => ({ toolCallId: p.toolCallId ?? "", name: p.toolName ?? "", input: p.input ?? null })),
-    };
-  }
+async function detailsOf(db: Db, session: SessionRow, withHistory: boolean): Promise<SessionDetails> {
+  const running = await findRunningRun(db, session.id);
   return {
-    ...base,
-    role: "tool",
-    results: parts
-      .filter((p) => p.type === "tool-result")
-      .map((p) => {
-        const o = p.output ?? { type: "json", value: null };
-        const head = { toolCallId: p.toolCallId ?? "", name: p.toolName ?? "" };
-        return o.type.startsWith("error")
-          ? {
-              ...head,
-              ok: false as const,
-              error: { message: typeof o.value === "string" ? o.value : JSON.stringify(o.value) },
-            }
-          : { ...head, ok: true as const, output: o.value ?? null };
-      }),
+    session,
+    activeRunId: running?.id ?? null,
+    ...(withHistory ? { messages: await listMessages(db, session.id) } : {}),
   };
+}
+
+/**
+ * Opens a session ({@link openSession}) and answers it with its details and history.
+ * @throws as {@link openSession}.
+ */
+export async function createSession(
+  ctx: { db: Db; userId: string; now: Date },
+  input: { projectId?: string | undefined; compositionId?: string | undefined; model: AssistantModelInfo },
+): Promise<SessionDetails> {
+  return detailsOf(ctx.db, await openSession(ctx, input), true);
+}
+
+/**
+ * The caller's session `id` with its history.
+ * @throws AppError 404 when it is absent or another owner's.
+ */
+export async function getSession(db: Db, userId: string, id: string): Promise<SessionDetails> {
+  const session = await findSession(db, userId, id);
+  if (!session) throw notFound(`Session ${id}`);
+  return detailsOf(db, session, true);
+}
+
+/** One page of the caller's sessions, newest first, without their history. */
+export async function listSessions(
+  db: Db,
+  userId: string,
+  page: { limit: number; afterId: string | undefined },
+): Promise<{ rows: SessionDetails[]; hasMore: boolean }> {
+  const { rows, hasMore } = await listSessionsPage(db, { userId, ...page });
+  return { rows: await Promise.all(rows.map((s) => detailsOf(db, s, false))), hasMore };
+}
+
+/**
+ * Deletes the caller's session with its history, cancelling its running run first; the
+ * composition stays. Nothing happens when it is absent or another owner's (idempotent).
+ */
+export async function deleteSession(
+  deps: { db: Db; assistant: Pick<Assistant, "cancel"> },
+  userId: string,
+  id: string,
+): Promise<void> {
+  const running = await findRunningRun(deps.db, id);
+  if (running && running.userId === userId) await deps.assistant.cancel(userId, running.id);
+  await deleteSessionRow(deps.db, userId, id);
+}
+
+/**
+ * The events of the caller's run `runId` after `afterSeq`: the stored ones, then live ones until
+ * the terminal event (see `Assistant.events`), as a function of the signal that ends the reading.
+ * @throws AppError 404 when the run is absent or another owner's (before any event is read).
+ */
+export async function followRun(
+  deps: { db: Db; assistant: Pick<Assistant, "events"> },
+  userId: string,
+  runId: string,
+  afterSeq: number,
+): Promise<(signal: AbortSignal) => ReturnType<Assistant["events"]>> {
+  const run = await findRun(deps.db, userId, runId);
+  if (!run) throw notFound(`Run ${runId}`);
+  return (signal) => deps.assistant.events(run.id, afterSeq, signal);
 }

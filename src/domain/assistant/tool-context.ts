@@ -6,7 +6,7 @@ import type { MediaAnalysis } from "../../media/analysis/types.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { FlowQueue } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import type { RenderLimits } from "../render-jobs/limits.ts";
+import type { RenderLimits } from "../composition/limits.ts";
 import type { TranscriptResult } from "../transcription/types.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 

@@ -1,9 +1,9 @@
 import { Compile } from "typebox/compile";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
-import { bundledFamilyNames, bundledFonts } from "../render/fonts.ts";
-import { type RenderLimits, renderCostProblems } from "../render-jobs/limits.ts";
+import { bundledFamilyNames, bundledFonts } from "../fonts/fonts.ts";
 import type { UploadType } from "../uploads/upload-type.ts";
 import { compositionDuration } from "./duration.ts";
+import { type RenderLimits, renderCostProblems } from "./limits.ts";
 import {
   CANVAS_FPS,
   type ClipWrite,

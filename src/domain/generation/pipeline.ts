@@ -1,7 +1,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
-import type { Clock } from "../../clock.ts";
+import { type Clock, sleep } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import {
   GENERATION_TERMINAL,
@@ -15,7 +15,6 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { GenerationError } from "./errors.ts";
 import { localStill } from "./image-source.ts";
-import { sleep } from "./providers/fal-queue.ts";
 import type { ProviderRequest, ProviderSet, VendorRef } from "./providers/types.ts";
 import type { DiscardOutputs, StoreOutputs } from "./store-outputs.ts";
 

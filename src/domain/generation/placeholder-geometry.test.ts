@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { easeInOutSine, kenBurnsWindow } from "./providers/ken-burns.ts";
+import { easeInOutSine, kenBurnsWindow } from "./providers/ken-burns-move.ts";
 import { wrapCaption } from "./providers/offline.ts";
 import { closestAspectRatio, durationSeconds, imagePixels, videoPixels } from "./sizes.ts";
 

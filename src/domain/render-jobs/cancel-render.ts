@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import { cancelQueuedParts, countUnfinishedParts } from "../../db/repositories/render-segments.ts";
 import { failRenderUnfenced, type RenderRow, requestRenderCancel } from "../../db/repositories/renders.ts";
+import { conflict } from "../../errors.ts";
 import { JOBS } from "../../queue/catalog.ts";
 import { type FlowQueue, jobIdFor } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
@@ -79,4 +80,23 @@ export async function cancelRender(
     if (result.ended) await store.deletePrefix(renderPartsPrefix(renderId));
   }
   return result?.row ?? null;
+}
+
+/**
+ * The API's cancel of a render of `userId`: {@link cancelRender}, refusing a render that has
+ * already succeeded or failed (a cancelled one is returned as it is).
+ * @returns the row after the request, or null when the user has no such render.
+ * @throws AppError 409 (with the render's `status`) when it already succeeded or failed.
+ */
+export async function cancelUnfinishedRender(
+  deps: Parameters<typeof cancelRender>[0],
+  input: { userId: string; id: string; now: Date },
+): Promise<RenderRow | null> {
+  const render = await cancelRender(deps, input);
+  if (render?.status === "succeeded" || render?.status === "failed") {
+    throw conflict(`The render already ${render.status}; there is nothing to cancel`, {
+      status: render.status,
+    });
+  }
+  return render;
 }

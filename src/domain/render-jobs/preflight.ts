@@ -1,11 +1,12 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../../db/client.ts";
+import { scratchWorkDirPrefix } from "../../queue/scratch-work-dirs.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import type { RenderLimits } from "../composition/limits.ts";
 import { RenderError, type RenderErrorJson, type RenderWarning } from "../render/types.ts";
-import type { RenderLimits } from "./limits.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
-import { prepareRender, scratchWorkDirPrefix } from "./render-prepare.ts";
+import { prepareRender } from "./render-prepare.ts";
 import { checkRenderRequest, type StartRenderBody } from "./start-render.ts";
 
 /** What a preflight found: whether the render would start ffmpeg, and what it would render. */

@@ -8,7 +8,7 @@ import { MediaProbeError, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../render/index.ts";
+import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../fonts/fonts.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "../render/types.ts";
 import { captionCues } from "../transcription/exports.ts";
 import { SNIFF_BYTES, sniffType } from "../uploads/sniff.ts";

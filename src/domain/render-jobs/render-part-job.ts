@@ -42,7 +42,6 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import { buildAudioPlan, buildSegmentPlan, segmentClipIds } from "../render/segments.ts";
 import { RenderError, type RenderWarning } from "../render/types.ts";
-import { writePlanFiles } from "../render/write-plan-files.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { endCancelledSplitRender } from "./cancel-render.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
@@ -51,6 +50,7 @@ import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
 import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
+import { writePlanFiles } from "./write-plan-files.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
 interface PartDeps {

@@ -1,11 +1,10 @@
-import { decodeTime, isValid, ulid } from "ulid";
 import type { Db } from "../../db/client.ts";
-import { attemptWorkDirPrefix, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildRenderPlan, type EncoderVariant, type RenderPlan, writePlanFiles } from "../render/index.ts";
+import { buildRenderPlan, type EncoderVariant, type RenderPlan } from "../render/index.ts";
 import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
+import { writePlanFiles } from "./write-plan-files.ts";
 
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {
@@ -83,49 +82,4 @@ export async function prepareRender(input: {
   });
   const written = await writePlanFiles(plan, input.workDir);
   return { plan, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
-}
-
-/** A preflight or a preview lasts minutes (downloads and runs are time-limited); one whose directory is older was left by a process that died. */
-const PREFLIGHT_MAX_AGE_MS = 60 * 60_000;
-
-/**
- * Scratch directories made outside any resource's attempts: `pfl` a preflight's, `frm` a
- * preview frame's, `pvw` a preview video's (the API process), `prx` a preview proxy build's (a
- * worker's `preview_proxy` job, which lasts at most an hour).
- */
-export type ScratchKind = "pfl" | "frm" | "pvw" | "prx";
-
-/**
- * The name prefix of a new scratch directory of `kind` under `WORK_DIR`:
- * `<kind>_<ULID>-a1-` (`mkdtemp` adds the random part), so that the work-directory sweep can
- * tell its age.
- */
-export function scratchWorkDirPrefix(kind: ScratchKind): string {
-  return attemptWorkDirPrefix(`${kind}_${ulid()}`, 1);
-}
-
-/**
- * Scratch directories of one kind for the work-directory sweep: each
- * removes its own directory when it ends, so one whose ULID is over an hour old was left behind
- * by an API process that died meanwhile and is removed.
- *
- * @param now - the current time (tests pass a later one).
- */
-export function scratchWorkDirs(kind: ScratchKind, now: () => Date = () => new Date()): WorkDirOwner {
-  return {
-    idPrefix: kind,
-    async readAttempts(ids) {
-      const rows = new Map<string, { attempt: number; ended: boolean }>();
-      for (const id of ids) {
-        const time = id.slice(kind.length + 1);
-        // A name this code did not make is left alone.
-        if (!isValid(time)) {
-          rows.set(id, { attempt: 1, ended: false });
-          continue;
-        }
-        rows.set(id, { attempt: 1, ended: now().getTime() - decodeTime(time) > PREFLIGHT_MAX_AGE_MS });
-      }
-      return rows;
-    },
-  };
 }

@@ -20,11 +20,12 @@ import {
   toCompositionResource,
   validateCompositionFor,
 } from "../composition/edit-composition.ts";
+import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "../composition/limits.ts";
 import type { FrozenComposition, Timeline } from "../composition/schema.ts";
 import { fillTemplate, type MergeValues } from "../composition/template.ts";
 import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
-import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "./limits.ts";
+import { checkCallbackUrl } from "../webhooks/target.ts";
 
 /**
  * `POST /api/render` body after schema validation: exactly one of `compositionId` (a stored
@@ -313,14 +314,23 @@ export async function checkRenderRequest(
  * @returns the render and whether it was created now (false = idempotent replay).
  * @param ctx.enqueue - sends the render's job (inside the insert's transaction).
  * @param ctx.limits - render cost limits and per-account allowances.
- * @throws 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options,
+ * @param ctx.allowPrivateCallbacks - WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL.
+ * @throws 400 naming `/callbackUrl` when webhook address rules refuse it (checked first); 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options,
  *   an invalid inline or filled composition, placeholders without values, or over a cost limit; 429 over the account's concurrent renders or daily render seconds;
  *   503 when the queue cannot take the job.
  */
 export async function startRender(
-  ctx: { db: Db; enqueue: Enqueue; now: Date; userId: string; limits: RenderLimits },
+  ctx: {
+    db: Db;
+    enqueue: Enqueue;
+    now: Date;
+    userId: string;
+    limits: RenderLimits;
+    allowPrivateCallbacks?: boolean | undefined;
+  },
   input: { body: StartRenderBody; idempotencyKey: string | undefined },
 ): Promise<{ render: RenderRow; created: boolean }> {
+  await checkCallbackUrl(input.body.callbackUrl, ctx.allowPrivateCallbacks);
   const { db, userId } = ctx;
   const requestHash = createHash("sha256").update(canonicalJson(input.body)).digest("hex");
   if (input.idempotencyKey) {

@@ -1,6 +1,7 @@
 import type { Clip, Cue, TextStyle } from "../composition/schema.ts";
+import { EMOJI_FAMILY } from "../fonts/fonts.ts";
 import type { CueWord } from "../transcription/exports.ts";
-import { EMOJI_FAMILY, type ResolvedFont, resolveFont } from "./fonts.ts";
+import { type ResolvedFont, resolveFont } from "./resolve-font.ts";
 import { parseSubtitles } from "./subtitle-parse.ts";
 import { type FrameRate, frameToSeconds, secondsToFrame } from "./timeline.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "./types.ts";

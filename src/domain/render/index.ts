@@ -1,16 +1,5 @@
 export { type AssDocument, assColor, assTime, buildAss } from "./ass.ts";
 export { atempoChain, buildAudioMix, duckingRatio, SAMPLE_RATE } from "./audio-branch.ts";
-export {
-  type BundledFamily,
-  bundledFamilyNames,
-  bundledFonts,
-  EMOJI_FAMILY,
-  type FontFace,
-  MAX_UPLOADED_FONTS,
-  type ResolvedFont,
-  readFontFamilyNames,
-  resolveFont,
-} from "./fonts.ts";
 export { type EncoderVariant, encoderArgs, FORMAT_MIME, FORMAT_TRAITS } from "./outputs.ts";
 export {
   type BuildRenderPlanInput,
@@ -21,7 +10,7 @@ export {
   type PlanInput,
   type RenderPlan,
 } from "./plan.ts";
-export { type RenderSplitOptions, renderSplit } from "./render-split.ts";
+export { type ResolvedFont, resolveFont } from "./resolve-font.ts";
 export {
   AUDIO_PART,
   type BuildSplitRenderPlanInput,
@@ -37,4 +26,3 @@ export { parseSubtitles } from "./subtitle-parse.ts";
 export * from "./timeline.ts";
 export { XFADE_NAMES } from "./transitions.ts";
 export * from "./types.ts";
-export { writePlanFiles } from "./write-plan-files.ts";

@@ -7,9 +7,9 @@ import { frameAt, probe, tempDir } from "../../../test/fixtures/render/media.ts"
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { makePoster } from "../../media/poster.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { writePlanFiles } from "../render-jobs/write-plan-files.ts";
 import { buildRenderPlan } from "./plan.ts";
 import type { RenderOutputOptions } from "./types.ts";
-import { writePlanFiles } from "./write-plan-files.ts";
 
 let dir = "";
 let cleanup: () => Promise<void> = async () => {};

@@ -27,10 +27,10 @@ import {
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline, TransitionType } from "../composition/schema.ts";
 import { TRANSITION_TYPES } from "../composition/schema.ts";
+import { writePlanFiles } from "../render-jobs/write-plan-files.ts";
 import { withoutFilterNames } from "./graph.ts";
 import { buildRenderPlan, type RenderPlan } from "./plan.ts";
 import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "./types.ts";
-import { writePlanFiles } from "./write-plan-files.ts";
 
 let dir = "";
 let cleanup: () => Promise<void> = async () => {};

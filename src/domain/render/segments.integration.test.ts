@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolvedAudio, resolvedImage, resolvedVideo } from "../../../test/fixtures/render/compositions.ts";
 import { type MediaFixtures, makeMediaFixtures, tempDir } from "../../../test/fixtures/render/media.ts";
+import { renderSplit } from "../../../test/fixtures/render/render-split.ts";
 import {
   counterValues,
   expectCleanSeams,
@@ -15,12 +16,11 @@ import {
 } from "../../../test/fixtures/render/seams.ts";
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { writePlanFiles } from "../render-jobs/write-plan-files.ts";
 import { buildRenderPlan } from "./plan.ts";
-import { renderSplit } from "./render-split.ts";
 import { buildSplitRenderPlan } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
 import type { RenderOutputOptions, RenderQuality, ResolvedAsset } from "./types.ts";
-import { writePlanFiles } from "./write-plan-files.ts";
 
 const FPS = 25;
 let dir = "";

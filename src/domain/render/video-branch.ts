@@ -1,4 +1,5 @@
 import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
+import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
 import type { Clip } from "../composition/schema.ts";
 import { type BranchPixelFormat, conformToCanvas, regularPts } from "./conform.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
@@ -452,27 +453,6 @@ function clipPicture(
   };
 }
 
-/** Video codecs whose pictures never carry alpha as ffmpeg decodes them (native VP8/VP9 decoders drop it). */
-const OPAQUE_CODECS = new Set([
-  "h264",
-  "hevc",
-  "av1",
-  "vp8",
-  "vp9",
-  "mpeg4",
-  "mpeg2video",
-  "mpeg1video",
-  "mjpeg",
-  "theora",
-  "h263",
-  "wmv1",
-  "wmv2",
-  "wmv3",
-  "vc1",
-  "dvvideo",
-  "dnxhd",
-]);
-
 /**
  * Whether a clip's stream fills the whole canvas with opaque pixels for its whole length: a
  * solid colour or a video in a known alpha-less codec, fitted `cover`/`fill` into the full
@@ -497,14 +477,6 @@ export function isOpaqueFullFrame(ctx: BranchContext, clip: Clip): boolean {
   if ((clip.fit ?? "cover") !== "cover" && clip.fit !== "fill") return false;
   const key = clip.asset.uploadId ?? clip.asset.src ?? "";
   return isOpaqueVideoCodec(ctx.assets.get(key)?.media?.videoCodec);
-}
-
-/**
- * Whether pictures of this ffmpeg video codec (`h264`, `prores`…) never carry alpha as ffmpeg
- * decodes them; false for an unknown or absent codec.
- */
-export function isOpaqueVideoCodec(codec: string | null | undefined): boolean {
-  return typeof codec === "string" && OPAQUE_CODECS.has(codec);
 }
 
 /** The clip's `filter`; a blur's radius is in source pixels, `sourceScale` decoded pixels each. */

@@ -7,7 +7,7 @@ import { makePoster } from "../../media/poster.ts";
 import { type MediaInfo, MediaProbeError, type ProbeResult, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadOriginalKey, uploadPosterKey, uploadPrefix } from "../../storage/keys.ts";
-import { readFontFamilyNames } from "../render/fonts.ts";
+import { readFontFamilyNames } from "../fonts/fonts.ts";
 import { SNIFF_BYTES, type SniffResult, sniffType } from "./sniff.ts";
 import type { UploadType } from "./upload-type.ts";
 

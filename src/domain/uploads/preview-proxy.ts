@@ -13,14 +13,14 @@ import type { UploadPreviewProxy } from "../../db/schema/uploads.ts";
 import { FfmpegError } from "../../media/ffmpeg-run.ts";
 import { makePreviewProxy } from "../../media/preview-proxy.ts";
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
+import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
 import { JOBS, type PreviewProxyJobV1 } from "../../queue/catalog.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { JobHandler } from "../../queue/registry.ts";
+import { scratchWorkDirPrefix } from "../../queue/scratch-work-dirs.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPreviewProxyKey } from "../../storage/keys.ts";
 import { localCopy } from "../../storage/local-copy.ts";
-import { isOpaqueVideoCodec } from "../render/video-branch.ts";
-import { scratchWorkDirPrefix } from "../render-jobs/render-prepare.ts";
 import type { UploadType } from "./upload-type.ts";
 
 /**

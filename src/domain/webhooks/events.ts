@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
-import type { GenerationRow } from "../../db/repositories/generations.ts";
+import { type GenerationRow, outputsOf } from "../../db/repositories/generations.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import type { UploadRow } from "../../db/repositories/uploads.ts";
@@ -22,18 +22,27 @@ import type { WebhookPayload } from "../../db/schema/webhooks.ts";
 import { newId } from "../../ids.ts";
 import { JOBS } from "../../queue/catalog.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
-import {
-  presentGenerationRow,
-  presentRender,
-  presentTranscription,
-  presentUpload,
-  type SigningDeps,
-} from "../presenters.ts";
 
-/** What recording events needs: the job sender, and the store that signs file URLs in payloads. */
-export interface WebhookEventsDeps extends SigningDeps {
+/** A resource as the API returns it, the `data` of an event's payload. */
+type Presented = Record<string, unknown>;
+
+/**
+ * How each resource appears in an event's payload: as the API returns it (file URLs freshly
+ * signed). Given by the composition root, which owns the presenters.
+ */
+export interface EventPresenters {
+  render(row: RenderRow): Promise<Presented>;
+  /** A generation with its output uploads (read inside the event's transaction). */
+  generation(row: GenerationRow, outputs: UploadRow[]): Promise<Presented>;
+  transcription(row: TranscriptionRow): Presented;
+  upload(row: UploadRow): Promise<Presented>;
+}
+
+/** What recording events needs: the job sender, the clock, and the payloads' presenters. */
+export interface WebhookEventsDeps {
   enqueue: Enqueue;
   clock: Clock;
+  present: EventPresenters;
 }
 
 /** One event to record. */
@@ -106,6 +115,7 @@ export async function queueDeliveries(
 /**
  * The event recorder (see the module doc).
  * @param deps.enqueue - sends delivery jobs inside the caller's transaction.
+ * @param deps.present - turns the changed resource into the payload's `data`.
  */
 export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
   /** Records an event for its account's subscribed endpoints and the resource's callback URL. */
@@ -143,7 +153,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: render.userId,
         type: `render.${render.status}`,
-        present: () => presentRender(deps, render),
+        present: () => deps.present.render(render),
         resourceId: render.id,
       });
     },
@@ -152,7 +162,11 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: generation.userId,
         type: `generation.${generation.status}`,
-        present: () => presentGenerationRow(tx, deps, generation),
+        present: async () =>
+          deps.present.generation(
+            generation,
+            (await outputsOf(tx, [generation.id])).get(generation.id) ?? [],
+          ),
         resourceId: generation.id,
       });
     },
@@ -161,7 +175,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
       await record(tx, {
         userId: transcription.userId,
         type: `transcription.${transcription.status}`,
-        present: async () => presentTranscription(transcription),
+        present: async () => deps.present.transcription(transcription),
         resourceId: transcription.id,
       });
     },
@@ -170,7 +184,7 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
         await record(tx, {
           userId: upload.userId,
           type: "upload.created",
-          present: () => presentUpload(deps, upload),
+          present: () => deps.present.upload(upload),
         });
       }
     },

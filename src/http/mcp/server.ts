@@ -8,7 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "../../db/client.ts";
 import { validateCompositionFor } from "../../domain/composition/edit-composition.ts";
-import type { RenderLimits } from "../../domain/render-jobs/limits.ts";
+import type { RenderLimits } from "../../domain/composition/limits.ts";
 import { AppError } from "../../errors.ts";
 import { lendAuth } from "../plugins/auth.ts";
 import { CompositionWriteBody } from "../schemas/composition.ts";

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { PreviewSources, PreviewSpans } from "../../domain/render-jobs/preview-run.ts";
+import type { PreviewSources, PreviewSpans } from "../../domain/preview/preview-run.ts";
 
 /** The `width` query parameter of the preview routes (frame, video): pixels, default 640. */
 export const PreviewWidth = Type.Optional(

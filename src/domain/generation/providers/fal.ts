@@ -7,8 +7,8 @@ import { ApiError } from "@fal-ai/client";
 import { fetchRemoteAsset, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
 import { describeHttpError, discard, httpRequest } from "../../../net/http-client.ts";
+import { createFalQueue, type FalQueueOptions } from "../../vendors/fal/queue.ts";
 import { GenerationError } from "../errors.ts";
-import { createFalQueue, type FalQueueOptions } from "./fal-queue.ts";
 import { runToBuffer } from "./ken-burns.ts";
 import type { GenerationProvider, ProviderRequest, VendorRef } from "./types.ts";
 

@@ -1,7 +1,8 @@
 // Worker thread of the Ken Burns renderer: resamples frames from the shared still into shared
 // frame slots (see renderKenBurns). Messages: { n, slot } in, { n } out when the slot holds frame n.
 import { parentPort, workerData } from "node:worker_threads";
-import { type KenBurnsWindow, kenBurnsWindow, resamplePlane } from "./ken-burns.ts";
+import { type KenBurnsWindow, kenBurnsWindow } from "./ken-burns-move.ts";
+import { resamplePlane } from "./resample-plane.ts";
 import { createSimdResampler } from "./resample-simd.ts";
 
 /** What the thread is started with. */

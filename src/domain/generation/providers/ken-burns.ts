@@ -1,92 +1,13 @@
-import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
+import type { Readable, Writable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
-import { orphanSafeLaunch } from "../../../media/tool-launch.ts";
-import { axisTaps } from "./axis-taps.ts";
+import { spawnTool } from "../../../media/tool-launch.ts";
+import { KEN_BURNS_MAX_ZOOM } from "./ken-burns-move.ts";
 import type { KenBurnsThreadData } from "./ken-burns-thread.ts";
 import { resamplerModule } from "./resample-simd.ts";
-
-/** The part of the prepared still one output frame shows, in source pixels (sub-pixel floats). */
-export interface KenBurnsWindow {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
-
-/** Largest zoom of the move: the last frame shows 1/1.15 of the still's width and height. */
-export const KEN_BURNS_MAX_ZOOM = 1.15;
-
-/**
- * Sine ease-in-out (0 → 1 with zero velocity at both ends): `0.5 − 0.5·cos(π·t)`.
- * @param t - progress 0..1 (clamped).
- */
-export function easeInOutSine(t: number): number {
-  const c = Math.min(1, Math.max(0, t));
-  return 0.5 - 0.5 * Math.cos(Math.PI * c);
-}
-
-/**
- * The window of frame `n` of `frames` over a still of `srcWidth`×`srcHeight` pixels: the zoom
- * goes from 1 (the whole still) to {@link KEN_BURNS_MAX_ZOOM} while the centre drifts right and
- * up, both driven by the frame index through {@link easeInOutSine}. Positions are real numbers:
- * the resampler reads between pixels, so the motion has no integer steps.
- */
-export function kenBurnsWindow(
-  n: number,
-  frames: number,
-  srcWidth: number,
-  srcHeight: number,
-): KenBurnsWindow {
-  const e = easeInOutSine(frames > 1 ? n / (frames - 1) : 0);
-  const zoom = 1 + (KEN_BURNS_MAX_ZOOM - 1) * e;
-  const width = srcWidth / zoom;
-  const height = srcHeight / zoom;
-  // Drift within the slack the final zoom leaves (60 % of it to the right, 40 % up).
-  const slackX = (srcWidth - srcWidth / KEN_BURNS_MAX_ZOOM) / 2;
-  const slackY = (srcHeight - srcHeight / KEN_BURNS_MAX_ZOOM) / 2;
-  const cx = srcWidth / 2 + 0.6 * slackX * e;
-  const cy = srcHeight / 2 - 0.4 * slackY * e;
-  return { left: cx - width / 2, top: cy - height / 2, width, height };
-}
-
-/**
- * Bilinear resampling of one 8-bit plane: the window (`left`, `top`, `width`, `height`, source
- * pixels) of `src` (`srcW`×`srcH`) into `dst` (`dstW`×`dstH`), fixed-point with 1/256 pixel steps.
- */
-export function resamplePlane(
-  src: Uint8Array,
-  srcW: number,
-  srcH: number,
-  win: KenBurnsWindow,
-  dst: Uint8Array,
-  dstW: number,
-  dstH: number,
-): void {
-  const xs = axisTaps(dstW, win.left, win.width, srcW, 256, 256);
-  const ys = axisTaps(dstH, win.top, win.height, srcH, 256, 256);
-  const xi = xs.i;
-  const xf = xs.w;
-  for (let y = 0; y < dstH; y++) {
-    const r0 = (ys.i[y] as number) * srcW;
-    const r1 = r0 + srcW;
-    const fy = ys.w[y] as number;
-    const out = y * dstW;
-    for (let x = 0; x < dstW; x++) {
-      const c = xi[x] as number;
-      const fx = xf[x] as number;
-      const a = src[r0 + c] as number;
-      const b = src[r0 + c + 1] as number;
-      const d = src[r1 + c] as number;
-      const e = src[r1 + c + 1] as number;
-      const top = (a << 8) + (b - a) * fx;
-      const bottom = (d << 8) + (e - d) * fx;
-      dst[out + x] = ((top << 8) + (bottom - top) * fy + 32768) >> 16;
-    }
-  }
-}
 
 /** The x264 settings of the offline video (and of the benchmark's encode-only floor). */
 export const KEN_BURNS_X264_ARGS = [
@@ -126,11 +47,11 @@ export interface RenderKenBurnsOptions {
  * 1. ffmpeg scales the still once to cover `width·1.15`×`height·1.15` (Lanczos, centre crop),
  *    so the closest frame still reads the source at native resolution, as planar YUV 4:2:0;
  * 2. every frame is resampled from that buffer with bilinear weights at sub-pixel positions
- *    ({@link kenBurnsWindow}, eased by frame index), so zoom and drift advance smoothly instead of
- *    snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves with luma; worker
- *    threads (`ken-burns-thread.ts`) resample frames in parallel into shared frame slots, with
- *    the WebAssembly SIMD resampler (`resample-simd.ts`) where the runtime has it, else
- *    {@link resamplePlane};
+ *    (`kenBurnsWindow` in `ken-burns-move.ts`, eased by frame index), so zoom and drift advance
+ *    smoothly instead of snapping to whole pixels as ffmpeg's `zoompan` does, and chroma moves
+ *    with luma; worker threads (`ken-burns-thread.ts`) resample frames in parallel into shared
+ *    frame slots, with the WebAssembly SIMD resampler (`resample-simd.ts`) where the runtime has
+ *    it, else the JavaScript `resamplePlane` (`resample-plane.ts`);
  * 3. frames stream in order as raw video into an x264 encoder ({@link KEN_BURNS_X264_ARGS}).
  *
  * @throws FfmpegError `FFMPEG_FAILED` when either ffmpeg fails (stderr tail in the message),
@@ -166,28 +87,31 @@ export async function renderKenBurns(opts: RenderKenBurnsOptions): Promise<void>
   }
   const frames = Math.round(opts.duration * opts.fps);
   // Launched to die with this worker: killed mid-render, no orphan encodes on.
-  const launch = orphanSafeLaunch("ffmpeg", [
-    "-v",
-    "error",
-    "-y",
-    "-f",
-    "rawvideo",
-    "-pix_fmt",
-    "yuv420p",
-    "-s",
-    `${width}x${height}`,
-    "-framerate",
-    String(opts.fps),
-    "-i",
-    "pipe:0",
-    "-frames:v",
-    String(frames),
-    ...KEN_BURNS_X264_ARGS,
-    "-movflags",
-    "+faststart",
-    opts.output,
-  ]);
-  const encoder = spawn(launch.command, launch.args, { stdio: ["pipe", "ignore", "pipe"] });
+  const encoder = spawnTool(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "yuv420p",
+      "-s",
+      `${width}x${height}`,
+      "-framerate",
+      String(opts.fps),
+      "-i",
+      "pipe:0",
+      "-frames:v",
+      String(frames),
+      ...KEN_BURNS_X264_ARGS,
+      "-movflags",
+      "+faststart",
+      opts.output,
+    ],
+    { stdio: ["pipe", "ignore", "pipe"] },
+  ) as ChildProcessByStdio<Writable, null, Readable>;
   let stderr = "";
   encoder.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4096);
@@ -300,8 +224,11 @@ function even(x: number): number {
  */
 export async function runToBuffer(args: string[], signal?: AbortSignal): Promise<Buffer> {
   signal?.throwIfAborted();
-  const launch = orphanSafeLaunch("ffmpeg", args);
-  const child = spawn(launch.command, launch.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTool("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] }) as ChildProcessByStdio<
+    null,
+    Readable,
+    Readable
+  >;
   const chunks: Buffer[] = [];
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => chunks.push(d));

@@ -3,7 +3,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises
 import path from "node:path";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
 import { probeMedia } from "../../../media/probe.ts";
-import { bundledFonts } from "../../render/fonts.ts";
+import { bundledFonts } from "../../fonts/fonts.ts";
 import { GenerationError } from "../errors.ts";
 import { closestAspectRatio, durationSeconds, imagePixels, videoPixels } from "../sizes.ts";
 import { renderKenBurns, runToBuffer } from "./ken-burns.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { kenBurnsWindow, resamplePlane } from "./ken-burns.ts";
+import { kenBurnsWindow } from "./ken-burns-move.ts";
+import { resamplePlane } from "./resample-plane.ts";
 import { createSimdResampler, resamplerModule } from "./resample-simd.ts";
 
 /** A plane with detail at every scale: gradients plus pseudo-random texture. */

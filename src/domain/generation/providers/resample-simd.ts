@@ -1,11 +1,11 @@
 /**
  * The WebAssembly SIMD bilinear resampler of the offline Ken Burns video (`resample.wat`): the
- * same sub-pixel sampling as {@link resamplePlane}, about four times faster. The module is
+ * same sub-pixel sampling as `resamplePlane` (`resample-plane.ts`), about four times faster. The module is
  * assembled from its text once per process (wabt) and handed to the resampling threads.
  */
 import { readFile } from "node:fs/promises";
 import { axisTaps } from "./axis-taps.ts";
-import type { KenBurnsWindow } from "./ken-burns.ts";
+import type { KenBurnsWindow } from "./ken-burns-move.ts";
 
 let compiled: Promise<WebAssembly.Module | null> | undefined;
 

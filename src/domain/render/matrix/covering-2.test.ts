@@ -1,3 +1,3 @@
-import { describeCoveringShare } from "./covering.ts";
+import { describeCoveringShare } from "../../../../test/fixtures/render/covering.ts";
 
 describeCoveringShare(1, 2);

@@ -8,6 +8,7 @@ import {
   randomComposition,
   VISUAL_KINDS,
 } from "../../../../test/fixtures/render/arbitraries.ts";
+import { PER_COMPOSITION } from "../../../../test/fixtures/render/covering.ts";
 import {
   beepOnset,
   decodeAudio,
@@ -22,7 +23,6 @@ import {
 import { CANVAS_FPS, TRANSITION_TYPES } from "../../composition/schema.ts";
 import { validateComposition } from "../../composition/validate.ts";
 import type { ResolvedAsset } from "../types.ts";
-import { PER_COMPOSITION } from "./covering.ts";
 
 let media: MatrixMedia;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * fal.ai's Whisper (`fal-ai/whisper`) over fal's queue with the generation code's queue client
+ * fal.ai's Whisper (`fal-ai/whisper`) over fal's queue with the shared fal queue client
  * ({@link createFalQueue}: time limits, retries, error mapping). The audio goes as a
  * `data:audio/wav;base64,…` URI; `chunk_level: "word"` returns one timed chunk per word, grouped
  * here into segments at sentence ends and pauses. The request id is stored before waiting, so a
@@ -7,8 +7,9 @@
  * cancelled transcription cancels it at fal with the queue client's `cancel`.
  */
 import { readFile } from "node:fs/promises";
-import { GenerationError } from "../../generation/errors.ts";
-import { createFalQueue, type FalQueueOptions, sleep } from "../../generation/providers/fal-queue.ts";
+import { sleep } from "../../../clock.ts";
+import { VendorError } from "../../vendors/fal/errors.ts";
+import { createFalQueue, type FalQueueOptions } from "../../vendors/fal/queue.ts";
 import { segmentsFromWords } from "../assemble.ts";
 import {
   type TranscribeInput,
@@ -35,9 +36,9 @@ interface WhisperResult {
   inferred_languages?: string[];
 }
 
-/** A {@link GenerationError} of the shared queue client as a {@link TranscriptionError}. */
+/** A {@link VendorError} of the shared queue client as a {@link TranscriptionError}. */
 function asTranscriptionError(err: unknown): unknown {
-  if (err instanceof GenerationError) {
+  if (err instanceof VendorError) {
     return new TranscriptionError("engine_failed", err.message, { cause: err, retryable: err.retryable });
   }
   return err;

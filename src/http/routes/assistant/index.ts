@@ -1,19 +1,17 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import {
-  deleteSession,
-  findRun,
-  findRunningRun,
-  findSession,
-  listMessages,
-  listSessionsPage,
-  type SessionRow,
-} from "../../../db/repositories/assistant.ts";
 import type { Assistant } from "../../../domain/assistant/service.ts";
-import { openSession, toHistoryEntry } from "../../../domain/assistant/sessions.ts";
-import { notFound } from "../../../errors.ts";
+import {
+  createSession,
+  deleteSession,
+  followRun,
+  getSession,
+  listSessions,
+  type SessionDetails,
+} from "../../../domain/assistant/sessions.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import { presentRunCancelled, presentSession } from "../../presenters/assistant.ts";
 import {
   AssistantEvent,
   AssistantSession,
@@ -56,18 +54,7 @@ export function registerAssistantRoutes(
 ): void {
   const { db, assistant } = deps;
 
-  const present = async (s: SessionRow, withHistory: boolean) => {
-    const running = await findRunningRun(db, s.id);
-    return {
-      id: s.id,
-      projectId: s.projectId,
-      compositionId: s.compositionId,
-      model: s.model,
-      activeRunId: running?.id ?? null,
-      createdAt: s.createdAt.toISOString(),
-      ...(withHistory ? { messages: (await listMessages(db, s.id)).map(toHistoryEntry) } : {}),
-    };
-  };
+  const present = (s: SessionDetails) => presentSession(s.session, s.activeRunId, s.messages);
 
   app.post(
     "/api/assistant/session",
@@ -85,11 +72,11 @@ export function registerAssistantRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const session = await openSession(
+      const session = await createSession(
         { db, userId: auth.userId, now: deps.clock.now() },
         { ...request.body, model: assistant.modelInfo() },
       );
-      return reply.code(201).send(await present(session, true));
+      return reply.code(201).send(present(session));
     },
   );
 
@@ -106,9 +93,7 @@ export function registerAssistantRoutes(
     },
     async (request) => {
       const auth = requireAuth(request);
-      const session = await findSession(db, auth.userId, request.params.id);
-      if (!session) throw notFound(`Session ${request.params.id}`);
-      return present(session, true);
+      return present(await getSession(db, auth.userId, request.params.id));
     },
   );
 
@@ -125,12 +110,12 @@ export function registerAssistantRoutes(
     },
     async (request) => {
       const auth = requireAuth(request);
-      const page = await listSessionsPage(db, {
-        userId: auth.userId,
-        ...pageWindow(request.query),
-      });
-      const { nextCursor } = toPage(page, () => null);
-      return { data: await Promise.all(page.rows.map((s) => present(s, false))), nextCursor };
+      const page = await listSessions(db, auth.userId, pageWindow(request.query));
+      const { nextCursor } = toPage(
+        { rows: page.rows.map((s) => s.session), hasMore: page.hasMore },
+        () => null,
+      );
+      return { data: page.rows.map(present), nextCursor };
     },
   );
 
@@ -150,9 +135,7 @@ export function registerAssistantRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const running = await findRunningRun(db, request.params.id);
-      if (running && running.userId === auth.userId) await assistant.cancel(auth.userId, running.id);
-      await deleteSession(db, auth.userId, request.params.id);
+      await deleteSession({ db, assistant }, auth.userId, request.params.id);
       return reply.code(204).send();
     },
   );
@@ -200,12 +183,13 @@ export function registerAssistantRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const run = await findRun(db, auth.userId, request.params.runId);
-      if (!run) throw notFound(`Run ${request.params.runId}`);
-      await streamEvents(request, reply, {
-        pingMs: assistant.options.pingMs,
-        events: (signal) => assistant.events(run.id, lastEventId(request.headers["last-event-id"]), signal),
-      });
+      const events = await followRun(
+        { db, assistant },
+        auth.userId,
+        request.params.runId,
+        lastEventId(request.headers["last-event-id"]),
+      );
+      await streamEvents(request, reply, { pingMs: assistant.options.pingMs, events });
     },
   );
 
@@ -226,12 +210,7 @@ export function registerAssistantRoutes(
     async (request, reply) => {
       const auth = requireAuth(request);
       const run = await assistant.cancel(auth.userId, request.params.runId);
-      return reply.code(run.status === "running" ? 202 : 200).send({
-        id: run.id,
-        sessionId: run.sessionId,
-        status: run.status,
-        cancelRequested: run.cancelRequestedAt !== null,
-      });
+      return reply.code(run.status === "running" ? 202 : 200).send(presentRunCancelled(run));
     },
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import type { FramePreview } from "../../../domain/render-jobs/render-frame.ts";
+import type { FramePreview } from "../../../domain/preview/render-frame.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
 import {

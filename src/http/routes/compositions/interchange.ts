@@ -1,11 +1,11 @@
 import type { Db } from "../../../db/client.ts";
 import { hasScope } from "../../../domain/auth/scopes.ts";
-import { toCompositionResource } from "../../../domain/composition/edit-composition.ts";
+import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
-import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
 import { AppError } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";
+import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
 import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
@@ -135,7 +135,7 @@ export function registerInterchangeRoutes(
         isBareOtio(body) ? { otio: body } : body,
         isBareOtio(body) ? "" : "/otio",
       );
-      return reply.code(201).header("ETag", `"${row.version}"`).send(toCompositionResource(row));
+      return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
 }

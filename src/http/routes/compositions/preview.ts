@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { Type } from "typebox";
-import { PREVIEW_MAX_SECONDS, type PreviewStream } from "../../../domain/render-jobs/preview-stream.ts";
+import { PREVIEW_MAX_SECONDS, type PreviewStream } from "../../../domain/preview/preview-stream.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
 import {

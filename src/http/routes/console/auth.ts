@@ -4,26 +4,25 @@ import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Config } from "../../../config.ts";
 import type { Db } from "../../../db/client.ts";
-import {
-  type ConsoleSessionRow,
-  findLiveSession,
-  findSessionById,
-  listLiveSessions,
-  revokeSessions,
-} from "../../../db/repositories/console-sessions.ts";
-import {
-  consumePasswordToken,
-  findPasswordHash,
-  upsertPasswordHash,
-} from "../../../db/repositories/passwords.ts";
-import { findUser, insertUser, type UserRow } from "../../../db/repositories/users.ts";
-import { hashKeySecret, isWellFormedSecret } from "../../../domain/auth/api-key-secret.ts";
 import { createLoginLimiter } from "../../../domain/console/login-limiter.ts";
-import { assertPasswordPolicy, hashPassword, verifyPassword } from "../../../domain/console/passwords.ts";
-import { startSession } from "../../../domain/console/sessions.ts";
-import { presentUser } from "../../../domain/presenters.ts";
-import { AppError, conflict, invalidRequest } from "../../../errors.ts";
+import {
+  getCurrentSession,
+  listSessions,
+  revokeOtherSessions,
+  revokeSession,
+  type SignInRequest,
+} from "../../../domain/console/sessions.ts";
+import {
+  changePassword,
+  logIn,
+  type SignedIn,
+  type SignInDeps,
+  setUpPassword,
+  signUp,
+} from "../../../domain/console/sign-in.ts";
 import { SESSION_COOKIE } from "../../plugins/auth.ts";
+import { presentConsoleSession } from "../../presenters/console-sessions.ts";
+import { presentUser } from "../../presenters/users.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import {
   AuthOptions,
@@ -45,20 +44,6 @@ export interface ConsoleAuthDeps {
   config: Pick<Config, "publicUrl" | "signup" | "sessionTtlSec" | "loginLimits">;
 }
 
-function presentSession(s: ConsoleSessionRow, currentId: string | null) {
-  return {
-    id: s.id,
-    createdAt: s.createdAt.toISOString(),
-    lastSeenAt: s.lastSeenAt.toISOString(),
-    expiresAt: s.expiresAt.toISOString(),
-    userAgent: s.userAgent,
-    ip: s.ip,
-    current: s.id === currentId,
-  };
-}
-
-const WRONG_CREDENTIALS = "Wrong email or password";
-
 /**
  * Console sign-in: options, sign-in (rate-limited per IP and per account), sign-up (SIGNUP=open),
  * password setup links, the current session with its CSRF token, sign-out, the session list,
@@ -66,24 +51,26 @@ const WRONG_CREDENTIALS = "Wrong email or password";
  */
 export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void {
   const { db, clock, config } = deps;
-  const limiter = createLoginLimiter(db, config.loginLimits, clock);
+  const signInDeps: SignInDeps = {
+    db,
+    clock,
+    sessionTtlSec: config.sessionTtlSec,
+    limiter: createLoginLimiter(db, config.loginLimits, clock),
+    signup: config.signup,
+  };
   const secure = config.publicUrl.startsWith("https:");
 
-  /** Replaces any session the request came with by a new one and sets its cookie. */
-  async function signIn(request: FastifyRequest, reply: FastifyReply, user: UserRow) {
-    const now = clock.now();
-    const presented = request.cookies[SESSION_COOKIE];
-    if (presented && isWellFormedSecret(presented, "crs")) {
-      const old = await findLiveSession(db, hashKeySecret(presented), now);
-      if (old) await revokeSessions(db, { userId: old.user.id, now, only: old.session.id });
-    }
-    const { session, secret } = await startSession(db, {
-      userId: user.id,
+  /** What a sign-in needs to know of the request. */
+  function signInRequest(request: FastifyRequest): SignInRequest {
+    return {
+      presentedSecret: request.cookies[SESSION_COOKIE],
       userAgent: request.headers["user-agent"] ?? null,
       ip: request.ip,
-      now,
-      ttlSec: config.sessionTtlSec,
-    });
+    };
+  }
+
+  /** Sets the cookie of a session just started and presents the sign-in. */
+  function signedIn(reply: FastifyReply, { user, session, secret }: SignedIn) {
     reply.setCookie(SESSION_COOKIE, secret, {
       path: "/",
       httpOnly: true,
@@ -93,7 +80,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     });
     return {
       user: presentUser(user),
-      session: presentSession(session, session.id),
+      session: presentConsoleSession(session, session.id),
       csrfToken: session.csrfToken,
     };
   }
@@ -132,19 +119,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const retry = await limiter.attempt(request.ip, email);
-      if (retry !== null) {
-        throw new AppError(
-          "rate_limited",
-          `Too many sign-in attempts. Wait ${Math.ceil(retry / 60)} minute(s) and try again.`,
-          { headers: { "Retry-After": String(retry) } },
-        );
-      }
-      const user = await findUser(db, email.trim());
-      const ok = await verifyPassword(user ? await findPasswordHash(db, user.id) : null, password);
-      if (!user || !ok) throw new AppError("unauthorized", WRONG_CREDENTIALS);
-      await limiter.succeeded(request.ip, email);
-      return signIn(request, reply, user);
+      return signedIn(reply, await logIn(signInDeps, { email, password, request: signInRequest(request) }));
     },
   );
 
@@ -165,21 +140,10 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request, reply) => {
       const { token, password } = request.body;
-      assertPasswordPolicy(password, "/password");
-      const now = clock.now();
-      const userId = isWellFormedSecret(token, "crp")
-        ? await consumePasswordToken(db, hashKeySecret(token), now)
-        : null;
-      const user = userId ? await findUser(db, userId) : null;
-      if (!user) {
-        throw invalidRequest(
-          "This setup link is invalid, already used or expired; ask for a new one (cutroom users reset-password)",
-          [{ path: "/token", message: "is invalid, used or expired" }],
-        );
-      }
-      await upsertPasswordHash(db, user.id, await hashPassword(password), now);
-      await revokeSessions(db, { userId: user.id, now });
-      return signIn(request, reply, user);
+      return signedIn(
+        reply,
+        await setUpPassword(signInDeps, { token, password, request: signInRequest(request) }),
+      );
     },
   );
 
@@ -197,18 +161,9 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
       },
     },
     async (request, reply) => {
-      if (config.signup !== "open") throw new AppError("forbidden", "Sign-up is closed on this server");
-      const { email, password } = request.body;
-      assertPasswordPolicy(password, "/password");
-      const address = email.trim();
-      if (await findUser(db, address)) throw conflict("An account with this email already exists");
-      const user = await insertUser(db, {
-        email: address,
-        name: request.body.name ?? address.split("@")[0] ?? address,
-        plan: "standard",
-      });
-      await upsertPasswordHash(db, user.id, await hashPassword(password), clock.now());
-      return reply.code(201).send(await signIn(request, reply, user));
+      const { email, password, name } = request.body;
+      const user = await signUp(signInDeps, { email, password, name, request: signInRequest(request) });
+      return reply.code(201).send(signedIn(reply, user));
     },
   );
 
@@ -228,10 +183,10 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request) => {
       const auth = requireAuth(request);
-      const session = (await findSessionById(db, auth.sessionId as string)) as ConsoleSessionRow;
+      const session = await getCurrentSession(db, auth.sessionId as string);
       return {
         user: presentUser({ id: auth.userId, plan: auth.plan, ...auth.user }),
-        session: presentSession(session, session.id),
+        session: presentConsoleSession(session, session.id),
         csrfToken: session.csrfToken,
       };
     },
@@ -251,7 +206,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await revokeSessions(db, { userId: auth.userId, now: clock.now(), only: auth.sessionId as string });
+      await revokeSession(deps, auth.userId, auth.sessionId as string);
       reply.clearCookie(SESSION_COOKIE, { path: "/" });
       return reply.code(204).send();
     },
@@ -274,8 +229,8 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request) => {
       const auth = requireAuth(request);
-      const rows = await listLiveSessions(db, auth.userId, clock.now());
-      return { data: rows.map((s) => presentSession(s, auth.sessionId)) };
+      const rows = await listSessions(deps, auth.userId);
+      return { data: rows.map((s) => presentConsoleSession(s, auth.sessionId)) };
     },
   );
 
@@ -294,7 +249,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await revokeSessions(db, { userId: auth.userId, now: clock.now(), only: request.params.sessionId });
+      await revokeSession(deps, auth.userId, request.params.sessionId);
       return reply.code(204).send();
     },
   );
@@ -316,12 +271,7 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     },
     async (request) => {
       const auth = requireAuth(request);
-      const revoked = await revokeSessions(db, {
-        userId: auth.userId,
-        now: clock.now(),
-        except: auth.sessionId as string,
-      });
-      return { revoked };
+      return { revoked: await revokeOtherSessions(deps, auth.userId, auth.sessionId as string) };
     },
   );
 
@@ -341,22 +291,12 @@ export function registerConsoleAuthRoutes(app: App, deps: ConsoleAuthDeps): void
     async (request, reply) => {
       const auth = requireAuth(request);
       const { currentPassword, newPassword } = request.body;
-      const retry = await limiter.attempt(request.ip, auth.user.email);
-      if (retry !== null) {
-        throw new AppError("rate_limited", "Too many password attempts. Wait and try again.", {
-          headers: { "Retry-After": String(retry) },
-        });
-      }
-      if (!(await verifyPassword(await findPasswordHash(db, auth.userId), currentPassword))) {
-        throw invalidRequest("The current password is wrong", [
-          { path: "/currentPassword", message: "is wrong" },
-        ]);
-      }
-      await limiter.succeeded(request.ip, auth.user.email);
-      assertPasswordPolicy(newPassword, "/newPassword");
-      const now = clock.now();
-      await upsertPasswordHash(db, auth.userId, await hashPassword(newPassword), now);
-      await revokeSessions(db, { userId: auth.userId, now, except: auth.sessionId as string });
+      await changePassword(signInDeps, {
+        user: { id: auth.userId, email: auth.user.email, sessionId: auth.sessionId as string },
+        currentPassword,
+        newPassword,
+        ip: request.ip,
+      });
       return reply.code(204).send();
     },
   );

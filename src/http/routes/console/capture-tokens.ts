@@ -2,28 +2,17 @@ import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
 import {
-  type CaptureTokenRow,
-  listLiveCaptureTokens,
+  createCaptureToken,
+  listCaptureTokens,
   revokeCaptureToken,
-} from "../../../db/repositories/capture-tokens.ts";
-import { findProject } from "../../../db/repositories/projects.ts";
-import { issueCaptureToken } from "../../../domain/console/capture-token.ts";
-import { notFound } from "../../../errors.ts";
+} from "../../../domain/console/capture-tokens.ts";
+import { presentCaptureToken } from "../../presenters/capture-tokens.ts";
 import { responses } from "../../schemas/common.ts";
 import { CaptureToken, CaptureTokenCreated, CONSOLE_SECURITY } from "../../schemas/console.ts";
 import { type App, requireAuth } from "../../types.ts";
 
 const ERRORS = [400, 401, 403, 429, 500];
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
-
-function present(t: CaptureTokenRow) {
-  return {
-    id: t.id,
-    projectId: t.projectId,
-    createdAt: t.createdAt.toISOString(),
-    expiresAt: t.expiresAt.toISOString(),
-  };
-}
 
 /**
  * Phone capture links, made from the console: a token valid 30 minutes that may only upload
@@ -34,10 +23,6 @@ export function registerCaptureTokenRoutes(
   deps: { db: Db; clock: Clock; publicUrl: string },
 ): void {
   const consoleOnly = { config: { consoleOnly: true } } as const;
-
-  async function requireProject(userId: string, projectId: string) {
-    if (!(await findProject(deps.db, userId, projectId))) throw notFound(`Project ${projectId}`);
-  }
 
   app.post(
     "/api/v1/projects/:projectId/capture-tokens",
@@ -56,15 +41,8 @@ export function registerCaptureTokenRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await requireProject(auth.userId, request.params.projectId);
-      const { token, secret } = await issueCaptureToken(deps.db, {
-        userId: auth.userId,
-        projectId: request.params.projectId,
-        now: deps.clock.now(),
-      });
-      return reply
-        .code(201)
-        .send({ captureToken: present(token), token: secret, url: `${deps.publicUrl}/capture/${secret}` });
+      const { token, secret, url } = await createCaptureToken(deps, auth.userId, request.params.projectId);
+      return reply.code(201).send({ captureToken: presentCaptureToken(token), token: secret, url });
     },
   );
 
@@ -86,13 +64,8 @@ export function registerCaptureTokenRoutes(
     },
     async (request) => {
       const auth = requireAuth(request);
-      await requireProject(auth.userId, request.params.projectId);
-      const rows = await listLiveCaptureTokens(deps.db, {
-        userId: auth.userId,
-        projectId: request.params.projectId,
-        now: deps.clock.now(),
-      });
-      return { data: rows.map(present) };
+      const rows = await listCaptureTokens(deps, auth.userId, request.params.projectId);
+      return { data: rows.map(presentCaptureToken) };
     },
   );
 
@@ -111,12 +84,7 @@ export function registerCaptureTokenRoutes(
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const found = await revokeCaptureToken(deps.db, {
-        userId: auth.userId,
-        id: request.params.tokenId,
-        now: deps.clock.now(),
-      });
-      if (!found) throw notFound(`Capture token ${request.params.tokenId}`);
+      await revokeCaptureToken(deps, auth.userId, request.params.tokenId);
       return reply.code(204).send();
     },
   );

@@ -1,11 +1,9 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { listApiKeys, revokeApiKey } from "../../../db/repositories/api-keys.ts";
-import { issueApiKey } from "../../../domain/accounts/issue-api-key.ts";
+import { issueApiKey, listAccountApiKeys, revokeAccountApiKey } from "../../../domain/accounts/api-keys.ts";
 import { parseScopes } from "../../../domain/auth/scopes.ts";
-import { presentApiKey } from "../../../domain/presenters.ts";
-import { notFound } from "../../../errors.ts";
+import { presentApiKey } from "../../presenters/api-keys.ts";
 import { ApiKey } from "../../schemas/account.ts";
 import { responses } from "../../schemas/common.ts";
 import { CONSOLE_SECURITY, KeyCreate, KeyCreated } from "../../schemas/console.ts";
@@ -37,7 +35,7 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
     },
     async (request) => {
       const auth = requireAuth(request);
-      return { data: (await listApiKeys(deps.db, auth.userId)).map(presentApiKey) };
+      return { data: (await listAccountApiKeys(deps.db, auth.userId)).map(presentApiKey) };
     },
   );
 
@@ -82,9 +80,7 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const mine = (await listApiKeys(deps.db, auth.userId)).some((k) => k.id === request.params.keyId);
-      if (!mine) throw notFound(`Key ${request.params.keyId}`);
-      await revokeApiKey(deps.db, request.params.keyId, deps.clock.now());
+      await revokeAccountApiKey(deps, auth.userId, request.params.keyId);
       return reply.code(204).send();
     },
   );

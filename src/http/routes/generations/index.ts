@@ -3,26 +3,21 @@ import type { Clock } from "../../../clock.ts";
 import type { GenerationConfig } from "../../../config.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Notifications } from "../../../db/notifications.ts";
-import {
-  findGeneration,
-  GENERATION_TERMINAL,
-  type GenerationRow,
-  listGenerationsPage,
-  outputsOf,
-} from "../../../db/repositories/generations.ts";
+import type { GenerationRow } from "../../../db/repositories/generations.ts";
 import { GENERATION_STATUSES } from "../../../db/schema/generations.ts";
+import type { ImageGenerationInput } from "../../../domain/generation/create.ts";
 import {
-  cancelGeneration,
-  createImageGeneration,
-  createVideoGeneration,
-  type ImageGenerationInput,
-} from "../../../domain/generation/create.ts";
+  cancelGenerationWithOutputs,
+  generateImage,
+  generateVideo,
+  getGeneration,
+  isGenerationSettled,
+  listGenerations,
+} from "../../../domain/generation/generations.ts";
 import type { ProviderSet } from "../../../domain/generation/providers/types.ts";
-import { waitForSettled } from "../../../domain/generation/settled.ts";
-import { presentGeneration, presentGenerationRow } from "../../../domain/presenters.ts";
-import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
+import { presentGeneration } from "../../presenters/generations.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import {
   Generation,
@@ -74,19 +69,16 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
-      const created = await createImageGeneration(
+      const row = await generateImage(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
         request.body as ImageGenerationInput,
+        deps.generation.imageWaitSec * 1000,
       );
-      const row =
-        (await waitForSettled(deps, created.id, { timeoutMs: deps.generation.imageWaitSec * 1000 })) ??
-        created;
-      const done = GENERATION_TERMINAL.includes(row.status);
+      const done = isGenerationSettled(row);
       reply.header("Location", `/api/v1/generations/${row.id}`);
       if (!done) reply.header("Retry-After", RETRY_AFTER.image);
-      return reply.code(done ? 201 : 202).send(await presentGenerationRow(deps.db, deps, row));
+      return reply.code(done ? 201 : 202).send(await presentGeneration(deps, row, row.outputs));
     },
   );
 
@@ -106,15 +98,14 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
-      const row = await createVideoGeneration(
+      const row = await generateVideo(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
         request.body,
       );
       reply.header("Location", `/api/v1/generations/${row.id}`);
       reply.header("Retry-After", RETRY_AFTER.video);
-      return reply.code(202).send(await presentGeneration(deps, row, []));
+      return reply.code(202).send(await presentGeneration(deps, row, row.outputs));
     },
   );
 
@@ -125,9 +116,9 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
     tag: "Generation",
     schema: Generation,
     params: GenerationParams,
-    find: (userId, id) => findGeneration(deps.db, userId, id),
-    retryAfter: (g) => (GENERATION_TERMINAL.includes(g.status) ? undefined : RETRY_AFTER[g.kind]),
-    present: (g) => presentGenerationRow(deps.db, deps, g),
+    find: (userId, id) => getGeneration(deps.db, userId, id),
+    retryAfter: (g) => (isGenerationSettled(g) ? undefined : RETRY_AFTER[g.kind]),
+    present: (g) => presentGeneration(deps, g, g.outputs),
     list: {
       operationId: "listGenerations",
       summary: "List the caller's generations, newest first",
@@ -143,7 +134,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
         ),
       },
       page: (userId, query, limit, afterId) =>
-        listGenerationsPage(deps.db, {
+        listGenerations(deps.db, {
           userId,
           kind: query.kind as "image" | "video" | undefined,
           status: query.status as GenerationRow["status"] | undefined,
@@ -151,14 +142,6 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
           limit,
           afterId,
         }),
-      // The outputs of the whole page in one query.
-      async present(rows) {
-        const outputs = await outputsOf(
-          deps.db,
-          rows.map((r) => r.id),
-        );
-        return Promise.all(rows.map((r) => presentGeneration(deps, r, outputs.get(r.id) ?? [])));
-      },
     },
     get: {
       operationId: "getGeneration",
@@ -173,7 +156,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
       ok: { 200: Generation },
       errors: [403, 404],
       run: (request, userId, id) =>
-        cancelGeneration(
+        cancelGenerationWithOutputs(
           { db: deps.db, clock: deps.clock, providers: deps.providers, log: request.log },
           userId,
           id,

@@ -1,18 +1,16 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { countProjectContents, deleteProjectRow } from "../../../db/repositories/project-contents.ts";
 import {
-  findProject,
-  insertProject,
-  listProjectsPage,
+  createProject,
+  deleteProject,
+  getProject,
+  listProjects,
   updateProject,
-} from "../../../db/repositories/projects.ts";
-import { presentProject } from "../../../domain/presenters.ts";
-import { conflict, notFound } from "../../../errors.ts";
+} from "../../../domain/projects/projects.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { uploadPrefix } from "../../../storage/keys.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import { presentProject } from "../../presenters/projects.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Project, ProjectCreate, ProjectDeleteQuery, ProjectUpdate } from "../../schemas/project.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -37,10 +35,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
     },
     async (request) => {
       const auth = requireAuth(request);
-      const page = await listProjectsPage(deps.db, {
-        userId: auth.userId,
-        ...pageWindow(request.query),
-      });
+      const page = await listProjects(deps.db, auth.userId, pageWindow(request.query));
       return toPage(page, presentProject);
     },
   );
@@ -58,9 +53,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
     },
     async (request) => {
       const auth = requireAuth(request);
-      const project = await findProject(deps.db, auth.userId, request.params.projectId);
-      if (!project) throw notFound(`Project ${request.params.projectId}`);
-      return presentProject(project);
+      return presentProject(await getProject(deps.db, auth.userId, request.params.projectId));
     },
   );
 
@@ -78,7 +71,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const project = await insertProject(deps.db, { userId: auth.userId, ...request.body });
+      const project = await createProject(deps.db, auth.userId, request.body);
       return reply.code(201).send(presentProject(project));
     },
   );
@@ -104,7 +97,6 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
         ...request.body,
         now: deps.clock.now(),
       });
-      if (!project) throw notFound(`Project ${request.params.projectId}`);
       return presentProject(project);
     },
   );
@@ -126,39 +118,10 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const { projectId } = request.params;
-      if (!(await findProject(deps.db, auth.userId, projectId))) throw notFound(`Project ${projectId}`);
-      const contents = await countProjectContents(deps.db, projectId);
-      const held =
-        contents.uploads + contents.compositions + contents.generations + contents.assistantSessions;
-      const choice = request.query.contents;
-      if (held > 0 && choice === undefined) {
-        throw conflict(
-          "The project is not empty: pass contents=delete to delete what it holds with it, or contents=keep to keep that outside any project",
-          { contents },
-        );
-      }
-      if (choice === "delete" && contents.unfinishedGenerations > 0) {
-        throw conflict(
-          "A generation of this project is still queued or running; cancel it or wait for it first",
-          {
-            contents,
-          },
-        );
-      }
-      const deleted = await deleteProjectRow(deps.db, {
-        userId: auth.userId,
-        projectId,
-        withContents: choice === "delete",
-      });
-      if (!deleted) throw notFound(`Project ${projectId}`);
-      for (const id of deleted.uploadIds) {
-        try {
-          await deps.store.deletePrefix(uploadPrefix(id));
-        } catch (err) {
-          request.log.error({ err, uploadId: id }, "could not delete the files of a deleted upload");
-        }
-      }
+      await deleteProject(
+        { db: deps.db, store: deps.store, log: request.log },
+        { userId: auth.userId, projectId: request.params.projectId, contents: request.query.contents },
+      );
       return reply.code(204).send();
     },
   );

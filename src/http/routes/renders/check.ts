@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
+import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { preflightRender } from "../../../domain/render-jobs/preflight.ts";
 import type { StartRenderBody } from "../../../domain/render-jobs/start-render.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";

@@ -1,18 +1,18 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import { findRender, listRendersPage, type RenderRow } from "../../../db/repositories/renders.ts";
+import type { RenderRow } from "../../../db/repositories/renders.ts";
 import { RENDER_STATUSES } from "../../../db/schema/renders.ts";
-import { presentRender } from "../../../domain/presenters.ts";
-import { cancelRender } from "../../../domain/render-jobs/cancel-render.ts";
-import type { RenderLimits } from "../../../domain/render-jobs/limits.ts";
+import type { RenderLimits } from "../../../domain/composition/limits.ts";
+import { cancelUnfinishedRender } from "../../../domain/render-jobs/cancel-render.ts";
 import { startRender } from "../../../domain/render-jobs/start-render.ts";
+import { getRender, listRenders } from "../../../domain/renders/renders.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
-import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
-import { AppError, conflict } from "../../../errors.ts";
+import { AppError } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { FlowQueue } from "../../../queue/flow.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
+import { presentRender } from "../../presenters/renders.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
 import { type App, requireAuth } from "../../types.ts";
@@ -66,7 +66,6 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
       const { render, created } = await startRender(
         {
           db: deps.db,
@@ -74,6 +73,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
           now: deps.clock.now(),
           userId: auth.userId,
           limits: deps.renderLimits,
+          allowPrivateCallbacks: deps.allowPrivateCallbacks,
         },
         { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
       );
@@ -91,7 +91,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
     tag: "Renders",
     schema: Render,
     params: RenderParams,
-    find: (userId, id) => findRender(deps.db, userId, id),
+    find: (userId, id) => getRender(deps.db, userId, id),
     retryAfter: (r) => (TERMINAL.has(r.status) ? undefined : POLL_SECONDS),
     present: (r) => presentRender(deps, r),
     list: {
@@ -106,7 +106,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         ),
       },
       page: (userId, query, limit, afterId) =>
-        listRendersPage(deps.db, {
+        listRenders(deps.db, {
           userId,
           status: query.status as RenderRow["status"] | undefined,
           compositionId: query.compositionId,
@@ -127,16 +127,11 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
         "Queued → `cancelled` (200). Running → `cancelling` (202): ffmpeg is stopped and partial output deleted within 2 s, then `cancelled`. A render split into segments of which none has started → `cancelled` (200). Already cancelled → 200. Succeeded or failed → 409.",
       ok: { 200: Render, 202: Render },
       errors: [403, 404, 409],
-      async run(_request, userId, id) {
-        const r = await cancelRender(
+      run: (_request, userId, id) =>
+        cancelUnfinishedRender(
           { db: deps.db, events: deps.events, split: { flows: deps.flows, store: deps.store } },
           { userId, id, now: deps.clock.now() },
-        );
-        if (r?.status === "succeeded" || r?.status === "failed") {
-          throw conflict(`The render already ${r.status}; there is nothing to cancel`, { status: r.status });
-        }
-        return r;
-      },
+        ),
       status: (r) => (r.status === "cancelled" ? 200 : 202),
     },
   });

@@ -1,28 +1,8 @@
 import { Type } from "typebox";
 import type { Database } from "../../../db/client.ts";
+import { checkDatabase } from "../../../domain/service/health.ts";
 import { responses } from "../../schemas/common.ts";
 import type { App } from "../../types.ts";
-
-const DB_TIMEOUT_MS = 2000;
-
-/**
- * Runs a readiness probe with a deadline.
- * @returns what `probe` resolves with.
- * @throws Error "timeout" when it has not settled within `ms`; else what `probe` throws.
- */
-export async function probeWithin<T>(probe: () => Promise<T>, ms = DB_TIMEOUT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      probe(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timeout")), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** `GET /api/v1/health`: database round trip; 503 when it does not answer within 2 s. */
 export function registerHealth(app: App, deps: { database: Database }): void {
@@ -56,16 +36,9 @@ export function registerHealth(app: App, deps: { database: Database }): void {
       },
     },
     async (_request, reply) => {
-      try {
-        const latency = await probeWithin(() => deps.database.ping());
-        return { ok: true as const, dbLatencyMs: latency };
-      } catch (err) {
-        const message =
-          (err as Error).message === "timeout"
-            ? "database did not answer within 2 s"
-            : "database unreachable";
-        return reply.code(503).send({ ok: false as const, dbLatencyMs: null, error: message });
-      }
+      const health = await checkDatabase(deps.database);
+      if (health.ok) return { ok: true as const, dbLatencyMs: health.latencyMs };
+      return reply.code(503).send({ ok: false as const, dbLatencyMs: null, error: health.error });
     },
   );
 }

@@ -1,20 +1,19 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
-import {
-  findTranscription,
-  listTranscriptionsPage,
-  TRANSCRIPTION_TERMINAL,
-  type TranscriptionRow,
-} from "../../../db/repositories/transcriptions.ts";
+import type { TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
 import { TRANSCRIPTION_STATUSES } from "../../../db/schema/transcriptions.ts";
-import { presentTranscription } from "../../../domain/presenters.ts";
-import { cancelTranscription, createTranscription } from "../../../domain/transcription/create.ts";
-import { plainText, subtitleText } from "../../../domain/transcription/exports.ts";
+import { cancelTranscription } from "../../../domain/transcription/create.ts";
+import {
+  exportTranscription,
+  getTranscription,
+  isTranscriptionFinished,
+  listTranscriptions,
+  requestTranscription,
+} from "../../../domain/transcription/transcriptions.ts";
 import type { Transcriber } from "../../../domain/transcription/types.ts";
-import { checkCallbackUrl } from "../../../domain/webhooks/target.ts";
-import { conflict, notFound } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
+import { presentTranscription } from "../../presenters/transcriptions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import {
   Transcription,
@@ -60,8 +59,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await checkCallbackUrl(request.body.callbackUrl, deps.allowPrivateCallbacks);
-      const row = await createTranscription(deps, auth.userId, request.body);
+      const row = await requestTranscription(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/transcriptions/${row.id}`);
       reply.header("Retry-After", RETRY_AFTER);
       return reply.code(202).send(presentTranscription(row));
@@ -75,8 +73,8 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     tag: "Transcription",
     schema: Transcription,
     params: TranscriptionParams,
-    find: (userId, id) => findTranscription(deps.db, userId, id),
-    retryAfter: (t) => (TRANSCRIPTION_TERMINAL.includes(t.status) ? undefined : RETRY_AFTER),
+    find: (userId, id) => getTranscription(deps.db, userId, id),
+    retryAfter: (t) => (isTranscriptionFinished(t) ? undefined : RETRY_AFTER),
     present: presentTranscription,
     list: {
       operationId: "listTranscriptions",
@@ -87,7 +85,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
         status: Type.Optional(Type.Enum([...TRANSCRIPTION_STATUSES])),
       },
       page: (userId, query, limit, afterId) =>
-        listTranscriptionsPage(deps.db, {
+        listTranscriptions(deps.db, {
           userId,
           uploadId: query.uploadId,
           status: query.status as TranscriptionRow["status"] | undefined,
@@ -150,18 +148,11 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const t = await findTranscription(deps.db, auth.userId, request.params.id);
-      if (!t) throw notFound(`Transcription ${request.params.id}`);
-      if (t.status !== "succeeded" || !t.result) {
-        throw conflict(
-          `Transcription ${t.id} is ${t.status}; only a succeeded transcription can be exported`,
-        );
-      }
       const format = request.query.format as keyof typeof MIME;
-      const body = format === "txt" ? plainText(t.result) : subtitleText(t.result, format);
+      const file = await exportTranscription(deps.db, auth.userId, request.params.id, format);
       reply.header("Content-Type", `${MIME[format]}; charset=utf-8`);
-      reply.header("Content-Disposition", `inline; filename="${t.id}.${format}"`);
-      return reply.send(body);
+      reply.header("Content-Disposition", `inline; filename="${file.id}.${format}"`);
+      return reply.send(file.text);
     },
   );
 }

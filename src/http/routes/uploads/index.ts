@@ -1,18 +1,15 @@
 import { Type } from "typebox";
 import type { Db } from "../../../db/client.ts";
-import type { TranscriptionRow } from "../../../db/repositories/transcriptions.ts";
-import type { UploadRow } from "../../../db/repositories/uploads.ts";
-import { deleteUpload, findUpload, listUploadsPage } from "../../../db/repositories/uploads.ts";
-import { presentTranscription, presentUpload } from "../../../domain/presenters.ts";
-import { type CreateTranscriptionDeps, createTranscription } from "../../../domain/transcription/create.ts";
-import { createUploadsFromParts } from "../../../domain/uploads/create-uploads.ts";
+import type { CreateTranscriptionDeps } from "../../../domain/transcription/create.ts";
 import { UPLOAD_TYPES } from "../../../domain/uploads/upload-type.ts";
+import { deleteUpload, getUpload, listUploads, receiveUploads } from "../../../domain/uploads/uploads.ts";
 import type { WebhookEvents } from "../../../domain/webhooks/events.ts";
-import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../../errors.ts";
+import { AppError } from "../../../errors.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
-import { uploadPrefix } from "../../../storage/keys.ts";
 import { pageWindow, toPageAsync } from "../../pagination.ts";
+import { presentTranscription } from "../../presenters/transcriptions.ts";
+import { presentUpload } from "../../presenters/uploads.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams } from "../../schemas/upload.ts";
@@ -30,36 +27,6 @@ export interface UploadRouteDeps {
   enqueue?: Enqueue;
   /** Queues transcriptions asked for with the `transcribe=true` field (absent: the field is refused). */
   transcription?: Omit<CreateTranscriptionDeps, "db">;
-}
-
-/**
- * Queues a transcription of each upload with sound (`transcribe=true` or a language code).
- * @throws AppError 400 naming `/transcribe` for another value or a language the engine cannot do.
- */
-async function transcribeAtIngest(
-  deps: UploadRouteDeps,
-  userId: string,
-  rows: UploadRow[],
-  value: string,
-  tx: Db,
-): Promise<TranscriptionRow[]> {
-  const transcription = deps.transcription;
-  if (!transcription || !(value === "true" || /^[A-Za-z]{2}$/.test(value))) {
-    throw invalidRequest("transcribe must be true or an ISO 639-1 language code", [
-      { path: "/transcribe", message: "must be true, false or a language code such as en" },
-    ]);
-  }
-  const out: TranscriptionRow[] = [];
-  for (const row of rows.filter((r) => r.media?.hasAudio)) {
-    const language = value === "true" ? undefined : value;
-    out.push(
-      await rewriteInvalidRequest(
-        () => createTranscription({ ...transcription, db: tx }, userId, { uploadId: row.id, language }, tx),
-        { detail: (d) => (d.path === "/language" ? { ...d, path: "/transcribe" } : d) },
-      ),
-    );
-  }
-  return out;
 }
 
 /** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */
@@ -126,9 +93,8 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
       };
       request.raw.once("close", onClose);
-      const transcriptions: TranscriptionRow[] = [];
       try {
-        const rows = await createUploadsFromParts(deps, {
+        const { uploads, transcriptions } = await receiveUploads(deps, {
           userId: auth.userId,
           parts: request.parts(),
           maxBytes: deps.uploadMaxBytes,
@@ -137,14 +103,8 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
           transferChunks: true,
           checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
           defaultProjectId: auth.captureProjectId,
-          afterInsert: async (tx, inserted, fields) => {
-            if (fields.transcribe === undefined || fields.transcribe === "false") return;
-            transcriptions.push(
-              ...(await transcribeAtIngest(deps, auth.userId, inserted, fields.transcribe, tx)),
-            );
-          },
         });
-        const data = await Promise.all(rows.map((r) => presentUpload(deps, r)));
+        const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
         return reply.code(201).send({
           data,
           ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
@@ -172,7 +132,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const page = await listUploadsPage(deps.db, {
+      const page = await listUploads(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
         type: request.query.type,
@@ -195,9 +155,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const u = await findUpload(deps.db, auth.userId, request.params.id);
-      if (!u) throw notFound(`Upload ${request.params.id}`);
-      return presentUpload(deps, u);
+      return presentUpload(deps, await getUpload(deps.db, auth.userId, request.params.id));
     },
   );
 
@@ -216,8 +174,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const removed = await deleteUpload(deps.db, auth.userId, request.params.id);
-      if (removed) await deps.store.deletePrefix(uploadPrefix(removed.id));
+      await deleteUpload(deps, auth.userId, request.params.id);
       return reply.code(204).send();
     },
   );

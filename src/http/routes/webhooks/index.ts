@@ -1,31 +1,29 @@
 import { Type } from "typebox";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
+import { getCallbackSecret, rotateCallbackSecret } from "../../../domain/webhooks/callback-secret.ts";
 import {
-  countWebhookEndpoints,
+  listWebhookDeliveries,
+  redeliverWebhook,
+  sendTestWebhook,
+} from "../../../domain/webhooks/deliveries.ts";
+import {
+  changeWebhookEndpoint,
+  createWebhookEndpoint,
   deleteWebhookEndpoint,
-  disableWebhookEndpoint,
-  ensureCallbackSecret,
-  findWebhookDelivery,
-  findWebhookEndpoint,
-  insertWebhookEndpoint,
-  listWebhookDeliveriesPage,
-  listWebhookEndpointsPage,
-  markWebhookEndpointHealthy,
-  replaceCallbackSecret,
-  requeueWebhookDelivery,
-  setWebhookEndpointSecret,
-  updateWebhookEndpoint,
-  type WebhookDeliveryRow,
-  type WebhookEndpointRow,
-} from "../../../db/repositories/webhooks.ts";
-import { enqueueDelivery, queueDeliveries } from "../../../domain/webhooks/events.ts";
-import { newWebhookSecret } from "../../../domain/webhooks/secret.ts";
-import { checkWebhookTarget } from "../../../domain/webhooks/target.ts";
-import { conflict, notFound } from "../../../errors.ts";
-import { newId } from "../../../ids.ts";
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  MAX_WEBHOOK_ENDPOINTS,
+  rotateWebhookEndpointSecret,
+} from "../../../domain/webhooks/endpoints.ts";
 import type { Enqueue } from "../../../queue/enqueue.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
+import {
+  presentCallbackSecret,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
+  presentWebhookEndpointWithSecret,
+} from "../../presenters/webhooks.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   CallbackSecret,
@@ -48,44 +46,7 @@ export interface WebhookRouteDeps {
   allowPrivate: boolean;
 }
 
-/** Endpoint row → WebhookEndpoint resource (without its secret). */
-function presentEndpoint(e: WebhookEndpointRow) {
-  return {
-    id: e.id,
-    url: e.url,
-    description: e.description,
-    events: e.events,
-    status: e.status,
-    disabledReason: e.disabledReason,
-    disabledAt: e.disabledAt?.toISOString() ?? null,
-    consecutiveFailures: e.consecutiveFailures,
-    createdAt: e.createdAt.toISOString(),
-    updatedAt: e.updatedAt.toISOString(),
-  };
-}
-
-/** Delivery row → WebhookDelivery resource. */
-function presentDelivery(d: WebhookDeliveryRow) {
-  return {
-    id: d.id,
-    endpointId: d.endpointId as string,
-    messageId: d.messageId,
-    eventType: d.eventType,
-    status: d.status,
-    tries: d.tries,
-    lastResponseStatus: d.lastResponseStatus,
-    lastLatencyMs: d.lastLatencyMs,
-    lastError: d.lastError,
-    lastTriedAt: d.lastTriedAt?.toISOString() ?? null,
-    nextTryAt: d.status === "pending" ? (d.nextTryAt?.toISOString() ?? null) : null,
-    createdAt: d.createdAt.toISOString(),
-    payload: d.payload,
-  };
-}
-
 const TAGS = ["Webhooks"];
-/** Endpoints one account may have (each event is written once per subscribed endpoint). */
-export const MAX_WEBHOOK_ENDPOINTS = 20;
 const ERRORS_ONE = [...AUTH_ERRORS, 404] as const;
 const ERRORS_WRITE = [...AUTH_ERRORS, 403, 404] as const;
 
@@ -96,11 +57,6 @@ const ERRORS_WRITE = [...AUTH_ERRORS, 403, 404] as const;
  */
 export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
   const { db } = deps;
-  const owned = async (userId: string, id: string) => {
-    const endpoint = await findWebhookEndpoint(db, userId, id);
-    if (!endpoint) throw notFound(`Webhook endpoint ${id}`);
-    return endpoint;
-  };
 
   app.post(
     "/api/v1/webhooks",
@@ -120,29 +76,9 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const body = request.body;
-      await checkWebhookTarget(body.url, deps.allowPrivate, "/url");
-      if ((await countWebhookEndpoints(db, auth.userId)) >= MAX_WEBHOOK_ENDPOINTS) {
-        throw conflict(
-          `This account already has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`,
-          {
-            limit: MAX_WEBHOOK_ENDPOINTS,
-          },
-        );
-      }
-      const now = deps.clock.now();
-      const endpoint = await insertWebhookEndpoint(db, {
-        id: newId("whk", now.getTime()),
-        userId: auth.userId,
-        url: body.url,
-        description: body.description ?? null,
-        events: body.events,
-        secret: newWebhookSecret(),
-        createdAt: now,
-        updatedAt: now,
-      });
+      const endpoint = await createWebhookEndpoint(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/webhooks/${endpoint.id}`);
-      return reply.code(201).send({ ...presentEndpoint(endpoint), secret: endpoint.secret });
+      return reply.code(201).send(presentWebhookEndpointWithSecret(endpoint));
     },
   );
 
@@ -159,12 +95,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const query = request.query;
-      const page = await listWebhookEndpointsPage(db, {
-        userId: auth.userId,
-        ...pageWindow(query),
-      });
-      return toPage(page, presentEndpoint);
+      const page = await listWebhookEndpoints(db, auth.userId, pageWindow(request.query));
+      return toPage(page, presentWebhookEndpoint);
     },
   );
 
@@ -185,8 +117,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const s = await ensureCallbackSecret(db, auth.userId, newWebhookSecret());
-      return { secret: s.secret, createdAt: s.createdAt.toISOString() };
+      return presentCallbackSecret(await getCallbackSecret(db, auth.userId));
     },
   );
 
@@ -205,8 +136,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const s = await replaceCallbackSecret(db, auth.userId, newWebhookSecret(), deps.clock.now());
-      return { secret: s.secret, createdAt: s.createdAt.toISOString() };
+      return presentCallbackSecret(await rotateCallbackSecret(deps, auth.userId));
     },
   );
 
@@ -222,7 +152,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
         response: responses({ 200: WebhookEndpoint }, ERRORS_ONE),
       },
     },
-    async (request) => presentEndpoint(await owned(requireAuth(request).userId, request.params.id)),
+    async (request) =>
+      presentWebhookEndpoint(await getWebhookEndpoint(db, requireAuth(request).userId, request.params.id)),
   );
 
   app.patch(
@@ -242,19 +173,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const { id } = request.params;
-      const { status, ...fields } = request.body;
-      if (fields.url !== undefined) await checkWebhookTarget(fields.url, deps.allowPrivate, "/url");
-      const now = deps.clock.now();
-      const row = await db.transaction(async (tx) => {
-        const updated = await updateWebhookEndpoint(tx, { userId: auth.userId, id, set: fields, now });
-        if (!updated || status === undefined) return updated;
-        if (status === "enabled") await markWebhookEndpointHealthy(tx, id, now);
-        else await disableWebhookEndpoint(tx, { id, reason: "Disabled by the owner", now });
-        return findWebhookEndpoint(tx, auth.userId, id);
-      });
-      if (!row) throw notFound(`Webhook endpoint ${id}`);
-      return presentEndpoint(row);
+      const row = await changeWebhookEndpoint(deps, auth.userId, request.params.id, request.body);
+      return presentWebhookEndpoint(row);
     },
   );
 
@@ -294,14 +214,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const row = await setWebhookEndpointSecret(db, {
-        userId: auth.userId,
-        id: request.params.id,
-        secret: newWebhookSecret(),
-        now: deps.clock.now(),
-      });
-      if (!row) throw notFound(`Webhook endpoint ${request.params.id}`);
-      return { ...presentEndpoint(row), secret: row.secret };
+      const row = await rotateWebhookEndpointSecret(deps, auth.userId, request.params.id);
+      return presentWebhookEndpointWithSecret(row);
     },
   );
 
@@ -321,28 +235,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const endpoint = await owned(auth.userId, request.params.id);
-      const now = deps.clock.now();
-      const delivery = await db.transaction(async (tx) => {
-        const [row] = await queueDeliveries(deps.enqueue, tx, [
-          {
-            id: newId("dlv", now.getTime()),
-            userId: auth.userId,
-            endpointId: endpoint.id,
-            messageId: newId("evt", now.getTime()),
-            eventType: "webhook.test",
-            payload: {
-              type: "webhook.test",
-              timestamp: now.toISOString(),
-              data: { endpointId: endpoint.id, message: "A test message from Cutroom" },
-            },
-            nextTryAt: now,
-            createdAt: now,
-          },
-        ]);
-        return row as WebhookDeliveryRow;
-      });
-      return reply.code(202).send(presentDelivery(delivery));
+      const delivery = await sendTestWebhook(deps, auth.userId, request.params.id);
+      return reply.code(202).send(presentWebhookDelivery(delivery));
     },
   );
 
@@ -362,13 +256,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     },
     async (request) => {
       const auth = requireAuth(request);
-      const endpoint = await owned(auth.userId, request.params.id);
-      const query = request.query;
-      const page = await listWebhookDeliveriesPage(db, {
-        endpointId: endpoint.id,
-        ...pageWindow(query),
-      });
-      return toPage(page, presentDelivery);
+      const page = await listWebhookDeliveries(db, auth.userId, request.params.id, pageWindow(request.query));
+      return toPage(page, presentWebhookDelivery);
     },
   );
 
@@ -389,17 +278,8 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
     async (request, reply) => {
       const auth = requireAuth(request);
       const { id, deliveryId } = request.params;
-      const found = await findWebhookDelivery(db, { userId: auth.userId, endpointId: id, id: deliveryId });
-      if (!found) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
-      const row = await db.transaction(async (tx) => {
-        const requeued = await requeueWebhookDelivery(tx, found.id, deps.clock.now());
-        // Gone since the check above (its endpoint was deleted meanwhile): as if never found.
-        if (!requeued) return null;
-        await enqueueDelivery(deps.enqueue, tx, requeued);
-        return requeued;
-      });
-      if (!row) throw notFound(`Delivery ${deliveryId} of webhook endpoint ${id}`);
-      return reply.code(202).send(presentDelivery(row));
+      const row = await redeliverWebhook(deps, auth.userId, { endpointId: id, deliveryId });
+      return reply.code(202).send(presentWebhookDelivery(row));
     },
   );
 }

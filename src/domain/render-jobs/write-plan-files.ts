@@ -1,8 +1,8 @@
 import { copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fontCoverage, withFullUnicodeCmapFirst } from "./fonts.ts";
-import type { RenderPlan } from "./plan.ts";
-import type { RenderWarning } from "./types.ts";
+import { fontCoverage, withFullUnicodeCmapFirst } from "../fonts/fonts.ts";
+import type { RenderPlan } from "../render/plan.ts";
+import type { RenderWarning } from "../render/types.ts";
 
 /**
  * Prepares a render's working directory for `plan`: writes `plan.files` (ASS, large graph

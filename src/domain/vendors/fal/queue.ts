@@ -4,13 +4,14 @@
  * replaced by `queueUrl` (the client's `requestMiddleware`) and every request sent through the
  * process's HTTP client (`httpFetch`); `call`, which runs one queue
  * call with a time limit and exponential-backoff retries and maps failures to
- * {@link GenerationError}s (422 about content → `content_rejected`, other answers →
+ * {@link VendorError}s (422 about content → `content_rejected`, other answers →
  * `vendor_error`, time limits → `vendor_timeout`); and `cancel`, which cancels a request. The
  * key never appears in errors.
  */
 import { ApiError, createFalClient } from "@fal-ai/client";
+import { sleep } from "../../../clock.ts";
 import { httpFetch } from "../../../net/http-client.ts";
-import { GenerationError } from "../errors.ts";
+import { VendorError } from "./errors.ts";
 
 /** fal's public queue origin, which `queueUrl` replaces. */
 const FAL_QUEUE_ORIGIN = "https://queue.fal.run";
@@ -49,7 +50,7 @@ export function createFalQueue(opts: FalQueueOptions) {
 
   /**
    * Runs one vendor call with a time limit and retries.
-   * @throws GenerationError for a vendor failure; the signal's reason when it aborts.
+   * @throws VendorError for a vendor failure; the signal's reason when it aborts.
    */
   async function call<T>(
     what: string,
@@ -73,7 +74,7 @@ export function createFalQueue(opts: FalQueueOptions) {
   /**
    * Cancels a request at fal (`queue.cancel`), with the retries of {@link call} and a time limit
    * of them all; resolves once fal has answered.
-   * @throws GenerationError when fal cannot be reached or refuses.
+   * @throws VendorError when fal cannot be reached or refuses.
    */
   async function cancel(model: string, requestId: string): Promise<void> {
     await call("cancelling", AbortSignal.timeout(callTimeoutMs * (retries + 1)), (s) =>
@@ -92,17 +93,17 @@ function isContentRefusal(body: unknown, message: string): boolean {
   return /content polic|nsfw|safety checker|flagged/i.test(message);
 }
 
-/** A fal client failure as a {@link GenerationError}. */
+/** A fal client failure as a {@link VendorError}. */
 function mapFalError(
   err: unknown,
   what: string,
   timedOut: boolean,
   timeoutMs: number,
   redact: (s: string) => string,
-): GenerationError {
-  if (err instanceof GenerationError) return err;
+): VendorError {
+  if (err instanceof VendorError) return err;
   if (timedOut) {
-    return new GenerationError("vendor_timeout", `fal did not answer within ${timeoutMs} ms (${what})`, {
+    return new VendorError("vendor_timeout", `fal did not answer within ${timeoutMs} ms (${what})`, {
       retryable: true,
     });
   }
@@ -118,34 +119,18 @@ function mapFalError(
         : "";
     const message = redact((detail || err.message || `HTTP ${err.status}`).slice(0, 300));
     if (err.status === 422 && isContentRefusal(body, message)) {
-      return new GenerationError("content_rejected", `fal refused the content: ${message}`);
+      return new VendorError("content_rejected", `fal refused the content: ${message}`);
     }
     const retryable = err.status === 408 || err.status === 429 || err.status >= 500;
-    return new GenerationError("vendor_error", `fal answered ${err.status} while ${what}: ${message}`, {
+    return new VendorError("vendor_error", `fal answered ${err.status} while ${what}: ${message}`, {
       retryable,
     });
   }
-  return new GenerationError(
+  return new VendorError(
     "vendor_error",
     `fal could not be reached while ${what}: ${redact(String((err as Error)?.message ?? err)).slice(0, 200)}`,
     {
       retryable: true,
     },
   );
-}
-
-/** Waits `ms`, or rejects with the signal's reason when it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -13,6 +13,7 @@ import type { Plan } from "../../src/domain/quota/daily-quota.ts";
 import type { App } from "../../src/http/types.ts";
 import { createLogger } from "../../src/logger.ts";
 import { openRuntime, type Runtime, startWorker } from "../../src/runtime.ts";
+import { type ContractMismatch, describeMismatches, recordContractMismatches } from "./contract.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 /** A settable clock for quota tests. */
@@ -32,6 +33,11 @@ export interface TestApp {
   listen(): Promise<string>;
   /** Every log line the app wrote, parsed. */
   logs: string[];
+  /**
+   * Every answer so far that the OpenAPI document does not describe (undocumented status or
+   * content type, a JSON body off its schema); `close()` fails with them when any is left.
+   */
+  contractMismatches: ContractMismatch[];
   /** Creates a user with one key; returns the secret for `Authorization: Bearer`. */
   createAccount(opts?: {
     plan?: Plan;
@@ -90,6 +96,7 @@ export async function startTestApp(
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.assistant ? { assistant: opts.assistant } : {}),
   });
+  const contractMismatches = recordContractMismatches(app);
   const stopWorker = opts.worker ? await startWorker(runtime, opts.lossless ? { lossless: true } : {}) : null;
   await app.ready();
   const db = testDb.database.db;
@@ -104,6 +111,7 @@ export async function startTestApp(
     config,
     runtime,
     logs,
+    contractMismatches,
     async listen() {
       return app.listen({ port: 0, host: "127.0.0.1" });
     },
@@ -123,6 +131,7 @@ export async function startTestApp(
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
       if (!opts.testDb) await testDb.dispose();
+      if (contractMismatches.length > 0) throw new Error(describeMismatches(contractMismatches));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import type { App } from "../../src/http/types.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document read as plain JSON.
@@ -104,7 +104,9 @@ const headerText = (v: unknown) =>
 /**
  * Validates every answer of `app` to a documented route (see {@link createContractChecker})
  * and records each mismatch in the returned list. Routes hidden from the document (the
- * console, /docs, the document itself) and requests no route matched are not checked. Bodies
+ * console, /docs, the document itself) and requests no route matched are not checked, nor
+ * are refusals while routing (a path parameter over the router's limit, a path that is not
+ * UTF-8: Fastify answers them before any hook; the OpenAPI fuzz test checks their statuses). Bodies
  * of streamed or hijacked answers (event streams, files) are not read; their status and
  * content type are. Register before `app.ready()`.
  */
@@ -112,47 +114,47 @@ export function recordContractMismatches(app: App): ContractMismatch[] {
   const mismatches: ContractMismatch[] = [];
   let check: ReturnType<typeof createContractChecker> | undefined;
   const checked = new WeakSet<FastifyRequest>();
-  const documented = (request: FastifyRequest) => {
+  /** The route of a request, when it is a documented operation. */
+  const routeOf = (request: FastifyRequest): string | undefined => {
     const options = request.routeOptions;
-    if (!options.url || request.method === "HEAD" || request.method === "OPTIONS") return false;
+    if (!options.url || request.method === "HEAD" || request.method === "OPTIONS") return undefined;
     const schema = options.schema as { hide?: boolean } | undefined;
-    if (!schema || schema.hide) return false;
-    return options.url.startsWith("/api/");
+    return schema && !schema.hide && options.url.startsWith("/api/") ? options.url : undefined;
   };
   const record = async (
     request: FastifyRequest,
-    reply: FastifyReply,
+    route: string,
+    status: number,
     contentType: string | undefined,
     body: string | undefined,
   ) => {
     check ??= createContractChecker(app.swagger() as unknown as Json);
-    const problem = check({
-      method: request.method,
-      route: request.routeOptions.url as string,
-      status: reply.statusCode,
-      contentType,
-      body,
-    });
+    const problem = check({ method: request.method, route, status, contentType, body });
     if (problem) mismatches.push({ message: problem, test: await currentTestName() });
   };
   app.addHook("onSend", async (request, reply, payload) => {
     checked.add(request);
-    if (!documented(request)) return payload;
+    const route = routeOf(request);
+    if (!route) return payload;
     const body =
       typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : undefined;
     const streamed = payload !== null && payload !== undefined && body === undefined;
-    await record(
-      request,
-      reply,
-      headerText(reply.getHeader("content-type")),
-      streamed ? undefined : (body ?? ""),
-    );
+    const type = headerText(reply.getHeader("content-type"));
+    await record(request, route, reply.statusCode, type, streamed ? undefined : (body ?? ""));
     return payload;
   });
   // Hijacked answers (event streams) skip onSend: check what reached the wire.
   app.addHook("onResponse", async (request, reply) => {
-    if (checked.has(request) || !documented(request)) return;
-    await record(request, reply, headerText(reply.raw.getHeader("content-type")), undefined);
+    if (checked.has(request)) return;
+    const route = routeOf(request);
+    if (route)
+      await record(
+        request,
+        route,
+        reply.statusCode,
+        headerText(reply.raw.getHeader("content-type")),
+        undefined,
+      );
   });
   return mismatches;
 }

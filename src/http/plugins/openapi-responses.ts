@@ -182,8 +182,9 @@ const headerObject = (h: { description: string } & Json) => {
 /**
  * Error statuses any operation can answer whatever its route declares: 400 from the guard on
  * path and query strings (a NUL, an unpaired surrogate, a path parameter over 100 characters,
- * a path that is not UTF-8), 429 and 500; and on authenticated operations 401 and 403 (a
- * phone capture token outside uploads, a console-session write without its CSRF token).
+ * a path that is not UTF-8); and on authenticated operations 401 and 403 (a phone capture
+ * token outside uploads, a console-session write without its CSRF token). Routes list 429 and
+ * 500 themselves (health is never refused for quota).
  */
 const UNIVERSAL_ERRORS: Record<number, { description: string; authenticated?: boolean }> = {
   400: {
@@ -196,8 +197,6 @@ const UNIVERSAL_ERRORS: Record<number, { description: string; authenticated?: bo
       "Forbidden: a phone capture token used outside uploads, or a console-session write without its `X-CSRF-Token`",
     authenticated: true,
   },
-  429: { description: "Daily quota exhausted; `Retry-After` says when it resets" },
-  500: { description: "Internal error (never carries internals)" },
 };
 
 const headerObjects = (headers: Record<string, { description: string } & Json>) =>
@@ -260,7 +259,7 @@ function describeEventStream(doc: Json, media: Json): void {
         event: { const: eventName, description: "`event:` line: the event type" },
         data: {
           type: "string",
-          description: `\`data:\` line: one line of JSON, a ${component}`,
+          description: `\`data:\` line: one line of JSON (${component})`,
           contentMediaType: "application/json",
           contentSchema: ref,
         },
@@ -275,6 +274,7 @@ function describeEventStream(doc: Json, media: Json): void {
   const examples = media.examples as Record<string, { summary: string; value: unknown }> | undefined;
   let seq = 0;
   for (const [type, example] of Object.entries(examples ?? {})) {
+    example.summary = `A \`${type}\` event`;
     example.value = { id: String(++seq), event: type, data: JSON.stringify(example.value) };
   }
 }

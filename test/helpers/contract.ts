@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { createParser } from "eventsource-parser";
 import type { FastifyRequest } from "fastify";
 import type { App } from "../../src/http/types.ts";
 
@@ -42,7 +43,52 @@ export function createContractChecker(doc: Json) {
     return v;
   };
 
-  return function check(answer: {
+  /**
+   * Checks the events of a `text/event-stream` answer: each `{ id, event, data }` must match
+   * the media type's schema (one alternative per event type), and its `data`, parsed, the
+   * `contentSchema` of that event type's alternative.
+   */
+  function checkEvents(
+    method: string,
+    route: string,
+    status: number,
+    events: { id?: string | undefined; event?: string | undefined; data: string }[],
+  ): string | null {
+    const path = openApiPath(route);
+    const where = `${method} ${path} → ${status} (event stream)`;
+    const media = doc.paths?.[path]?.[method.toLowerCase()]?.responses?.[String(status)]?.content?.[
+      "text/event-stream"
+    ] as Json | undefined;
+    if (!media?.schema) return null;
+    const key = `${method} ${path} ${status} events`;
+    const wire = validatorFor(key, media.schema);
+    const alternatives = (media.schema.oneOf ?? [media.schema]) as Json[];
+    for (const e of events) {
+      if (!wire(e)) {
+        const errors = (wire.errors ?? []).slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`);
+        return `${where}: the event ${JSON.stringify(e).slice(0, 200)} does not match the documented event schema: ${errors.join("; ")}`;
+      }
+      const alternative = alternatives.find((a) => a.properties?.event?.const === e.event);
+      const contentSchema = alternative?.properties?.data?.contentSchema as Json | undefined;
+      if (!contentSchema) continue;
+      const data = validatorFor(`${key} ${e.event}`, contentSchema);
+      let value: unknown;
+      try {
+        value = JSON.parse(e.data);
+      } catch {
+        return `${where}: the data of a \`${e.event}\` event is not JSON: ${e.data.slice(0, 200)}`;
+      }
+      if (!data(value)) {
+        const errors = (data.errors ?? []).slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`);
+        return `${where}: the data of a \`${e.event}\` event does not match its schema: ${errors.join("; ")}; data: ${e.data.slice(0, 300)}`;
+      }
+    }
+    return null;
+  }
+
+  return { check, checkEvents };
+
+  function check(answer: {
     method: string;
     route: string;
     status: number;
@@ -85,7 +131,7 @@ export function createContractChecker(doc: Json) {
       .map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`)
       .join("; ");
     return `${where}: the body does not match the documented schema: ${errors}; body: ${answer.body.slice(0, 300)}`;
-  };
+  }
 }
 
 /** The current vitest test's name, when a test is running. */
@@ -112,8 +158,10 @@ const headerText = (v: unknown) =>
  */
 export function recordContractMismatches(app: App): ContractMismatch[] {
   const mismatches: ContractMismatch[] = [];
-  let check: ReturnType<typeof createContractChecker> | undefined;
+  let checker: ReturnType<typeof createContractChecker> | undefined;
   const checked = new WeakSet<FastifyRequest>();
+  /** The text written so far to each event-stream answer (hijacked: read off `reply.raw`). */
+  const streams = new WeakMap<FastifyRequest, { written: string[]; type?: string }>();
   /** The route of a request, when it is a documented operation. */
   const routeOf = (request: FastifyRequest): string | undefined => {
     const options = request.routeOptions;
@@ -128,10 +176,46 @@ export function recordContractMismatches(app: App): ContractMismatch[] {
     contentType: string | undefined,
     body: string | undefined,
   ) => {
-    check ??= createContractChecker(app.swagger() as unknown as Json);
-    const problem = check({ method: request.method, route, status, contentType, body });
+    checker ??= createContractChecker(app.swagger() as unknown as Json);
+    const problem = checker.check({ method: request.method, route, status, contentType, body });
     if (problem) mismatches.push({ message: problem, test: await currentTestName() });
+    const written = streams.get(request)?.written;
+    if (problem || !written || !contentType?.startsWith("text/event-stream")) return;
+    const events: { id?: string | undefined; event?: string | undefined; data: string }[] = [];
+    const parser = createParser({ onEvent: (e) => events.push({ id: e.id, event: e.event, data: e.data }) });
+    parser.feed(written.join(""));
+    const eventProblem = checker.checkEvents(request.method, route, status, events);
+    if (eventProblem) mismatches.push({ message: eventProblem, test: await currentTestName() });
   };
+  // Keep a copy of what an event stream writes (its answer is hijacked: no onSend).
+  app.addHook("preHandler", async (request, reply) => {
+    const route = routeOf(request);
+    if (!route) return;
+    const doc = app.swagger() as unknown as Json;
+    const op = doc.paths?.[openApiPath(route)]?.[request.method.toLowerCase()];
+    const streamed = Object.values((op?.responses ?? {}) as Record<string, Json>).some(
+      (r) => r.content?.["text/event-stream"],
+    );
+    if (!streamed) return;
+    const stream: { written: string[]; type?: string } = { written: [] };
+    streams.set(request, stream);
+    const raw = reply.raw;
+    const write = raw.write.bind(raw) as (...args: unknown[]) => boolean;
+    raw.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === "string" || Buffer.isBuffer(chunk)) stream.written.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof raw.write;
+    // Headers given to writeHead are not kept where getHeader finds them: note the type here.
+    const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
+    raw.writeHead = ((status: number, ...rest: unknown[]) => {
+      const headers = rest.find((r) => typeof r === "object" && r !== null && !Array.isArray(r)) as
+        | Record<string, unknown>
+        | undefined;
+      const type = Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === "content-type")?.[1];
+      if (type !== undefined) stream.type = headerText(type);
+      return writeHead(status, ...rest);
+    }) as typeof raw.writeHead;
+  });
   app.addHook("onSend", async (request, reply, payload) => {
     checked.add(request);
     const route = routeOf(request);
@@ -152,7 +236,7 @@ export function recordContractMismatches(app: App): ContractMismatch[] {
         request,
         route,
         reply.statusCode,
-        headerText(reply.raw.getHeader("content-type")),
+        streams.get(request)?.type ?? headerText(reply.raw.getHeader("content-type")),
         undefined,
       );
   });

@@ -5,10 +5,11 @@ import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 import { createContractChecker, openApiPath } from "../helpers/contract.ts";
 
 let t: TestApp;
-let check: ReturnType<typeof createContractChecker>;
+let check: ReturnType<typeof createContractChecker>["check"];
+let checkEvents: ReturnType<typeof createContractChecker>["checkEvents"];
 beforeAll(async () => {
   t = await startTestApp();
-  check = createContractChecker(t.app.swagger() as unknown as Record<string, unknown>);
+  ({ check, checkEvents } = createContractChecker(t.app.swagger() as unknown as Record<string, unknown>));
 });
 afterAll(() => t.close());
 
@@ -55,6 +56,19 @@ describe("the harness's OpenAPI check", () => {
     );
     expect(answer({ body: JSON.stringify({ name: "x" }) })).toMatch(/must have required property 'id'/);
     expect(answer({ method: "PUT" })).toMatch(/the operation is not in the OpenAPI document/);
+  });
+
+  it("checks an event stream's events: their wire fields, and each data against its event type's schema", () => {
+    const events = (data: object, event = "text") => [{ id: "1", event, data: JSON.stringify(data) }];
+    const args = ["POST", "/api/assistant/orchestrator", 200] as const;
+    expect(checkEvents(...args, events({ type: "text", messageId: "m1", delta: "Hi" }))).toBeNull();
+    expect(checkEvents(...args, events({ type: "text", messageId: "m1" }))).toMatch(
+      /the data of a `text` event does not match its schema: \/ must have required property 'delta'/,
+    );
+    expect(checkEvents(...args, events({ type: "text" }, "surprise"))).toMatch(
+      /does not match the documented event schema/,
+    );
+    expect(checkEvents(...args, [{ id: "x", event: "text", data: "{}" }])).toMatch(/documented event schema/);
   });
 
   it("records nothing for real answers the document describes", async () => {

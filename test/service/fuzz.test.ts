@@ -23,6 +23,8 @@ interface Operation {
   path: string;
   params: Array<{ name: string; in: string; schema?: Schema }>;
   body?: Schema;
+  /** The media type the body is sent as. */
+  bodyType: string;
   /** The documented response statuses. */
   statuses: string[];
 }
@@ -33,12 +35,35 @@ let key: string;
 /** The key each case is sent with: write (admin account), read-only (standard account), or none. */
 let keys: Record<"write" | "read" | "none", string | null>;
 let doc: Schema;
+/** Ids of resources that exist (set before the fuzzing starts). */
+let realIds: string[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({ env: { ANALYSIS_TIMEOUT_SEC: "20" } });
   base = await t.listen();
   key = (await t.createAccount({ plan: "admin" })).key;
   keys = { write: key, read: (await t.createAccount({ scopes: ["read"] })).key, none: null };
+  // Real resources of the write key's account, so that generated requests also reach them.
+  const post = async (url: string, body: unknown) =>
+    (
+      (await (
+        await fetch(`${base}${url}`, {
+          method: "POST",
+          headers: { ...bearer(key), "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { id: string }
+    ).id;
+  const projectId = await post("/api/v1/projects", { name: "fuzzed" });
+  const compositionId = await post("/api/compositions", {
+    name: "fuzzed",
+    projectId,
+    canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+    tracks: [
+      { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "color", color: "#ff0000" } }] },
+    ],
+  });
+  realIds = [projectId, compositionId];
   doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Schema;
 }, 180_000);
 afterAll(async () => {
@@ -58,12 +83,14 @@ function operations(): Operation[] {
     for (const [method, op] of Object.entries<Schema>(item)) {
       if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
       const content = op.requestBody?.content ?? {};
-      const json = content["application/json"] ?? content["application/json-patch+json"];
+      const bodyType = ["application/json", "application/json-patch+json"].find((type) => content[type]);
+      const json = bodyType ? content[bodyType] : undefined;
       ops.push({
         method: method.toUpperCase(),
         path,
         params: op.parameters ?? [],
         body: json?.schema,
+        bodyType: bodyType ?? "application/json",
         statuses: Object.keys(op.responses ?? {}),
       });
     }
@@ -202,7 +229,11 @@ interface Case {
 function caseFor(op: Operation): fc.Arbitrary<Case> {
   const pathParams = op.params.filter((p) => p.in === "path");
   const queryParams = op.params.filter((p) => p.in === "query").map((p) => p.name);
-  const segments = fc.tuple(...pathParams.map(() => pathValue));
+  const segments = fc.tuple(
+    ...pathParams.map(() =>
+      fc.oneof({ weight: 3, arbitrary: pathValue }, { weight: 1, arbitrary: fc.constantFrom(...realIds) }),
+    ),
+  );
   // Documented parameters with values their schema allows (enums, small numbers), and any
   // name with hostile values.
   const documented = op.params
@@ -249,7 +280,7 @@ async function send(op: Operation, c: Case) {
     method: op.method,
     headers: {
       ...(keys[c.key] ? bearer(keys[c.key] as string) : {}),
-      ...(hasBody ? { "content-type": "application/json" } : {}),
+      ...(hasBody ? { "content-type": op.bodyType } : {}),
       ...(op.method === "PUT" || op.method === "PATCH" ? { "if-match": '"1"' } : {}),
     },
     ...(hasBody ? { body: c.rawBody ?? JSON.stringify(c.body) } : {}),

@@ -171,6 +171,19 @@ function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
       variants.push(fc.array(shaped(s.items, depth + 1), { maxLength: 4 }));
       break;
     case "string":
+      // JSON Pointers (JSON Patch paths): the root, real fields and random ones.
+      if (/JSON Pointer/.test(String(s.description)))
+        variants.push(
+          fc.constantFrom(
+            "",
+            "/",
+            "/name",
+            "/canvas",
+            "/canvas/fps",
+            "/tracks/0",
+            "/tracks/0/clips/0/duration",
+          ),
+        );
       variants.push(fc.string({ maxLength: 30 }));
       break;
     case "number":

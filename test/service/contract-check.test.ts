@@ -109,6 +109,35 @@ describe("the harness's OpenAPI check", () => {
     ).toBeNull();
   });
 
+  it("documents 413 and 415 on every operation whose request may carry a body, even where it expects none", async () => {
+    // Found by the OpenAPI fuzz test: a DELETE or a bodiless POST with an XML body got an undocumented 415.
+    const { key } = await t.createAccount();
+    const xml = await t.app.inject({
+      method: "DELETE",
+      url: "/api/v1/webhooks/whk_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
+      headers: { ...bearer(key), "content-type": "application/xml" },
+      payload: "<a/>",
+    });
+    expect(xml.statusCode).toBe(415);
+    const big = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/webhooks/whk_01JD3Q5V0M8YB6Y2J4T6Z9KX1C/rotate-secret",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      payload: JSON.stringify({ a: "x".repeat(3_000_000) }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(t.contractMismatches).toEqual([]);
+    const doc = t.app.swagger() as unknown as {
+      paths: Record<string, Record<string, { responses: object }>>;
+    };
+    const without = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method, op]) => method !== "get" && (!("413" in op.responses) || !("415" in op.responses)))
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(without).toEqual([]);
+  });
+
   it("documents the 403 of export?assets=paths for a read-only key", async () => {
     expect(
       answer({

@@ -231,11 +231,16 @@ function allowedQueryValue(schema: Schema | undefined): fc.Arbitrary<string> {
   return fc.string({ maxLength: 12 }).map(encodeUnits);
 }
 
+/** A JSON body over any operation's body limit. */
+const OVERSIZED = JSON.stringify({ a: "x".repeat(3_000_000) });
+
 interface Case {
   path: string;
   query: string;
   body: unknown;
   rawBody?: string;
+  /** The body's media type when it is not the operation's own. */
+  contentType?: string;
   key: keyof typeof keys;
 }
 
@@ -274,26 +279,44 @@ function caseFor(op: Operation): fc.Arbitrary<Case> {
     ),
     { freq: 8 },
   );
+  // A body where the operation expects none (POST, PUT, PATCH, DELETE): of any type, or too large.
+  const stray =
+    op.body || op.method === "GET"
+      ? fc.constant(null)
+      : fc.option(
+          fc.record({
+            type: fc.constantFrom("application/json", "application/xml", "text/plain", "multipart/form-data"),
+            raw: fc.constantFrom("{}", '{"a":', "<a/>", "x", OVERSIZED),
+          }),
+          { freq: 3 },
+        );
   const key = fc.constantFrom<keyof typeof keys>("write", "read", "none");
   return fc
-    .record({ segments, query, body, raw, key })
-    .map(({ segments: seg, query: q, body: b, raw: r, key: k }) => {
+    .record({ segments, query, body, raw, key, stray })
+    .map(({ segments: seg, query: q, body: b, raw: r, key: k, stray: st }) => {
       let path = op.path;
       pathParams.forEach((p, i) => {
         path = path.replace(`{${p.name}}`, seg[i] as string);
       });
-      return { path, query: q, body: b, key: k, ...(r !== null && op.body ? { rawBody: r } : {}) };
+      return {
+        path,
+        query: q,
+        body: b,
+        key: k,
+        ...(r !== null && op.body ? { rawBody: r } : {}),
+        ...(st ? { rawBody: st.raw, contentType: st.type } : {}),
+      };
     });
 }
 
 async function send(op: Operation, c: Case) {
-  const hasBody = op.body !== undefined && (c.body !== undefined || c.rawBody !== undefined);
+  const hasBody = c.rawBody !== undefined || (op.body !== undefined && c.body !== undefined);
   const url = `${base}${c.path}${c.query ? `?${c.query}` : ""}`;
   const res = await fetch(url, {
     method: op.method,
     headers: {
       ...(keys[c.key] ? bearer(keys[c.key] as string) : {}),
-      ...(hasBody ? { "content-type": op.bodyType } : {}),
+      ...(hasBody ? { "content-type": c.contentType ?? op.bodyType } : {}),
       ...(op.method === "PUT" || op.method === "PATCH" ? { "if-match": '"1"' } : {}),
     },
     ...(hasBody ? { body: c.rawBody ?? JSON.stringify(c.body) } : {}),

@@ -183,34 +183,48 @@ const headerObject = (h: { description: string } & Json) => {
  * Error statuses any operation can answer whatever its route declares: 400 from the guard on
  * path and query strings (a NUL, an unpaired surrogate, a path parameter over 100 characters,
  * a path that is not UTF-8); and on authenticated operations 401 and 403 (a phone capture
- * token outside uploads, a console-session write without its CSRF token). Routes list 429 and
- * 500 themselves (health is never refused for quota).
+ * token outside uploads, a console-session write without its CSRF token); and on methods that
+ * may carry a body 413 and 415 (a body too large or of a type the operation does not read, even
+ * where it expects none). Routes list 429 and 500 themselves (health is never refused for quota).
  */
-const UNIVERSAL_ERRORS: Record<number, { description: string; authenticated?: boolean }> = {
-  400: {
-    description:
-      "Invalid request: a path or query parameter holds a NUL character or an unpaired surrogate, or a path parameter is longer than the 100 characters any id has",
-  },
-  401: { description: "Missing API key, or invalid or revoked API key", authenticated: true },
-  403: {
-    description:
-      "Forbidden: a phone capture token used outside uploads, or a console-session write without its `X-CSRF-Token`",
-    authenticated: true,
-  },
-};
+const UNIVERSAL_ERRORS: Record<number, { description: string; authenticated?: boolean; withBody?: boolean }> =
+  {
+    400: {
+      description:
+        "Invalid request: a path or query parameter holds a NUL character or an unpaired surrogate, or a path parameter is longer than the 100 characters any id has",
+    },
+    401: { description: "Missing API key, or invalid or revoked API key", authenticated: true },
+    403: {
+      description:
+        "Forbidden: a phone capture token used outside uploads, or a console-session write without its `X-CSRF-Token`",
+      authenticated: true,
+    },
+    413: {
+      description: "Payload too large: the request body is larger than this operation accepts",
+      withBody: true,
+    },
+    415: {
+      description: "Unsupported media type: a request body of a type this operation does not read",
+      withBody: true,
+    },
+  };
+
+/** Methods whose requests may carry a body (read, and refused by size or type, on every route). */
+const BODY_METHODS = new Set(["post", "put", "patch", "delete"]);
 
 const headerObjects = (headers: Record<string, { description: string } & Json>) =>
   Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, headerObject(h)]));
 
 /** Adds the {@link UNIVERSAL_ERRORS} an operation does not list yet, with the shared error body. */
-function addUniversalErrors(op: Json, documentSecurity: unknown): void {
+function addUniversalErrors(op: Json, method: string, documentSecurity: unknown): void {
   const responses = (op.responses ?? {}) as Record<string, Json>;
   const security = (op.security ?? documentSecurity) as unknown[] | undefined;
   const authenticated = Array.isArray(security) && security.length > 0;
-  for (const [status, { description, authenticated: onlyAuthenticated }] of Object.entries(
+  for (const [status, { description, authenticated: onlyAuthenticated, withBody }] of Object.entries(
     UNIVERSAL_ERRORS,
   )) {
-    if (responses[status] || (onlyAuthenticated && !authenticated)) continue;
+    if (responses[status] || (onlyAuthenticated && !authenticated) || (withBody && !BODY_METHODS.has(method)))
+      continue;
     responses[status] = {
       description,
       headers: headerObjects(
@@ -287,8 +301,8 @@ function describeEventStream(doc: Json, media: Json): void {
  * responses that have none.
  */
 export function completeResponses(doc: Json, examples: Record<string, Record<string, unknown>>): Json {
-  for (const { op } of operationsOf(doc)) {
-    addUniversalErrors(op, doc.security);
+  for (const { method, op } of operationsOf(doc)) {
+    addUniversalErrors(op, method, doc.security);
     const id = String(op.operationId ?? "");
     const responses = (op.responses ?? {}) as Record<string, Json>;
     for (const [status, response] of Object.entries(responses)) {

@@ -115,6 +115,14 @@ describe("MCP server at /mcp", () => {
     });
     expect(stale.isError).toBe(true);
     expect(stale.body.error.code).toBeDefined();
+    const root = await call(owner, "patch_composition", {
+      id: created.body.id,
+      "if-match": '"2"',
+      body: [{ op: "replace", path: "", value: null }],
+    });
+    expect(root.isError, root.text).toBe(true);
+    expect(root.body.error).toMatchObject({ code: "invalid_request" });
+    expect(root.body.error.message).toMatch(/would replace the whole composition/);
 
     const invalid = await call(owner, "create_composition", { body: { name: "no tracks" } });
     expect(invalid.isError).toBe(true);

@@ -1,4 +1,4 @@
-import type { paths } from "./schema.js";
+import type { components, paths } from "./schema.js";
 
 /** The JSON body of response `S` of operation `M` on path `P`, from the generated types. */
 export type ResponseBody<
@@ -43,7 +43,9 @@ export type Generation = ResponseBody<"/api/v1/generations/{id}", "get", 200>;
 /** An assistant session. */
 export type AssistantSession = ResponseBody<"/api/assistant/session/{id}", "get", 200>;
 /** One event of an assistant run (`session`, `text`, `tool_*`, `patch`, then `done` or `error`). */
-export type AssistantEvent =
-  paths["/api/assistant/orchestrator"]["post"]["responses"][200]["content"]["text/event-stream"];
+export type AssistantEvent = components["schemas"][Extract<
+  keyof components["schemas"],
+  `AssistantEvent_${string}`
+>];
 /** The error body every status ≥ 400 carries. */
 export type ErrorBody = ResponseBody<"/api/v1/projects/{projectId}", "get", 404>;

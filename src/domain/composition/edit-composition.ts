@@ -156,6 +156,12 @@ export async function patchComposition(
   const ops = input.patch as jsonPatch.Operation[];
   ops.forEach((op, i) => {
     const path = typeof op?.path === "string" ? op.path : "";
+    if (op?.path === "" && op.op !== "test") {
+      throw invalidRequest(
+        `Operation ${i} would ${op.op === "remove" ? "remove" : "replace"} the whole composition; patch its fields instead, or PUT a new body`,
+        [{ path: `/${i}/path`, message: 'must not be the document root ("")' }],
+      );
+    }
     if (
       READ_ONLY.has(path) ||
       (op?.op === "move" && READ_ONLY.has(String((op as { from?: unknown }).from)))

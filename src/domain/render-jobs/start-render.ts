@@ -13,7 +13,11 @@ import { AppError, conflict, invalidRequest, notFound, rewriteInvalidRequest } f
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../queue/catalog.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
-import { compositionDuration } from "../composition/duration.ts";
+import {
+  compositionDuration,
+  isShorterThanOneFrame,
+  shorterThanOneFrameMessage,
+} from "../composition/duration.ts";
 import {
   type EditContext,
   prepareCompositionWrite,
@@ -294,6 +298,12 @@ export async function checkRenderRequest(
   if (!(duration > 0)) {
     throw invalidRequest("The composition is empty: add a clip or set canvas.duration before rendering", [
       { path: source.at, message: "composition has zero duration" },
+    ]);
+  }
+  const fps = source.frozen.canvas.fps;
+  if (isShorterThanOneFrame(duration, fps)) {
+    throw invalidRequest("The composition is shorter than one frame: lengthen a clip or canvas.duration", [
+      { path: source.at, message: shorterThanOneFrameMessage(duration, fps) },
     ]);
   }
   const options = resolveOutputOptions(body.output, duration);

@@ -17,6 +17,7 @@ import {
   quotaState,
   resetAtIso,
   secondsUntilReset,
+  UNLIMITED_QUOTA_HEADER,
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
 import type { App, AuthContext } from "../types.ts";
@@ -46,12 +47,14 @@ function userIdentity(user: UserRow) {
 }
 const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
-/** The `X-RateLimit-*` headers of a counted call; none for an unlimited account (no quota applies). */
-function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
-  if (q.limit === null || q.remaining === null) return;
+/**
+ * The `X-RateLimit-*` headers of a call. A call no quota applies to (an unlimited account, an
+ * uncounted route) says {@link UNLIMITED_QUOTA_HEADER} for its limit and remaining calls.
+ */
+export function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
   reply.headers({
-    "X-RateLimit-Limit": String(q.limit),
-    "X-RateLimit-Remaining": String(q.remaining),
+    "X-RateLimit-Limit": String(q.limit ?? UNLIMITED_QUOTA_HEADER),
+    "X-RateLimit-Remaining": String(q.remaining ?? UNLIMITED_QUOTA_HEADER),
     "X-RateLimit-Reset": resetAtIso(q.resetAt),
   });
 }
@@ -195,7 +198,7 @@ export function registerAuth(
 
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config;
-    if (config.uncounted) return;
+    if (config.uncounted) return setQuotaHeaders(reply, quotaState(null, null, deps.clock.now()));
     const onBehalf = request.headers[ON_BEHALF_HEADER];
     if (onBehalf !== undefined) {
       const auth = typeof onBehalf === "string" ? lent.get(onBehalf) : undefined;

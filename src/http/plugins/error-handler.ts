@@ -1,7 +1,9 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { quotaState } from "../../domain/quota/daily-quota.ts";
 import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { setQuotaHeaders } from "./auth.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "invalid_request",
@@ -70,10 +72,13 @@ export function loggableError(error: Error): Error | Record<string, unknown> {
 /**
  * Fastify's `frameworkErrors`: errors raised while routing, before any hook runs (a path
  * that is not valid percent-encoded UTF-8, a path parameter over the router's 100-character
- * limit), answered with the one error body and a request id. The path is never echoed.
+ * limit), answered with the one error body, a request id and the quota headers. The path is
+ * never echoed.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header("X-Request-Id", request.id);
+  // Refused before any hook: not counted, so the headers of a call no quota applies to.
+  setQuotaHeaders(reply, quotaState(null, null, new Date()));
   if (error.code === "FST_ERR_BAD_URL") {
     return sendError(request, reply, {
       status: 400,

@@ -63,7 +63,7 @@ export function registerInterchangeRoutes(
         params: CompositionParams,
         querystring: ExportQuery,
         response: {
-          ...responses({}, [...AUTH_ERRORS, 404, 409], {
+          ...responses({}, [...AUTH_ERRORS, 403, 404, 409], {
             400: "Invalid query, or `assets=paths` while storage is not local disk",
             403: "`assets=paths` with a read-only key of a non-admin account",
             409: "An upload the composition uses no longer exists",

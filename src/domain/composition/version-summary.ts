@@ -44,7 +44,10 @@ function trackItems(before: TrackLike[], after: TrackLike[]): Item[] {
   const tracksBefore = new Map(before.map((t) => [String(t.id), t]));
   const tracksAfter = new Map(after.map((t) => [String(t.id), t]));
   for (const [id, t] of tracksAfter) {
-    if (!tracksBefore.has(id)) items.push({ area: "tracks", text: `added ${t.kind ?? ""} track ${id}` });
+    if (tracksBefore.has(id)) continue;
+    const clips = t.clips?.length ?? 0;
+    const what = clips === 1 ? ` with clip ${t.clips?.[0]?.id}` : clips > 1 ? ` with ${clips} clips` : "";
+    items.push({ area: "tracks", text: `added ${t.kind ?? ""} track ${id}${what}` });
   }
   for (const [id] of tracksBefore) {
     if (!tracksAfter.has(id)) items.push({ area: "tracks", text: `removed track ${id}` });

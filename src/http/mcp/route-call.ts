@@ -119,7 +119,7 @@ function parseEventStream(text: string): StreamEvent[] {
 
 /**
  * Calls `route` in-process with the tool's arguments, on behalf of the caller whose lent token
- * is `onBehalf` (see `lendAuth`). Path parameters are taken from the arguments (missing ones
+ * is `onBehalf` (see `lendAuth`). Path parameters (strings, or numbers for integer ones) are taken from the arguments (missing ones
  * answer 400 like an invalid field would).
  */
 export async function callRoute(
@@ -131,7 +131,7 @@ export async function callRoute(
   const missing: string[] = [];
   const url = route.url.replace(/:(\w+)/g, (_m, name: string) => {
     const value = args[name];
-    if (typeof value !== "string" || value === "") missing.push(name);
+    if ((typeof value !== "string" && typeof value !== "number") || value === "") missing.push(name);
     return encodeURIComponent(String(value ?? ""));
   });
   if (missing.length > 0) {

@@ -309,7 +309,10 @@ describe("OpenAPI success examples", () => {
     ).json();
     await call("listCompositionVersions", withKey({ url: `/api/compositions/${comp.id}/versions` }));
     await call("getCompositionVersion", withKey({ url: `/api/compositions/${comp.id}/versions/1` }));
-    await call("diffCompositionVersions", withKey({ url: `/api/compositions/${comp.id}/versions/3/diff?from=2` }));
+    await call(
+      "diffCompositionVersions",
+      withKey({ url: `/api/compositions/${comp.id}/versions/3/diff?from=2` }),
+    );
     await call(
       "revertComposition",
       withKey({

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import jsonPatch from "fast-json-patch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertVersion } from "../../src/db/repositories/composition-versions.ts";
 import { pruneCompositionVersions } from "../../src/domain/composition/prune-versions.ts";
 import { setPassword } from "../console/helpers.ts";
 import { bearer, fakeClock, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -298,6 +299,31 @@ describe("composition versions", () => {
       }),
       { numRuns: 6 },
     );
+  });
+
+  it("writes the composition and its version in one transaction: a failed version insert keeps the old one", async () => {
+    const c = await create();
+    // A row already at version 2 makes the version insert of the next write fail (unique index).
+    await insertVersion(t.database.db, {
+      compositionId: c.id,
+      userId,
+      version: 2,
+      createdAt: clock.now(),
+      authorKind: "api",
+      authorKeyId: null,
+      authorRunId: null,
+      summary: "in the way",
+      patch: [],
+      snapshot: null,
+    });
+    const res = await t.app.inject({
+      method: "PATCH",
+      url: `/api/compositions/${c.id}`,
+      headers: { ...bearer(key), "content-type": "application/json-patch+json" },
+      payload: JSON.stringify([{ op: "replace", path: "/name", value: "Lost" }]),
+    });
+    expect(res.statusCode).toBe(500);
+    expect((await get(`/api/compositions/${c.id}`)).json()).toEqual(c);
   });
 
   it("rebuilds versions across snapshots", async () => {

@@ -25,6 +25,8 @@ export interface AuthContext extends Omit<CallerIdentity, "key"> {
   sessionId: string | null;
   captureProjectId: string | null;
   quota: QuotaState;
+  /** Set on the in-process requests an MCP tool call makes on the caller's behalf. */
+  mcp?: true;
 }
 
 declare module "fastify" {

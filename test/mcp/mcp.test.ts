@@ -60,6 +60,10 @@ describe("MCP server at /mcp", () => {
       "get_composition",
       "create_composition",
       "patch_composition",
+      "list_composition_versions",
+      "get_composition_version",
+      "diff_composition_versions",
+      "revert_composition",
       "check_composition",
       "preflight_render",
       "start_render",
@@ -167,6 +171,34 @@ describe("MCP server at /mcp", () => {
     expect(root.body.error).toMatchObject({ code: "invalid_request" });
     expect(root.body.error.message).toMatch(/would replace the whole composition/);
 
+    const versions = await call(owner, "list_composition_versions", { id: created.body.id });
+    expect(versions.isError, versions.text).toBe(false);
+    expect(versions.body.data).toEqual([
+      expect.objectContaining({ version: 2, author: { kind: "mcp", keyId: expect.any(String) } }),
+      expect.objectContaining({
+        version: 1,
+        author: expect.objectContaining({ kind: "mcp" }),
+        summary: "created",
+      }),
+    ]);
+    const diff = await call(owner, "diff_composition_versions", { id: created.body.id, version: 2, from: 1 });
+    expect(diff.body.patch).toEqual([{ op: "replace", path: "/name", value: "mcp renamed" }]);
+    const reverted = await call(owner, "revert_composition", {
+      id: created.body.id,
+      "if-match": '"2"',
+      body: { version: 1 },
+    });
+    expect(reverted.isError, reverted.text).toBe(false);
+    expect(reverted.body).toMatchObject({ name: "mcp", version: 3 });
+    const old = await call(owner, "get_composition_version", { id: created.body.id, version: 1 });
+    expect(old.body).toMatchObject({ name: "mcp", version: 1 });
+    const back = await call(owner, "patch_composition", {
+      id: created.body.id,
+      "if-match": '"3"',
+      body: [{ op: "replace", path: "/name", value: "mcp renamed" }],
+    });
+    expect(back.body).toMatchObject({ name: "mcp renamed", version: 4 });
+
     const invalid = await call(owner, "create_composition", { body: { name: "no tracks" } });
     expect(invalid.isError).toBe(true);
     expect(invalid.body.error.code).toBe("invalid_request");
@@ -175,7 +207,7 @@ describe("MCP server at /mcp", () => {
       body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },
     });
     expect(preflight.isError, preflight.text).toBe(false);
-    expect(preflight.body).toMatchObject({ ok: true, problems: [], compositionVersion: 2 });
+    expect(preflight.body).toMatchObject({ ok: true, problems: [], compositionVersion: 4 });
     const missing = await call(owner, "preflight_render", {
       body: {
         composition: {
@@ -203,7 +235,7 @@ describe("MCP server at /mcp", () => {
       body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },
     });
     expect(started.isError, started.text).toBe(false);
-    expect(started.body).toMatchObject({ status: "queued", compositionVersion: 2 });
+    expect(started.body).toMatchObject({ status: "queued", compositionVersion: 4 });
     let render = started.body;
     const deadline = Date.now() + 60_000;
     while (!["succeeded", "failed", "cancelled"].includes(render.status) && Date.now() < deadline) {

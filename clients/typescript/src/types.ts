@@ -34,6 +34,14 @@ export type CompositionInput = RequestBody<"/api/compositions", "post">;
 export type JsonPatchOperation = NonNullable<
   paths["/api/compositions/{id}"]["patch"]["requestBody"]
 >["content"]["application/json-patch+json"][number];
+/** One version of a composition (who wrote it, when, a summary and the patch from the one before). */
+export type CompositionVersion = ResponseBody<"/api/compositions/{id}/versions", "get", 200>["data"][number];
+/** The RFC 6902 patch between two versions of a composition. */
+export type CompositionVersionDiff = ResponseBody<
+  "/api/compositions/{id}/versions/{version}/diff",
+  "get",
+  200
+>;
 /** A render job. */
 export type Render = ResponseBody<"/api/render/{jobId}", "get", 200>;
 /** Output options of a render (format, size, fps, quality, range…). */

@@ -1,7 +1,8 @@
 /**
  * The one way every MCP tool takes its arguments:
  * - the id of the resource a tool acts on (its route's last path parameter, whatever the REST
- *   path calls it: `{id}`, `{jobId}`) is `id`; other path parameters keep their names;
+ *   path calls it: `{id}`, `{jobId}`) is `id`; other path parameters keep their names (a nested resource, e.g. a version
+ *   of a composition, keeps `id` for its parent and its own name, `version`);
  * - the JSON request body, when there is one, is `body`;
  * - query and header fields are top-level arguments under their own names.
  * An argument outside the tool's schema is refused with the name it should have had.
@@ -9,7 +10,7 @@
 
 /** What the server tells an agent about its tools' arguments (MCP `instructions`). */
 export const ARGUMENT_CONVENTION =
-  "Every tool takes its arguments the same way: the id of the resource it acts on is `id` (the `id` that list, create and start tools return; e.g. get_render and cancel_render take start_render's `id`); the JSON request body, when the tool has one, is `body` (create_composition, patch_composition, check_composition, start_render …); query and header fields are top-level arguments under their own names (`limit`, `cursor`, `if-match`). An argument a tool does not take is refused with the name it expects. Results are the REST API's JSON answers as structured content; a refused call is a tool error carrying the API's error body (`error.code`, `error.message`, `error.details`).";
+  "Every tool takes its arguments the same way: the id of the resource it acts on is `id` (the `id` that list, create and start tools return; e.g. get_render and cancel_render take start_render's `id`); the JSON request body, when the tool has one, is `body` (create_composition, patch_composition, check_composition, start_render …); a version of a composition is named by `id` (the composition) and `version`; query and header fields are top-level arguments under their own names (`limit`, `cursor`, `if-match`). An argument a tool does not take is refused with the name it expects. Results are the REST API's JSON answers as structured content; a refused call is a tool error carrying the API's error body (`error.code`, `error.message`, `error.details`).";
 
 /** The route's path parameters in URL order, e.g. `["jobId"]` for `/api/render/:jobId`. */
 export function pathParameters(url: string): string[] {
@@ -17,12 +18,16 @@ export function pathParameters(url: string): string[] {
 }
 
 /**
- * The tool argument of each path parameter: the last one is `id`, the others keep their names.
+ * The tool argument of each path parameter: the last one is `id`, the others keep their names;
+ * when a parent is already `id` (a version of a composition), every one keeps its name.
  * @returns path parameter → argument name, in URL order.
  */
 export function pathArgumentNames(url: string): Map<string, string> {
   const params = pathParameters(url);
-  return new Map(params.map((name, i) => [name, i === params.length - 1 ? "id" : name]));
+  // A nested resource (`/compositions/:id/versions/:version`) keeps its REST names: its parent
+  // already answers to `id`.
+  const parentIsId = params.slice(0, -1).includes("id");
+  return new Map(params.map((name, i) => [name, i === params.length - 1 && !parentIsId ? "id" : name]));
 }
 
 /** A tool's 400: the API's error body, with one detail per refused argument. */

@@ -161,9 +161,10 @@ function parseEventStream(text: string): StreamEvent[] {
 
 /**
  * Calls `route` in-process with the arguments of the tool named `tool`, on behalf of the caller
- * whose lent token is `onBehalf` (see `lendAuth`). Path parameters are taken from the arguments
- * (`id` for the last one); a missing one, or an argument the tool does not take (naming the one
- * it expects, e.g. `jobId` → `id`), answers 400 like an invalid field would.
+ * whose lent token is `onBehalf` (see `lendAuth`). Path parameters (strings, or numbers for
+ * integer ones) are taken from the arguments (`id` for the last one, see `pathArgumentNames`); a
+ * missing one, or an argument the tool does not take (naming the one it expects, e.g. `jobId` →
+ * `id`), answers 400 like an invalid field would.
  */
 export async function callRoute(
   app: App,
@@ -181,7 +182,7 @@ export async function callRoute(
   const url = route.url.replace(/:(\w+)/g, (_m, param: string) => {
     const name = argNames.get(param) ?? param;
     const value = args[name];
-    if (typeof value !== "string" || value === "") missing.push(name);
+    if ((typeof value !== "string" && typeof value !== "number") || value === "") missing.push(name);
     return encodeURIComponent(String(value ?? ""));
   });
   if (missing.length > 0) {

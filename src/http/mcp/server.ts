@@ -172,7 +172,7 @@ function createServer(app: App, deps: McpDeps, routes: Map<string, RouteInfo>, a
     if (!tool) {
       return { content: [{ type: "text", text: `Unknown tool ${name}` }], isError: true };
     }
-    const lent = lendAuth(auth);
+    const lent = lendAuth({ ...auth, mcp: true });
     try {
       return routeResult(name, await callRoute(app, name, routeOf(tool.operationId), args, lent.token));
     } finally {

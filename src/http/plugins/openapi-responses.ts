@@ -68,6 +68,12 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
   getComposition: { 200: { description: "The composition at its current version", headers: ["ETag"] } },
   replaceComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   patchComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
+  revertComposition: {
+    200: {
+      description: "The composition at its new version, equal to the one reverted to",
+      headers: ["ETag"],
+    },
+  },
   startRender: {
     202: {
       description: "Queued: a new render job; poll `Location` at the `Retry-After` interval",

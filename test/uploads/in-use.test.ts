@@ -29,7 +29,7 @@ beforeAll(async () => {
     video(parrot),
     ffmpeg(["-f", "lavfi", "-i", "color=c=green:s=160x90", "-frames:v", "1", still]),
   ]);
-  t = await startTestApp();
+  t = await startTestApp({ worker: true });
   const base = await t.listen();
   api = client(base, (await t.createAccount()).key);
   other = client(base, (await t.createAccount()).key);
@@ -229,6 +229,20 @@ describe("a composition whose upload is gone", () => {
     );
     expect(unused.status).toBe(400);
     expect(unused.body.error.details).toEqual([{ path: "/from", message: "no clip uses this upload" }]);
+  });
+
+  it("a render fails naming the missing clip by file name and time", async () => {
+    const { comp } = await degraded();
+    const render = await api.startRender({ compositionId: comp.id });
+    const history = await api.pollUntilTerminal(render.id);
+    const last = history.at(-1);
+    expect(last?.status).toBe("failed");
+    expect(last?.error).toMatchObject({
+      code: "ASSET_NOT_FOUND",
+      message:
+        "cockatoo.mp4 at 0:06: its upload was deleted; relink the clip to another upload (or upload the file again) or delete it",
+      clipId: comp.tracks[0].clips[1].id,
+    });
   });
 
   it("preflight names the missing clip by file name and time", async () => {

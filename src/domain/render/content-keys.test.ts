@@ -112,6 +112,17 @@ describe("partContentKeys", () => {
     expect(changed(keysOf(base()), keysOf(after))).toEqual({ video: [1, 2], audio: true });
   });
 
+  it("keeps the audio's key for a change of picture only", () => {
+    const after = edit((t) => {
+      const bg2 = t.tracks[0]?.clips[1];
+      if (bg2) {
+        bg2.filter = "greyscale";
+        bg2.transform = { x: 0.4 };
+      }
+    });
+    expect(changed(keysOf(base()), keysOf(after))).toEqual({ video: [1, 2, 3], audio: false });
+  });
+
   it("changes only the audio for a change of sound", () => {
     const after = edit((t) => {
       const music = t.tracks[2]?.clips[0];

@@ -145,7 +145,7 @@ export function partContentKeys(
           ...t.ducking,
           under: t.ducking.under.map((id) => audible.findIndex((u) => u.id === id)),
         },
-        clips: sounding.filter((s) => s.track === t).map((s) => clipContent(s.clip)),
+        clips: sounding.filter((s) => s.track === t).map((s) => soundContent(s.clip)),
       })),
     },
     sounding.map((s) => s.clip),
@@ -202,6 +202,19 @@ function layered(clips: readonly { track: Track; clip: Clip }[]) {
 function clipContent(clip: Clip) {
   const { id: _id, name: _name, metadata: _metadata, ...content } = clip;
   return content;
+}
+
+/** Everything of a clip that may change its sound: all but what only places or colours its picture. */
+function soundContent(clip: Clip) {
+  const {
+    fit: _fit,
+    transform: _transform,
+    crop: _crop,
+    motion: _motion,
+    filter: _filter,
+    ...sound
+  } = clipContent(clip);
+  return sound;
 }
 
 /** The upload a clip reads (media or a subtitle file), a `src` URL, or nothing. */

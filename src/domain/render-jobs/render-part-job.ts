@@ -243,14 +243,28 @@ export function createRenderPartPipeline(
     const cache = opts.cache && usesRenderCache(opts.cache, render) ? opts.cache : null;
     try {
       if (cache && part.reuseKey) {
-        // Copied from the account's cache when its entry is still there, else rendered.
+        // Copied from the account's cache when its entry is still there (and readable), else
+        // rendered: an entry evicted meanwhile costs the render nothing but the time.
         const name = partFileName(part);
-        const cached = await readCachedPart(cache, render.userId, part.reuseKey, workDir, name);
-        if (cached) {
-          // Read in place from a local store: copied, else moved from the work directory.
-          const move = path.dirname(cached) === workDir;
-          return await storePart(opts, render.id, part.id, { path: cached, name, move }, null);
-        }
+        const key = part.reuseKey;
+        const copied = await readCachedPart(cache, render.userId, key, workDir, name)
+          .then((cached) =>
+            cached
+              ? // Read in place from a local store: copied, else moved from the work directory.
+                storePart(
+                  opts,
+                  render.id,
+                  part.id,
+                  { path: cached, name, move: path.dirname(cached) === workDir },
+                  null,
+                )
+              : null,
+          )
+          .catch((err: unknown) => {
+            opts.log.warn({ renderId: render.id, partId: part.id, err }, "copying a cached part failed");
+            return null;
+          });
+        if (copied) return copied;
         const { rate } = renderFrameWindow(render.composition, render.options);
         const seconds = part.kind === "video" ? frameToSeconds(part.endFrame - part.startFrame, rate) : 0;
         await countPartNotReused(db, render.id, seconds);

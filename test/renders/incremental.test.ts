@@ -39,8 +39,8 @@ function body(doc: Timeline): unknown {
   };
 }
 
-/** Renders `doc` (lossless mp4) with `as`; returns the final body, the file and the parts. */
-async function render(doc: Timeline, output: { reuse?: boolean } = {}, as = api) {
+/** Renders `doc` (mp4; lossless while the worker is) with `as`; returns the final body, the file and the parts. */
+async function render(doc: Timeline, output: { reuse?: boolean; quality?: "standard" } = {}, as = api) {
   const started = await as.startRender({ composition: body(doc), output: { format: "mp4", ...output } });
   const end = (await as.pollUntilTerminal(started.id, { timeoutMs: 180_000 })).at(-1) as RenderBody;
   expect(end.status, JSON.stringify(end.error)).toBe("succeeded");
@@ -145,6 +145,17 @@ describe("incremental renders", () => {
     const soundFresh = await render(louder, { reuse: false });
     await expectIdentical(sound.file, soundFresh.file);
 
+    // A longer fade across the boundary at 2 s: the segments on either side are rendered again.
+    const longerFade = seams((doc) => {
+      const third = doc.tracks[0]?.clips[2];
+      if (third) third.transition = { type: "fade", duration: 0.8 };
+    });
+    const fade = await render(longerFade);
+    expect(fade.reusedParts).toContain("video0");
+    expect(fade.reusedParts).not.toContain("video1");
+    expect(fade.reusedParts).not.toContain("video2");
+    await expectIdentical(fade.file, (await render(longerFade, { reuse: false })).file);
+
     // Another background: every part is rendered again.
     const canvas = await render(
       seams((doc) => {
@@ -153,6 +164,38 @@ describe("incremental renders", () => {
     );
     expect(canvas.end.reuse).toEqual({ segments: 5, reused: 0, secondsSaved: 0 });
   }, 900_000);
+
+  it("standard quality: the incrementally rendered file is identical to a render from scratch", async () => {
+    await stop();
+    stop = await startWorker({ ...t.runtime, config: { ...t.config, renderSegmentSec: 1 } });
+    try {
+      const doc = seams();
+      await render(doc, { quality: "standard" });
+      const retitled = seams((d) => {
+        const title = d.tracks[3]?.clips[0];
+        if (title?.asset.type === "text") title.asset = { ...title.asset, text: "JOINS" };
+        const last = d.tracks[0]?.clips[3];
+        if (last) last.filter = "greyscale";
+      });
+      const edited = await render(retitled, { quality: "standard" });
+      // The text spans every boundary: only the sound is copied.
+      expect(edited.reusedParts).toEqual(["audio0"]);
+      const reduced = seams((d) => {
+        const last = d.tracks[0]?.clips[3];
+        if (last) last.filter = "greyscale";
+      });
+      const greyOnly = await render(reduced, { quality: "standard" });
+      expect(greyOnly.reusedParts).toContain("video0");
+      const fresh = await render(reduced, { quality: "standard", reuse: false });
+      await expectIdentical(greyOnly.file, fresh.file);
+    } finally {
+      await stop();
+      stop = await startWorker(
+        { ...t.runtime, config: { ...t.config, renderSegmentSec: 1 } },
+        { lossless: true },
+      );
+    }
+  }, 600_000);
 
   it("never reuses another account's parts, and deleting an upload deletes the entries of the parts that read it", async () => {
     // Colour and text only: the same content keys in every account.

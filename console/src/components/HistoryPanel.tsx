@@ -47,7 +47,8 @@ function VersionPreview(props: {
  */
 export function HistoryPanel(props: {
   composition: Composition;
-  versions: readonly CompositionVersion[] | null;
+  /** The newest versions, and whether they reach the oldest stored one. */
+  versions: { versions: readonly CompositionVersion[]; complete: boolean } | null;
   names: ReadonlyMap<string, string>;
   label: (clip: Composition["tracks"][number]["clips"][number]) => string;
   busy: boolean;
@@ -72,10 +73,12 @@ export function HistoryPanel(props: {
       <details>
         <summary>
           <h2 id="history-h">History</h2>{" "}
-          <small>{versions ? `${versions.length} version(s)` : "loading…"}</small>
+          <small>
+            {versions ? `${versions.versions.length}${versions.complete ? "" : "+"} version(s)` : "loading…"}
+          </small>
         </summary>
         <ol className="plain" aria-label="Versions">
-          {(versions ?? []).map((v) => {
+          {(versions?.versions ?? []).map((v) => {
             const text = describeSummary(v.summary, names);
             const current = v.version === composition.version;
             return (

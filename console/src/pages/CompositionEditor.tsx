@@ -567,7 +567,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       </p>
       <HistoryPanel
         composition={comp}
-        versions={versions?.versions ?? null}
+        versions={versions}
         names={names}
         label={labelOf}
         busy={busy}

@@ -6,7 +6,7 @@ import { AppError } from "../../../errors.ts";
 import { UPLOAD_TYPES } from "../../uploads/upload-type.ts";
 import { applyEdit, readComposition, revertEdit } from "../edit.ts";
 import { summarizeComposition } from "../summary.ts";
-import { ToolError } from "../tool-context.ts";
+import { ToolError, toolErrorOf } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 
 /** The `get_composition` tool: what it does is its `description`, shown to the model. */
@@ -63,12 +63,21 @@ export const undo = defineTool({
       throw new ToolError("nothing_to_undo", "There is no assistant edit left to undo in this session");
     let result: { version: number } | null;
     try {
-      result =
-        (await revertEdit(ctx, toolCallId, edit.version)) ??
-        (await applyEdit(ctx, toolCallId, "undo", () => ({}), {
-          record: false,
-          ops: () => edit.inverse as jsonPatch.Operation[],
-        }));
+      result = await revertEdit(ctx, toolCallId, edit.version);
+    } catch (err) {
+      if (err instanceof AppError && err.code === "invalid_request") {
+        throw new ToolError(
+          "undo_conflict",
+          `Cannot undo ${edit.tool}: the composition before it no longer validates (${toolErrorOf(err).message}); nothing was changed`,
+        );
+      }
+      throw err;
+    }
+    try {
+      result ??= await applyEdit(ctx, toolCallId, "undo", () => ({}), {
+        record: false,
+        ops: () => edit.inverse as jsonPatch.Operation[],
+      });
     } catch (err) {
       if (err instanceof AppError && (err.code === "conflict" || err.code === "invalid_request")) {
         throw new ToolError(

@@ -4,6 +4,7 @@
  */
 import type { Db } from "../../db/client.ts";
 import { compositionsUsingUpload, type UploadUser } from "../../db/repositories/compositions.ts";
+import { deleteCacheEntriesOfUpload } from "../../db/repositories/render-cache.ts";
 import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import {
   deleteUpload as deleteUploadRow,
@@ -13,7 +14,7 @@ import {
 } from "../../db/repositories/uploads.ts";
 import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { uploadPrefix } from "../../storage/keys.ts";
+import { renderCacheKey, uploadPrefix } from "../../storage/keys.ts";
 import { nameClipsOfUpload } from "../composition/name-clips.ts";
 import type { VersionAuthor } from "../composition/versions.ts";
 import { type CreateTranscriptionDeps, createTranscription } from "../transcription/create.ts";
@@ -122,8 +123,8 @@ export async function getUpload(
 }
 
 /**
- * Deletes the caller's upload and its stored files; nothing happens when it is absent or
- * another owner's (idempotent). An upload that compositions use is deleted only with `force`:
+ * Deletes the caller's upload, its stored files and the render-cache entries of parts that read
+ * it; nothing happens when it is absent or another owner's (idempotent). An upload that compositions use is deleted only with `force`:
  * then, in the same transaction, each clip of it without a `name` gets the upload's file name
  * (a new version of each composition, by `author`), so that the clip can still be named once
  * the upload is gone.
@@ -156,6 +157,10 @@ export async function deleteUpload(
     }
     return deleteUploadRow(db, userId, id);
   });
-  if (removed) await deps.store.deletePrefix(uploadPrefix(removed.id));
+  if (!removed) return usedBy;
+  await deps.store.deletePrefix(uploadPrefix(removed.id));
+  // Rendered parts that read it go too (a part whose upload is gone is never reused anyway).
+  const cached = await deleteCacheEntriesOfUpload(deps.db, userId, removed.id);
+  await Promise.all(cached.map((key) => deps.store.delete(renderCacheKey(userId, key))));
   return usedBy;
 }

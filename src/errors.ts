@@ -2,6 +2,10 @@
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** The clip the problem is about, when it is about one (messages name it by file name and time). */
+  clipId?: string;
+  /** The upload the problem is about, when it is about one. */
+  uploadId?: string;
 }
 
 /** The error codes of the wire contract (docs/conventions.md, Errors) and the HTTP status each maps to. */

@@ -72,8 +72,9 @@ describe("font families at write time", () => {
       {
         path: "/tracks/0/clips/0/asset/style/family",
         message: expect.stringMatching(
-          /^clip title: font family "Comic Sans" is neither bundled \(DejaVu Sans, .*\) nor one of your uploaded fonts$/,
+          /^text "Hi" at 0:00: font family "Comic Sans" is neither bundled \(DejaVu Sans, .*\) nor one of your uploaded fonts$/,
         ),
+        clipId: "title",
       },
     ]);
     for (const family of ["DejaVu Serif", "dejavu sans mono", "sans-serif", "Emoji"]) {
@@ -85,7 +86,7 @@ describe("font families at write time", () => {
       { op: "replace", path: "/tracks/0/clips/0/asset/style/family", value: "Nope" },
     ]);
     expect(patch.status).toBe(400);
-    expect(patch.body.error.details[0].message).toContain('clip title: font family "Nope"');
+    expect(patch.body.error.details[0].message).toContain('text "Hi" at 0:00: font family "Nope"');
     const inline = await api.json("POST", "/api/render", { composition: textDoc("Nope") });
     expect(inline.status).toBe(400);
     expect(inline.body.error.details[0].path).toBe("/composition/tracks/0/clips/0/asset/style/family");

@@ -139,7 +139,7 @@ describe("preview proxies", () => {
   });
 
   it("are deleted with their upload", async () => {
-    const res = await api.json("DELETE", `/api/v1/uploads/${ids.vfr}`);
+    const res = await api.json("DELETE", `/api/v1/uploads/${ids.vfr}?force=true`);
     expect(res.status).toBe(204);
     expect(await t.runtime.store.stat(uploadPreviewProxyKey(ids.vfr))).toBeNull();
   });

@@ -189,7 +189,7 @@ describe("GET /api/compositions/:id/preview.mp4", () => {
         { kind: "video", clips: [{ start: 0, duration: 2, asset: { type: "video", uploadId: up?.id } }] },
       ],
     });
-    expect((await api.json("DELETE", `/api/v1/uploads/${up?.id}`)).status).toBe(204);
+    expect((await api.json("DELETE", `/api/v1/uploads/${up?.id}?force=true`)).status).toBe(204);
     for (const url of [`preview.mp4?from=0.5&duration=1`, `frame?t=0.5`]) {
       const res = await fetch(`${base}/api/compositions/${broken.id}/${url}`, { headers: bearer(key) });
       const body = (await res.json()) as {

@@ -150,7 +150,11 @@ describe("inline renders", () => {
     });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.details).toEqual([
-      { path: "/composition/tracks/0/clips/0/asset/uploadId", message: `upload ${font?.id} was not found` },
+      {
+        path: "/composition/tracks/0/clips/0/asset/uploadId",
+        message: `upload ${font?.id} was not found`,
+        uploadId: font?.id,
+      },
     ]);
   });
 

@@ -77,14 +77,15 @@ describe("render preflight", () => {
         },
       ],
     });
-    expect((await api.json("DELETE", `/api/v1/uploads/${gone?.id}`)).status).toBe(204);
+    expect((await api.json("DELETE", `/api/v1/uploads/${gone?.id}?force=true`)).status).toBe(204);
 
     const expected = {
       ok: false,
       problems: [
         {
           code: "ASSET_NOT_FOUND",
-          message: `clip m2: upload ${gone?.id} no longer exists; upload the file again and use the new upload`,
+          message:
+            "still.png at 0:01: its upload was deleted; relink the clip to another upload (or upload the file again) or delete it",
           retryable: false,
           clipId: "m2",
           uploadId: gone?.id,
@@ -101,7 +102,8 @@ describe("render preflight", () => {
       warnings: [],
       output: null,
       compositionId: comp.id,
-      compositionVersion: comp.version,
+      // The forced delete kept the file name on the clip: one version more.
+      compositionVersion: comp.version + 1,
     };
     const posted = await api.json("POST", "/api/render/check", { compositionId: comp.id });
     expect(posted.status, JSON.stringify(posted.body)).toBe(200);

@@ -322,6 +322,15 @@ describe("OpenAPI success examples", () => {
         payload: { version: 1 },
       }),
     );
+    await call(
+      "relinkComposition",
+      withKey({
+        method: "POST",
+        url: `/api/compositions/${throwaway.id}/relink`,
+        headers: { "if-match": '"2"' },
+        payload: { from: video.id, to: video.id },
+      }),
+    );
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
     await call("getCompositionFrame", withKey({ url: `/api/compositions/${comp.id}/frame?t=0.5&width=64` }));
     await call(

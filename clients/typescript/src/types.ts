@@ -23,7 +23,9 @@ export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths
   : never;
 
 /** An uploaded file (video, audio, image, subtitle or font) with its signed URL and media facts. */
-export type Upload = ResponseBody<"/api/v1/uploads/{id}", "get", 200>;
+export type Upload = ResponseBody<"/api/v1/uploads", "get", 200>["data"][number];
+/** An upload with the compositions that use it (`GET /api/v1/uploads/{id}`). */
+export type UploadWithUsers = ResponseBody<"/api/v1/uploads/{id}", "get", 200>;
 /** A project. */
 export type Project = ResponseBody<"/api/v1/projects/{projectId}", "get", 200>;
 /** A stored composition (timeline) at its current version. */

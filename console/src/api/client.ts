@@ -7,7 +7,7 @@ import type { paths } from "./schema";
  * TypeScript client's `ResponseBody`: both are generated from the same OpenAPI document).
  */
 export interface Schemas {
-  Upload: ResponseBody<"/api/v1/uploads/{id}", "get", 200>;
+  Upload: ResponseBody<"/api/v1/uploads", "get", 200>["data"][number];
   Project: ResponseBody<"/api/v1/projects/{projectId}", "get", 200>;
   Me: ResponseBody<"/api/v1/me", "get", 200>;
   ApiKey: ResponseBody<"/api/v1/keys", "get", 200>["data"][number];

@@ -3,7 +3,7 @@ import { api, type Composition, errorMessage, type PatchOperation } from "./clie
 /** What a composition PATCH came to: the new composition, a version conflict, or another error. */
 export type PatchResult =
   | { ok: true; composition: Composition }
-  | { ok: false; conflict: boolean; message: string };
+  | { ok: false; conflict: boolean; message: string; error: unknown };
 
 /**
  * Applies a JSON Patch (RFC 6902) to composition `id` through `PATCH /api/compositions/{id}`,
@@ -21,7 +21,7 @@ export async function patchComposition(
     headers: { "content-type": "application/json-patch+json" },
   });
   if (data) return { ok: true, composition: data };
-  return { ok: false, conflict: response.status === 409, message: errorMessage(error) };
+  return { ok: false, conflict: response.status === 409, message: errorMessage(error), error };
 }
 
 /** One version of a composition: who wrote it, when, a one-line summary and its patch. */
@@ -51,5 +51,5 @@ export async function revertComposition(id: string, current: number, version: nu
     body: { version },
   });
   if (data) return { ok: true, composition: data };
-  return { ok: false, conflict: response.status === 409, message: errorMessage(error) };
+  return { ok: false, conflict: response.status === 409, message: errorMessage(error), error };
 }

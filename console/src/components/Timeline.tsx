@@ -68,6 +68,8 @@ const ClipBlock = memo(function ClipBlock(props: {
   upload: Upload | undefined;
   pxPerSecond: number;
   selected: boolean;
+  /** Its upload was deleted (the composition's `warnings`): drawn struck through, still editable. */
+  missing: boolean;
   drag: Drag | null;
   onPointerDown: (e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => void;
   onSelect: (clipId: string) => void;
@@ -89,9 +91,10 @@ const ClipBlock = memo(function ClipBlock(props: {
   return (
     <button
       type="button"
-      className={`clip ${clip.asset.type}${props.selected ? " selected" : ""}`}
+      className={`clip ${clip.asset.type}${props.selected ? " selected" : ""}${props.missing ? " missing" : ""}`}
       style={{ left, width, ...(color ? { background: color } : {}) }}
-      aria-label={`Clip ${label}, ${clip.start.toFixed(2)} to ${(clip.start + clip.duration).toFixed(2)} s`}
+      aria-label={`Clip ${label}${props.missing ? " (media missing)" : ""}, ${clip.start.toFixed(2)} to ${(clip.start + clip.duration).toFixed(2)} s`}
+      title={props.missing ? `${label}: its upload was deleted; relink or delete the clip` : undefined}
       aria-pressed={props.selected}
       data-clip-id={clip.id}
       onClick={() => props.onSelect(clip.id)}
@@ -118,7 +121,10 @@ const ClipBlock = memo(function ClipBlock(props: {
       {/* Decoded off the main thread; not lazy: only blocks near the view are drawn anyway, and a
           lazy image is one more intersection check in every scrolled frame. */}
       {poster && width > 40 && <img src={poster} alt="" decoding="async" draggable={false} />}
-      <span className="name">{label}</span>
+      <span className="name">
+        {props.missing && "Missing · "}
+        {label}
+      </span>
     </button>
   );
 });
@@ -218,6 +224,8 @@ export function Timeline(props: TimelineProps) {
     ticks.push(Math.round(i * step * 1000) / 1000);
   const snap = (dx: number) => Math.round(dx / pps / frame) * frame;
   const markers = c.markers ?? [];
+  const warnings = c.warnings;
+  const missing = useMemo(() => new Set((warnings ?? []).map((w) => w.clipId)), [warnings]);
   const labelRoom = useMemo(() => markerLabelRoom(markers, pps), [markers, pps]);
 
   /**
@@ -376,6 +384,7 @@ export function Timeline(props: TimelineProps) {
                     upload={upload}
                     pxPerSecond={pps}
                     selected={selection?.kind === "clip" && selection.id === clip.id}
+                    missing={missing.has(clip.id)}
                     drag={dragged}
                     onPointerDown={startDrag}
                     onSelect={selectClip}

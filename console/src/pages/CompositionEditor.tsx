@@ -21,6 +21,7 @@ import { ClipProperties } from "../components/ClipProperties";
 import { HistoryPanel } from "../components/HistoryPanel";
 import { Layout, Status } from "../components/Layout";
 import { MarkerProperties } from "../components/MarkerProperties";
+import { MissingMedia } from "../components/MissingMedia";
 import { Preview } from "../components/Preview";
 import { RenderList } from "../components/RenderList";
 import { type Selection, Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
@@ -55,6 +56,7 @@ import {
   redoStep,
   undoStep,
 } from "../history";
+import { refusedEdit } from "../messages";
 import { Link } from "../router";
 
 /** Where this tab keeps its undo pointer of composition `id` (survives a reload, not a new tab). */
@@ -219,7 +221,19 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
             text: `The composition changed elsewhere; reloaded version ${fresh?.version ?? "?"}. Your change (${label}) was not applied.`,
             kind: "error",
           });
-        } else setMessage({ text: `${label}: ${result.message}`, kind: "error" });
+        } else {
+          // The server's own sentence, and the clip it is about selected (highlighted) on the timeline.
+          const refused = refusedEdit(label, result.error);
+          setMessage({ text: refused.text, kind: "error" });
+          const clipId = refused.clip
+            ? (refused.clip.id ?? comp.tracks[refused.clip.track]?.clips[refused.clip.index]?.id)
+            : undefined;
+          if (clipId && findClip(comp, clipId)) {
+            setSelection(
+              refused.clip?.transition ? { kind: "transition", clipId } : { kind: "clip", id: clipId },
+            );
+          }
+        }
         return null;
       }
       const entry = { label, before: comp, after: result.composition };
@@ -322,6 +336,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const sel = comp && selection?.kind === "clip" ? findClip(comp, selection.id) : null;
   const selTransition = comp && selection?.kind === "transition" ? findClip(comp, selection.clipId) : null;
   const selMarker = comp && selection?.kind === "marker" ? findMarker(comp, selection.id) : null;
+  const missingWarning = sel ? comp?.warnings?.find((w) => w.clipId === sel.value.id) : undefined;
   const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
 
   const split = useCallback(() => {
@@ -404,6 +419,21 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     return () => window.removeEventListener("keydown", onKey);
   }, [comp, undo, redo, split, remove, addMarker, duration, frame]);
 
+  /** Points every clip of upload `from` (a deleted one) at upload `to`, as one new version. */
+  async function relink(from: string, to: string) {
+    if (!comp || busy) return;
+    setBusy(true);
+    const { data, error } = await api.POST("/api/compositions/{id}/relink", {
+      params: { path: { id: comp.id }, header: { "if-match": `"${comp.version}"` } },
+      body: { from, to },
+    });
+    setBusy(false);
+    if (data) {
+      setComp(data);
+      setMessage({ text: `Relinked · version ${data.version}`, kind: "ok" });
+    } else setMessage({ text: refusedEdit("Relink", error).text, kind: "error" });
+  }
+
   async function render() {
     if (!comp) return;
     const { data, error } = await api.POST("/api/render", {
@@ -446,6 +476,17 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           <h2 id="props-h">
             {sel ? "Clip" : selTransition ? "Transition" : selMarker ? "Marker" : "Composition"}
           </h2>
+          {sel && missingWarning && (
+            <MissingMedia
+              key={sel.value.id}
+              clip={sel.value}
+              message={missingWarning.message}
+              uploads={uploads}
+              busy={busy}
+              onRelink={(to) => void relink(missingWarning.uploadId, to)}
+              onDelete={remove}
+            />
+          )}
           {sel ? (
             <ClipProperties
               clip={sel.value}

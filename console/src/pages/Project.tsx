@@ -11,6 +11,7 @@ import { TranscriptPanel } from "../components/TranscriptPanel";
 import { UploadList, useUploadQueue } from "../components/UploadQueue";
 import { clipFor } from "../compose";
 import { formatBytes, formatDuration, formatTime } from "../format";
+import { deleteUploadPrompt } from "../messages";
 import { Link, navigate } from "../router";
 
 /** How often the media grid refreshes, so phone uploads appear without reloading. */
@@ -266,8 +267,13 @@ export function ProjectPage(props: { id: string }) {
   }, [props.id, refresh]);
 
   async function remove(u: Upload) {
-    if (!window.confirm(`Delete “${u.name}”? This cannot be undone.`)) return;
-    const { response, error } = await api.DELETE("/api/v1/uploads/{id}", { params: { path: { id: u.id } } });
+    const { data: current } = await api.GET("/api/v1/uploads/{id}", { params: { path: { id: u.id } } });
+    const usedBy = current?.usedBy ?? [];
+    if (!window.confirm(deleteUploadPrompt(u.name, usedBy))) return;
+    // The user has seen who uses it: their clips become missing (relink or delete them in the editor).
+    const { response, error } = await api.DELETE("/api/v1/uploads/{id}", {
+      params: { path: { id: u.id }, query: { force: usedBy.length > 0 } },
+    });
     if (!response.ok) setError(errorMessage(error));
     if (playing?.id === u.id) setPlaying(null);
     await refresh();

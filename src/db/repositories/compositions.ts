@@ -90,3 +90,42 @@ export async function deleteComposition(db: Db, userId: string, id: string): Pro
 export async function lockComposition(db: Db, id: string): Promise<void> {
   await db.select({ id: compositions.id }).from(compositions).where(eq(compositions.id, id)).for("update");
 }
+
+/** A composition that uses an upload, and how many of its clips do. */
+export interface UploadUser {
+  id: string;
+  name: string;
+  /** Clips whose asset (or caption source) is the upload. */
+  clips: number;
+}
+
+/** Clips whose media asset or caption source is `$id` (a jsonpath over the stored document). */
+const CLIPS_USING = "$.tracks[*].clips[*] ? (@.asset.uploadId == $id || @.asset.source.uploadId == $id)";
+
+/**
+ * The compositions of `userId` that use upload `uploadId` in a clip, oldest first, with the
+ * number of clips that do. One statement over the owner's compositions (jsonpath on the jsonb
+ * document; the same on PGlite and PostgreSQL).
+ */
+export async function compositionsUsingUpload(
+  db: Db,
+  userId: string,
+  uploadId: string,
+): Promise<UploadUser[]> {
+  const vars = sql`jsonb_build_object('id', ${uploadId}::text)`;
+  const rows = await db
+    .select({
+      id: compositions.id,
+      name: compositions.name,
+      clips: sql<number>`(select count(*)::int from jsonb_path_query(${compositions.document}, ${CLIPS_USING}::jsonpath, ${vars}))`,
+    })
+    .from(compositions)
+    .where(
+      and(
+        eq(compositions.userId, userId),
+        sql`jsonb_path_exists(${compositions.document}, ${CLIPS_USING}::jsonpath, ${vars})`,
+      ),
+    )
+    .orderBy(compositions.id);
+  return rows.map((r) => ({ id: r.id, name: r.name, clips: Number(r.clips) }));
+}

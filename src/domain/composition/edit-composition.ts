@@ -9,9 +9,10 @@ import {
 import { findProject } from "../../db/repositories/projects.ts";
 import { transcriptionStatuses } from "../../db/repositories/transcriptions.ts";
 import { findUploadsByIds, listFontUploads } from "../../db/repositories/uploads.ts";
-import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import { MAX_UPLOADED_FONTS } from "../fonts/fonts.ts";
 import type { RenderLimits } from "./limits.ts";
+import { clipUploads } from "./missing-clips.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
 import { type TranscriptionInfo, type UploadInfo, validateComposition } from "./validate.ts";
@@ -57,11 +58,17 @@ export function toCompositionResource(row: CompositionRow): Composition {
  * details point into `doc`. Used by writes and by renders of an inline or merged composition.
  * @throws AppError 400 with every problem as a JSON Pointer detail.
  */
-export async function validateCompositionFor(ctx: EditContext, doc: unknown): Promise<void> {
+export async function validateCompositionFor(
+  ctx: EditContext,
+  doc: unknown,
+  alreadyUsed?: ReadonlySet<string>,
+): Promise<void> {
   await validateComposition(doc, {
     lookupUpload: async (ids) => {
       const rows = await findUploadsByIds(ctx.db, ctx.userId, ids);
-      return new Map<string, UploadInfo>(rows.map((u) => [u.id, { type: u.type, media: u.media }]));
+      return new Map<string, UploadInfo>(
+        rows.map((u) => [u.id, { type: u.type, media: u.media, name: u.name }]),
+      );
     },
     lookupTranscription: async (ids) => {
       const statuses = await transcriptionStatuses(ctx.db, ctx.userId, ids);
@@ -74,16 +81,20 @@ export async function validateCompositionFor(ctx: EditContext, doc: unknown): Pr
       return rows.flatMap((f) => f.fontFamilies ?? []);
     },
     ...(ctx.limits ? { limits: ctx.limits } : {}),
+    ...(alreadyUsed ? { alreadyUsed } : {}),
   });
 }
 
 /**
  * Validates a write body ({@link validateCompositionFor}, then project ownership) and returns
  * the normalised fields to store (ids assigned, clips sorted).
+ * @param current - the stored composition a write replaces: clips of uploads it already used
+ *   that are gone now are accepted as they are (already degraded).
  * @throws AppError 400 with every problem as a JSON Pointer detail; 404 for a foreign project.
  */
-export async function prepareCompositionWrite(ctx: EditContext, body: unknown) {
-  await validateCompositionFor(ctx, body);
+export async function prepareCompositionWrite(ctx: EditContext, body: unknown, current?: CompositionRow) {
+  const alreadyUsed = current ? new Set(clipUploads(current.document).map((u) => u.uploadId)) : undefined;
+  await validateCompositionFor(ctx, body, alreadyUsed);
   const doc = normalizeComposition(body as CompositionWrite);
   if (doc.projectId && !(await findProject(ctx.db, ctx.userId, doc.projectId))) {
     throw notFound(`Project ${doc.projectId}`);
@@ -128,7 +139,7 @@ async function saveIfVersion(
   summary?: string,
 ): Promise<CompositionRow> {
   const id = current.id;
-  const fields = await prepareCompositionWrite(ctx, body);
+  const fields = await prepareCompositionWrite(ctx, body, current);
   const previous: VersionState = versionState(current);
   const saved = await ctx.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
@@ -252,4 +263,54 @@ export async function revertComposition(
     { ...state, projectId: current.projectId },
     `reverted to version ${input.version}`,
   );
+}
+
+/**
+ * Relinks a composition: every clip whose media asset or caption source is upload `from` uses
+ * upload `to` instead (typically a deleted upload's clips, to a new upload of the same footage),
+ * as one new version. `to` must be the caller's and fit each clip like any write's references.
+ * @param input.ifMatch - the version the caller saw (If-Match); stale → 409.
+ * @throws 404 unknown/foreign composition; 409 stale `ifMatch`; 400 naming `/from` when no clip
+ *   uses it, or `/to` (with the clips' paths in details) when it is not the caller's upload or does
+ *   not fit a clip.
+ */
+export async function relinkComposition(
+  ctx: WriteContext,
+  input: { id: string; from: string; to: string; ifMatch: number },
+): Promise<CompositionRow> {
+  const current = await findComposition(ctx.db, ctx.userId, input.id);
+  if (!current) throw notFound(`Composition ${input.id}`);
+  if (input.ifMatch !== current.version) throw versionConflict(current.version);
+  let count = 0;
+  const tracks = current.document.tracks.map((track) => ({
+    ...track,
+    clips: track.clips.map((clip) => {
+      const asset = clip.asset as { type: string; uploadId?: string; source?: { uploadId?: string } };
+      if (asset.uploadId === input.from) {
+        count += 1;
+        return { ...clip, asset: { ...asset, uploadId: input.to } };
+      }
+      if (asset.source?.uploadId === input.from) {
+        count += 1;
+        return { ...clip, asset: { ...asset, source: { uploadId: input.to } } };
+      }
+      return clip;
+    }),
+  })) as typeof current.document.tracks;
+  if (count === 0) {
+    throw invalidRequest(`No clip of this composition uses upload ${input.from}`, [
+      { path: "/from", message: "no clip uses this upload" },
+    ]);
+  }
+  const body = { name: current.name, projectId: current.projectId, ...current.document, tracks };
+  const { to } = input;
+  const saved = await rewriteInvalidRequest(
+    () =>
+      saveIfVersion(ctx, current, body, `relinked ${count} clip${count === 1 ? "" : "s"} to another upload`),
+    {
+      message: (m) => m.replace(/^Composition is invalid/, `Cannot relink to upload ${to}`),
+      detail: (d) => (d.uploadId === to ? { ...d, path: "/to", message: `${d.message} (at ${d.path})` } : d),
+    },
+  );
+  return saved;
 }

@@ -314,9 +314,27 @@ export const CompositionWriteSchema = Type.Object(
     id: Type.Optional(Type.String({ description: "Read-only; ignored" })),
     createdAt: Type.Optional(Type.String({ description: "Read-only; ignored" })),
     updatedAt: Type.Optional(Type.String({ description: "Read-only; ignored" })),
+    warnings: Type.Optional(Type.Array(Type.Unknown(), { description: "Read-only; ignored" })),
   },
   { additionalProperties: false, title: "CompositionWrite" },
 );
+
+/** A clip the composition still holds but cannot render as it is (see `Composition.warnings`). */
+export const CompositionWarningSchema = Type.Object(
+  {
+    code: Type.Literal("upload_missing"),
+    message: Type.String({
+      examples: ["cockatoo.mp4 at 0:06: its upload was deleted; relink the clip or delete it"],
+    }),
+    path: Type.String({ description: "JSON Pointer of the clip", examples: ["/tracks/0/clips/3"] }),
+    clipId: Type.String(),
+    uploadId: Type.String(),
+  },
+  { additionalProperties: false, title: "CompositionWarning" },
+);
+
+/** A degraded clip of a composition. */
+export type CompositionWarning = Static<typeof CompositionWarningSchema>;
 
 /** A stored composition (response body of the composition routes and the frozen copy of a render). */
 export const CompositionSchema = Type.Object(
@@ -332,6 +350,12 @@ export const CompositionSchema = Type.Object(
     tracks: Type.Array(TrackSchema),
     markers: Type.Optional(Type.Array(MarkerSchema)),
     metadata: Type.Optional(Metadata),
+    warnings: Type.Optional(
+      Type.Array(CompositionWarningSchema, {
+        description:
+          "What is degraded but still editable (read-only; absent when nothing is): `upload_missing` for each clip whose upload was deleted. Writes that leave such a clip as it is are accepted; relink it (`POST /api/compositions/{id}/relink`) or delete it.",
+      }),
+    ),
   },
   { additionalProperties: false, title: "Composition" },
 );

@@ -131,20 +131,29 @@ describe("validateComposition", () => {
     ]);
   });
 
-  it("rejects overlapping clips, naming both ids, with the client's indices", async () => {
+  it("rejects overlapping clips, naming both by name and time (the id in the detail), with the client's indices", async () => {
     const doc = body([
       {
         kind: "video",
         clips: [
           { id: "clp_late", start: 5, duration: 2, asset: { type: "color", color: "#ff0000" } },
-          { id: "clp_a", start: 0, duration: 3, asset: { type: "color", color: "#ff0000" } },
-          { id: "clp_b", start: 2.5, duration: 1, asset: { type: "color", color: "#00ff00" } },
+          { id: "clp_a", name: "Intro", start: 0, duration: 3, asset: { type: "color", color: "#ff0000" } },
+          {
+            id: "clp_b",
+            start: 2.5,
+            duration: 1,
+            asset: { type: "text", text: "Hello", style: { family: "Sans", size: 40, color: "#ffffff" } },
+          },
         ],
       },
     ]);
     const details = await problems(doc);
     expect(details).toEqual([
-      { path: "/tracks/0/clips/2/start", message: expect.stringMatching(/clp_b.*clp_a/) },
+      {
+        path: "/tracks/0/clips/2/start",
+        message: 'text "Hello" at 0:02 overlaps Intro at 0:00 on the same track (which ends at 3 s)',
+        clipId: "clp_b",
+      },
     ]);
   });
 

@@ -1,7 +1,8 @@
 import { Compile } from "typebox/compile";
+import type { UploadRow } from "../../db/repositories/uploads.ts";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
 import { bundledFamilyNames, bundledFonts } from "../fonts/fonts.ts";
-import type { UploadType } from "../uploads/upload-type.ts";
+import { clipLabel } from "./clip-label.ts";
 import { compositionDuration, isShorterThanOneFrame, shorterThanOneFrameMessage } from "./duration.ts";
 import { type RenderLimits, renderCostProblems } from "./limits.ts";
 import {
@@ -14,7 +15,9 @@ import {
 
 /** What validation needs to know about one upload (a subset of the Upload resource). */
 export interface UploadInfo {
-  type: UploadType;
+  type: UploadRow["type"];
+  /** The file name, naming the clips that use it in messages. */
+  name?: string;
   /** Probed media facts; `duration` in seconds (null for stills or unknown). */
   media?: {
     duration: number | null;
@@ -57,6 +60,12 @@ export interface ValidateOptions {
   lookupFontFamilies?: () => Promise<readonly string[] | null>;
   /** When given, the canvas, timeline length and clip count must be within these render limits. */
   limits?: RenderLimits;
+  /**
+   * Upload ids the stored composition already used before this write. One of them that is not
+   * found now (deleted since) leaves its clips as they are: the composition was already degraded
+   * and the write is accepted. Any other unknown upload is refused.
+   */
+  alreadyUsed?: ReadonlySet<string>;
 }
 
 const checkStructure = Compile(CompositionWriteSchema);
@@ -100,7 +109,16 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
   }
   const body = doc as CompositionWrite;
   const problems: ErrorDetail[] = [];
-  const add = (path: string, message: string) => problems.push({ path, message });
+  const add: Add = (path, message, extra) => problems.push({ path, message, ...extra });
+  const refs = uploadRefs(body);
+  const uploads =
+    refs.length > 0 ? await options.lookupUpload([...new Set(refs.map((r) => r.uploadId))]) : new Map();
+  const label: Label = (t, c) => {
+    const clip = body.tracks[t]?.clips[c];
+    if (!clip) return `clip #${c} of track ${t}`;
+    const ref = refs.find((r) => r.track === t && r.clip === c);
+    return clipLabel(clip, ref ? uploads.get(ref.uploadId)?.name : undefined);
+  };
 
   checkCanvas(body, add);
   const trackIds = new Map<string, number>();
@@ -129,9 +147,9 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
     track.clips.forEach((clip, c) => {
       checkClip(track, clip, `/tracks/${t}/clips/${c}`, add);
     });
-    checkTiming(track, t, add);
+    checkTiming(track, t, add, label);
   });
-  if (options.lookupFontFamilies) await checkFontFamilies(body, options.lookupFontFamilies, add);
+  if (options.lookupFontFamilies) await checkFontFamilies(body, options.lookupFontFamilies, add, label);
   const length = compositionDuration(body);
   if (isShorterThanOneFrame(length, body.canvas.fps)) {
     add(
@@ -162,12 +180,37 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
       ),
     );
   }
-  await checkReferences(body, options.lookupUpload, add);
+  checkReferences(refs, uploads, options.alreadyUsed ?? new Set(), add, label);
   await checkTranscriptions(body, options.lookupTranscription, add);
-  if (problems.length > 0) throw invalidRequest("Composition is invalid", problems);
+  if (problems.length > 0) throw invalidRequest(invalidSentence(body, problems, label), problems);
 }
 
-type Add = (path: string, message: string) => void;
+type Add = (path: string, message: string, extra?: { clipId?: string; uploadId?: string }) => void;
+/** Names the clip at track `t`, index `c` of the body for a person ("cockatoo.mp4 at 0:06"). */
+type Label = (t: number, c: number) => string;
+
+/**
+ * The error's sentence: the first problem in plain words, with the clip it is about named by
+ * {@link Label} and the field it concerns ("Composition is invalid: cockatoo.mp4 at 0:06,
+ * volume: must be 0..4 (and 1 more problem)").
+ */
+function invalidSentence(body: CompositionWrite, problems: ErrorDetail[], label: Label): string {
+  const first = problems[0];
+  if (!first) return "Composition is invalid";
+  const m = /^\/tracks\/(\d+)\/clips\/(\d+)(?:\/(.*))?$/.exec(first.path);
+  const field = (rest: string | undefined) => (rest ? rest.replaceAll("/", " ") : "");
+  let where = first.path === "/" ? "" : first.path.slice(1).replaceAll("/", " ");
+  if (m && body.tracks[Number(m[1])]?.clips[Number(m[2])]) {
+    const clip = label(Number(m[1]), Number(m[2]));
+    const f = field(m[3]);
+    // A message that names the clip already needs no second label.
+    where = first.message.includes(clip) ? "" : f ? `${clip}, ${f}` : clip;
+  }
+  const more = problems.length - 1;
+  return `Composition is invalid: ${where ? `${where}: ` : ""}${first.message}${
+    more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""
+  }`;
+}
 
 function checkCanvas(body: CompositionWrite, add: Add): void {
   const { width, height, fps } = body.canvas;
@@ -239,12 +282,13 @@ function checkClip(track: TrackWrite, clip: ClipWrite, path: string, add: Add): 
   }
 }
 
-function checkTiming(track: TrackWrite, t: number, add: Add): void {
+function checkTiming(track: TrackWrite, t: number, add: Add, label: Label): void {
   // Sort indices (not the clips) so that paths keep the client's order.
   const order = track.clips
     .map((_, i) => i)
     .sort((a, b) => (track.clips[a]?.start ?? 0) - (track.clips[b]?.start ?? 0));
-  const name = (i: number) => track.clips[i]?.id ?? `#${i}`;
+  const name = (i: number) => label(t, i);
+  const ids = (i: number) => (track.clips[i]?.id ? { clipId: track.clips[i]?.id as string } : {});
   let prev: number | undefined;
   for (const i of order) {
     const clip = track.clips[i];
@@ -255,7 +299,8 @@ function checkTiming(track: TrackWrite, t: number, add: Add): void {
     if (before && prev !== undefined && clip.start < prevEnd - EPS) {
       add(
         `${path}/start`,
-        `clip ${name(i)} overlaps clip ${name(prev)} on the same track (${name(prev)} ends at ${prevEnd} s)`,
+        `${name(i)} overlaps ${name(prev)} on the same track (which ends at ${prevEnd} s)`,
+        ids(i),
       );
     } else if (clip.transition) {
       const d = clip.transition.duration;
@@ -265,6 +310,7 @@ function checkTiming(track: TrackWrite, t: number, add: Add): void {
           add(
             `${path}/transition/duration`,
             `must not exceed the previous clip ${name(prev ?? i)} (${before.duration} s)`,
+            ids(i),
           );
         }
       } else if (d > gap + EPS) {
@@ -288,9 +334,10 @@ async function checkFontFamilies(
   body: CompositionWrite,
   lookupFontFamilies: () => Promise<readonly string[] | null>,
   add: Add,
+  label: Label,
 ): Promise<void> {
   const bundled = new Set(bundledFamilyNames().map((f) => f.toLowerCase()));
-  const unknown: { path: string; clip: string; family: string }[] = [];
+  const unknown: { path: string; clip: string; clipId: string | undefined; family: string }[] = [];
   body.tracks.forEach((track, t) => {
     track.clips.forEach((clip, c) => {
       const asset = clip.asset;
@@ -298,7 +345,8 @@ async function checkFontFamilies(
       if (bundled.has(asset.style.family.trim().toLowerCase())) return;
       unknown.push({
         path: `/tracks/${t}/clips/${c}/asset/style/family`,
-        clip: clip.id ?? `#${c} of track ${t}`,
+        clip: label(t, c),
+        clipId: clip.id,
         family: asset.style.family,
       });
     });
@@ -311,27 +359,36 @@ async function checkFontFamilies(
     if (known.has(u.family.trim().toLowerCase())) continue;
     add(
       u.path,
-      `clip ${u.clip}: font family "${u.family}" is neither bundled (${bundledFonts()
+      `${u.clip}: font family "${u.family}" is neither bundled (${bundledFonts()
         .map((f) => f.family)
         .join(", ")}) nor one of your uploaded fonts`,
+      u.clipId ? { clipId: u.clipId } : {},
     );
   }
 }
 
-async function checkReferences(body: CompositionWrite, lookupUpload: LookupUpload, add: Add): Promise<void> {
-  const refs: {
-    path: string;
-    uploadId: string;
-    accepts: (u: UploadInfo) => boolean;
-    want: string;
-    trim?: number;
-  }[] = [];
+/** A clip's reference to an upload (media asset or caption source). */
+interface UploadRef {
+  track: number;
+  clip: number;
+  clipId: string | undefined;
+  path: string;
+  uploadId: string;
+  accepts: (u: UploadInfo) => boolean;
+  want: string;
+  trim?: number;
+}
+
+function uploadRefs(body: CompositionWrite): UploadRef[] {
+  const refs: UploadRef[] = [];
   body.tracks.forEach((track, t) => {
     track.clips.forEach((clip, c) => {
       const path = `/tracks/${t}/clips/${c}/asset`;
       const asset = clip.asset;
+      const at = { track: t, clip: c, clipId: clip.id };
       if ((asset.type === "video" || asset.type === "image" || asset.type === "audio") && asset.uploadId) {
         refs.push({
+          ...at,
           path: `${path}/uploadId`,
           uploadId: asset.uploadId,
           accepts: ACCEPTED_UPLOADS[asset.type],
@@ -340,6 +397,7 @@ async function checkReferences(body: CompositionWrite, lookupUpload: LookupUploa
         });
       } else if (asset.type === "caption" && "uploadId" in asset.source) {
         refs.push({
+          ...at,
           path: `${path}/source/uploadId`,
           uploadId: asset.source.uploadId,
           accepts: (u) => u.type === "subtitle",
@@ -348,14 +406,29 @@ async function checkReferences(body: CompositionWrite, lookupUpload: LookupUploa
       }
     });
   });
-  if (refs.length === 0) return;
-  const uploads = await lookupUpload([...new Set(refs.map((r) => r.uploadId))]);
+  return refs;
+}
+
+function checkReferences(
+  refs: UploadRef[],
+  uploads: Map<string, UploadInfo>,
+  alreadyUsed: ReadonlySet<string>,
+  add: Add,
+  label: Label,
+): void {
   for (const ref of refs) {
     const upload = uploads.get(ref.uploadId);
+    const ids = { ...(ref.clipId ? { clipId: ref.clipId } : {}), uploadId: ref.uploadId };
     if (!upload) {
-      add(ref.path, `upload ${ref.uploadId} was not found`);
+      // Deleted after the composition used it: already degraded, not made wrong by this write.
+      if (alreadyUsed.has(ref.uploadId)) continue;
+      add(ref.path, `upload ${ref.uploadId} was not found`, ids);
     } else if (!ref.accepts(upload)) {
-      add(ref.path, `upload ${ref.uploadId} is a ${upload.type}; expected ${ref.want}`);
+      add(
+        ref.path,
+        `${label(ref.track, ref.clip)}: ${upload.name ?? `upload ${ref.uploadId}`} is a ${upload.type}; expected ${ref.want}`,
+        ids,
+      );
     } else if (
       ref.trim !== undefined &&
       upload.media?.duration != null &&
@@ -364,6 +437,7 @@ async function checkReferences(body: CompositionWrite, lookupUpload: LookupUploa
       add(
         ref.path.replace(/\/asset\/uploadId$/, "/trim"),
         `starts after the end of the media (${upload.media.duration} s)`,
+        ids,
       );
     }
   }

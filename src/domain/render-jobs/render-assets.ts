@@ -7,6 +7,7 @@ import { fetchRemoteAsset, RemoteAssetError } from "../../media/fetch-remote-ass
 import { MediaProbeError, probeMedia } from "../../media/probe.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
+import { clipLabel } from "../composition/clip-label.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { MAX_UPLOADED_FONTS, readFontFamilyNames } from "../fonts/fonts.ts";
 import { RenderError, type ResolvedAsset, type UploadedFont } from "../render/types.ts";
@@ -23,6 +24,8 @@ export interface AssetRef {
   transcriptionId?: string;
   /** The clip's asset type (`video`, `image`, `audio`, `caption`). */
   assetType: string;
+  /** The clip as messages name it: its name (a deleted upload's file name) and start ("cockatoo.mp4 at 0:06"). */
+  label: string;
 }
 
 /** Every upload and URL the composition reads, in track/clip order. */
@@ -30,6 +33,7 @@ export function assetRefs(doc: Timeline): AssetRef[] {
   const refs: AssetRef[] = [];
   for (const track of doc.tracks) {
     for (const clip of track.clips) {
+      const label = clipLabel(clip);
       const asset = clip.asset as {
         type: string;
         uploadId?: string;
@@ -37,17 +41,23 @@ export function assetRefs(doc: Timeline): AssetRef[] {
         source?: { uploadId?: string; transcriptionId?: string };
       };
       if (asset.uploadId) {
-        refs.push({ clipId: clip.id, key: asset.uploadId, uploadId: asset.uploadId, assetType: asset.type });
+        refs.push({
+          clipId: clip.id,
+          key: asset.uploadId,
+          uploadId: asset.uploadId,
+          assetType: asset.type,
+          label,
+        });
       } else if (asset.src) {
-        refs.push({ clipId: clip.id, key: asset.src, src: asset.src, assetType: asset.type });
+        refs.push({ clipId: clip.id, key: asset.src, src: asset.src, assetType: asset.type, label });
       }
       if (asset.source?.uploadId) {
         const id = asset.source.uploadId;
-        refs.push({ clipId: clip.id, key: id, uploadId: id, assetType: asset.type });
+        refs.push({ clipId: clip.id, key: id, uploadId: id, assetType: asset.type, label });
       }
       if (asset.source?.transcriptionId) {
         const id = asset.source.transcriptionId;
-        refs.push({ clipId: clip.id, key: id, transcriptionId: id, assetType: asset.type });
+        refs.push({ clipId: clip.id, key: id, transcriptionId: id, assetType: asset.type, label });
       }
     }
   }
@@ -123,7 +133,7 @@ export async function resolveRenderAssets(input: {
         if (!upload) {
           throw new RenderError(
             "ASSET_NOT_FOUND",
-            `clip ${ref.clipId}: upload ${ref.uploadId} no longer exists; upload the file again and use the new upload`,
+            `${ref.label}: its upload was deleted; relink the clip to another upload (or upload the file again) or delete it`,
             { clipId: ref.clipId, uploadId: ref.uploadId },
           );
         }

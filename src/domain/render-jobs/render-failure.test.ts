@@ -44,8 +44,14 @@ const assets = new Map([
 ]);
 const plan = buildRenderPlan({ composition: doc, assets, output: { format: "mp4" }, outputPath: "out.mp4" });
 const refsByPath = new Map<string, AssetRef>([
-  ["/media/a.mp4", { clipId: "m4", key: "upl_a", uploadId: "upl_a", assetType: "video" }],
-  ["/media/b.mp4", { clipId: "m7", key: "upl_b", uploadId: "upl_b", assetType: "video" }],
+  [
+    "/media/a.mp4",
+    { clipId: "m4", key: "upl_a", uploadId: "upl_a", assetType: "video", label: "a.mp4 at 0:00" },
+  ],
+  [
+    "/media/b.mp4",
+    { clipId: "m7", key: "upl_b", uploadId: "upl_b", assetType: "video", label: "a.mp4 at 0:00" },
+  ],
 ]);
 const explain = (stderr: string) =>
   explainRenderFailure(

@@ -3,6 +3,7 @@
  * transcribed), list, fetch and delete, each scoped to the caller.
  */
 import type { Db } from "../../db/client.ts";
+import { compositionsUsingUpload, type UploadUser } from "../../db/repositories/compositions.ts";
 import { deleteCacheEntriesOfUpload } from "../../db/repositories/render-cache.ts";
 import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import {
@@ -11,9 +12,11 @@ import {
   listUploadsPage,
   type UploadRow,
 } from "../../db/repositories/uploads.ts";
-import { invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
+import { AppError, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderCacheKey, uploadPrefix } from "../../storage/keys.ts";
+import { nameClipsOfUpload } from "../composition/name-clips.ts";
+import type { VersionAuthor } from "../composition/versions.ts";
 import { type CreateTranscriptionDeps, createTranscription } from "../transcription/create.ts";
 import { type CreateUploadsDeps, createUploadsFromParts } from "./create-uploads.ts";
 import type { UploadPart } from "./ingest-parts.ts";
@@ -106,30 +109,58 @@ export function listUploads(
 }
 
 /**
- * The caller's upload `id`.
+ * The caller's upload `id` and the compositions that use it.
  * @throws AppError 404 when it is absent or another owner's.
  */
-export async function getUpload(db: Db, userId: string, id: string): Promise<UploadRow> {
+export async function getUpload(
+  db: Db,
+  userId: string,
+  id: string,
+): Promise<{ upload: UploadRow; usedBy: UploadUser[] }> {
   const upload = await findUpload(db, userId, id);
   if (!upload) throw notFound(`Upload ${id}`);
-  return upload;
+  return { upload, usedBy: await compositionsUsingUpload(db, userId, id) };
 }
 
 /**
  * Deletes the caller's upload, its stored files and the render-cache entries of parts that read
- * it; nothing happens when it is absent or
- * another owner's (idempotent).
- * @throws storage errors when the files cannot be removed (the row is gone already).
+ * it; nothing happens when it is absent or another owner's (idempotent). An upload that compositions use is deleted only with `force`:
+ * then, in the same transaction, each clip of it without a `name` gets the upload's file name
+ * (a new version of each composition, by `author`), so that the clip can still be named once
+ * the upload is gone.
+ * @returns the compositions that used it (empty when none did, or it was absent).
+ * @throws AppError 409 `conflict` naming the compositions (and carrying them as `usedBy`) when
+ *   it is in use and `force` is false; storage errors when the files cannot be removed (the row
+ *   is gone already).
  */
 export async function deleteUpload(
   deps: { db: Db; store: BlobStore },
-  userId: string,
-  id: string,
-): Promise<void> {
-  const removed = await deleteUploadRow(deps.db, userId, id);
-  if (!removed) return;
+  input: { userId: string; id: string; force: boolean; author: VersionAuthor; now: Date },
+): Promise<UploadUser[]> {
+  const { userId, id } = input;
+  const upload = await findUpload(deps.db, userId, id);
+  if (!upload) return [];
+  const usedBy = await compositionsUsingUpload(deps.db, userId, id);
+  if (usedBy.length > 0 && !input.force) {
+    const names = usedBy.map((c) => `"${c.name}" (${c.clips} clip${c.clips === 1 ? "" : "s"})`).join(", ");
+    throw new AppError(
+      "conflict",
+      `${upload.name} is used by ${usedBy.length === 1 ? "the composition" : "the compositions"} ${names}; delete with force=true to delete it anyway (its clips are then marked missing)`,
+      { extra: { usedBy } },
+    );
+  }
+  const removed = await deps.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    // Read again in the transaction: a composition may have started using it meanwhile.
+    for (const user of await compositionsUsingUpload(db, userId, id)) {
+      await nameClipsOfUpload(db, { ...input, upload, compositionId: user.id });
+    }
+    return deleteUploadRow(db, userId, id);
+  });
+  if (!removed) return usedBy;
   await deps.store.deletePrefix(uploadPrefix(removed.id));
   // Rendered parts that read it go too (a part whose upload is gone is never reused anyway).
   const cached = await deleteCacheEntriesOfUpload(deps.db, userId, removed.id);
   await Promise.all(cached.map((key) => deps.store.delete(renderCacheKey(userId, key))));
+  return usedBy;
 }

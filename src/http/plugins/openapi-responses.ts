@@ -74,6 +74,9 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
       headers: ["ETag"],
     },
   },
+  relinkComposition: {
+    200: { description: "The composition at its new version, relinked", headers: ["ETag"] },
+  },
   startRender: {
     202: {
       description: "Queued: a new render job; poll `Location` at the `Retry-After` interval",

@@ -21,6 +21,12 @@ export const ErrorResponse = Type.Object(
             Type.Object({
               path: Type.String({ description: "JSON Pointer (RFC 6901) into the request" }),
               message: Type.String(),
+              clipId: Type.Optional(
+                Type.String({
+                  description: "The clip the problem is about (messages name it by file name and time)",
+                }),
+              ),
+              uploadId: Type.Optional(Type.String({ description: "The upload the problem is about" })),
             }),
           ),
         ),

@@ -316,7 +316,7 @@ export const RenderCheck = Type.Object(
           {
             code: "ASSET_NOT_FOUND",
             message:
-              "clip m3: upload upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C no longer exists; upload the file again and use the new upload",
+              "cockatoo.mp4 at 0:06: its upload was deleted; relink the clip to another upload (or upload the file again) or delete it",
             retryable: false,
             clipId: "m3",
             uploadId: "upl_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",

@@ -69,5 +69,26 @@ export const Upload = Type.Object(
   { title: "Upload" },
 );
 
+/** A composition that uses an upload (`Upload.usedBy`, and the 409 of a delete). */
+export const UploadUser = Type.Object(
+  {
+    id: Type.String({ examples: ["cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C"] }),
+    name: Type.String(),
+    clips: Type.Integer({ minimum: 1, description: "How many of its clips use the upload" }),
+  },
+  { title: "UploadUser" },
+);
+
+/** An upload as `GET /api/v1/uploads/:id` returns it: with the compositions that use it. */
+export const UploadWithUsers = Type.Object(
+  {
+    ...Upload.properties,
+    usedBy: Type.Array(UploadUser, {
+      description: "The caller's compositions with a clip that uses this upload (empty when none)",
+    }),
+  },
+  { title: "UploadWithUsers" },
+);
+
 /** `:id` path parameter. */
 export const UploadParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

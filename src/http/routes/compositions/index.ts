@@ -14,7 +14,7 @@ import {
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { invalidRequest } from "../../../errors.ts";
 import { pageWindow, toPage } from "../../pagination.ts";
-import { presentComposition } from "../../presenters/compositions.ts";
+import { presentComposition, presentCompositionWithWarnings } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import {
   CompositionParams,
@@ -25,6 +25,7 @@ import {
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 import { parseIfMatch } from "./if-match.ts";
+import { registerRelinkRoute } from "./relink.ts";
 import { registerCompositionVersionRoutes } from "./versions.ts";
 
 const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
@@ -108,7 +109,9 @@ export function registerCompositionRoutes(
     async (request, reply) => {
       const auth = requireAuth(request);
       const row = await getComposition(deps.db, auth.userId, request.params.id);
-      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
+      return reply
+        .header("ETag", `"${row.version}"`)
+        .send(await presentCompositionWithWarnings(deps.db, row));
     },
   );
 
@@ -148,7 +151,9 @@ export function registerCompositionRoutes(
         baseVersion,
         body: request.body,
       });
-      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
+      return reply
+        .header("ETag", `"${row.version}"`)
+        .send(await presentCompositionWithWarnings(deps.db, row));
     },
   );
 
@@ -179,7 +184,9 @@ export function registerCompositionRoutes(
         patch: request.body,
         ifMatch: parseIfMatch(request.headers["if-match"]),
       });
-      return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
+      return reply
+        .header("ETag", `"${row.version}"`)
+        .send(await presentCompositionWithWarnings(deps.db, row));
     },
   );
 
@@ -203,4 +210,5 @@ export function registerCompositionRoutes(
     },
   );
   registerCompositionVersionRoutes(app, deps);
+  registerRelinkRoute(app, deps);
 }

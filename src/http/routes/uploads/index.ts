@@ -12,8 +12,9 @@ import { presentTranscription } from "../../presenters/transcriptions.ts";
 import { presentUpload } from "../../presenters/uploads.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
-import { Upload, UploadParams } from "../../schemas/upload.ts";
+import { Upload, UploadParams, UploadWithUsers } from "../../schemas/upload.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import { versionAuthor } from "../../version-author.ts";
 
 /** What the upload routes need. */
 export interface UploadRouteDeps {
@@ -147,15 +148,18 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
     {
       schema: {
         operationId: "getUpload",
-        summary: "Fetch an upload (with fresh signed URLs)",
+        summary: "Fetch an upload (with fresh signed URLs and the compositions that use it)",
+        description:
+          "`usedBy` lists the caller's compositions with a clip that uses the upload (media asset or caption source), with how many clips do.",
         tags: ["Uploads"],
         params: UploadParams,
-        response: responses({ 200: Upload }, [...AUTH_ERRORS, 404]),
+        response: responses({ 200: UploadWithUsers }, [...AUTH_ERRORS, 404]),
       },
     },
     async (request) => {
       const auth = requireAuth(request);
-      return presentUpload(deps, await getUpload(deps.db, auth.userId, request.params.id));
+      const { upload, usedBy } = await getUpload(deps.db, auth.userId, request.params.id);
+      return { ...(await presentUpload(deps, upload)), usedBy };
     },
   );
 
@@ -166,15 +170,29 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       schema: {
         operationId: "deleteUpload",
         summary: "Delete an upload and its stored files (idempotent)",
-        description: "Answers 204 whether or not it existed; another owner's upload is never touched.",
+        description:
+          "Answers 204 whether or not it existed; another owner's upload is never touched. An upload that compositions use is refused with 409 `conflict` whose message names them and whose `usedBy` lists them (as on the upload), unless `force=true`: then it is deleted, each of its clips without a `name` gets the upload's file name first (a new version of the composition), and the compositions read its clips as missing (`warnings`) until they are relinked (`POST /api/compositions/{id}/relink`) or deleted.",
         tags: ["Uploads"],
         params: UploadParams,
-        response: responses({ 204: null }, [...AUTH_ERRORS, 403]),
+        querystring: Type.Object({
+          force: Type.Optional(
+            Type.Boolean({
+              description: "Delete even when compositions use it (their clips become missing)",
+            }),
+          ),
+        }),
+        response: responses({ 204: null }, [...AUTH_ERRORS, 403, 409]),
       },
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      await deleteUpload(deps, auth.userId, request.params.id);
+      await deleteUpload(deps, {
+        userId: auth.userId,
+        id: request.params.id,
+        force: request.query.force === true,
+        author: versionAuthor(auth),
+        now: new Date(),
+      });
       return reply.code(204).send();
     },
   );

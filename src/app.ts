@@ -12,6 +12,7 @@ import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerRequestSignal } from "./http/plugins/request-signal.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header("X-Request-Id", request.id);
     done();
   });
+  registerRequestSignal(app);
   // The reference page's own routes are public and not part of the API description.
   app.addHook("onRoute", (route) => {
     if (route.url.startsWith("/docs")) {

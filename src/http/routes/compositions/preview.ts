@@ -82,10 +82,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      // However the response ends (done, or the client went away, also while the preview is
-      // starting), ffmpeg goes with it.
-      const gone = new AbortController();
-      reply.raw.once("close", () => gone.abort());
+      // When the client goes away (also while the preview is starting), ffmpeg goes with it.
       const video = await deps.previews.open(
         auth.userId,
         request.params.id,
@@ -95,7 +92,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
           width: request.query.width ?? 640,
           proxies: request.query.proxy ?? true,
         },
-        gone.signal,
+        request.signal,
       );
       return reply
         .header("content-type", "video/mp4")

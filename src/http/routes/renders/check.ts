@@ -1,4 +1,3 @@
-import type { FastifyReply } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
@@ -30,12 +29,8 @@ const CHECK_DESCRIPTION =
  * query. Closing the connection aborts the check's downloads.
  */
 export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps): void {
-  const check = (userId: string, body: StartRenderBody, reply: FastifyReply) => {
-    const closed = new AbortController();
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableEnded) closed.abort(new Error("the client went away"));
-    });
-    return preflightRender(
+  const check = (userId: string, body: StartRenderBody, signal: AbortSignal) =>
+    preflightRender(
       {
         db: deps.db,
         store: deps.store,
@@ -43,9 +38,8 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         limits: deps.renderLimits,
         now: deps.clock.now(),
       },
-      { userId, body, signal: closed.signal },
+      { userId, body, signal },
     );
-  };
 
   app.post(
     "/api/render/check",
@@ -61,9 +55,9 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         }),
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const auth = requireAuth(request);
-      return check(auth.userId, request.body, reply);
+      return check(auth.userId, request.body, request.signal);
     },
   );
 
@@ -80,9 +74,9 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         response: responses({ 200: RenderCheck }, [...AUTH_ERRORS, 404]),
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const auth = requireAuth(request);
-      return check(auth.userId, { compositionId: request.params.id, output: request.query }, reply);
+      return check(auth.userId, { compositionId: request.params.id, output: request.query }, request.signal);
     },
   );
 }

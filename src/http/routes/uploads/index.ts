@@ -88,30 +88,21 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const aborted = new AbortController();
-      const onClose = () => {
-        if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
-      };
-      request.raw.once("close", onClose);
-      try {
-        const { uploads, transcriptions } = await receiveUploads(deps, {
-          userId: auth.userId,
-          parts: request.parts(),
-          maxBytes: deps.uploadMaxBytes,
-          signal: aborted.signal,
-          // The request body's chunks are ours: the local store moves them to its writer thread.
-          transferChunks: true,
-          checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
-          defaultProjectId: auth.captureProjectId,
-        });
-        const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
-        return reply.code(201).send({
-          data,
-          ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
-        });
-      } finally {
-        request.raw.off("close", onClose);
-      }
+      const { uploads, transcriptions } = await receiveUploads(deps, {
+        userId: auth.userId,
+        parts: request.parts(),
+        maxBytes: deps.uploadMaxBytes,
+        signal: request.signal,
+        // The request body's chunks are ours: the local store moves them to its writer thread.
+        transferChunks: true,
+        checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
+        defaultProjectId: auth.captureProjectId,
+      });
+      const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
+      return reply.code(201).send({
+        data,
+        ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
+      });
     },
   );
 

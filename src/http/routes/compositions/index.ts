@@ -22,7 +22,7 @@ import {
   CompositionWriteBody,
   JsonPatchOperation,
 } from "../../schemas/composition.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { parseIfMatch } from "./if-match.ts";
 
 const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
@@ -37,7 +37,7 @@ const WRITE_ERROR_TEXT = {
  * optimistic concurrency), JSON Patch (RFC 6902) and delete. Responses carry `ETag: "<version>"`.
  */
 export function registerCompositionRoutes(
-  app: App,
+  app: KeyApp,
   deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
 ): void {
   const ctx = (userId: string): EditContext => ({
@@ -59,7 +59,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listCompositions(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
@@ -84,7 +84,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await createComposition(ctx(auth.userId), request.body);
       return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
@@ -102,7 +102,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await getComposition(deps.db, auth.userId, request.params.id);
       return reply.header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
@@ -125,7 +125,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const headerVersion = parseIfMatch(request.headers["if-match"]);
       const bodyVersion = request.body.version;
       if (headerVersion !== undefined && bodyVersion !== undefined && headerVersion !== bodyVersion) {
@@ -169,7 +169,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await patchComposition(ctx(auth.userId), {
         id: request.params.id,
         patch: request.body,
@@ -193,7 +193,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteComposition(deps.db, auth.userId, request.params.id);
       return reply.code(204).send();
     },

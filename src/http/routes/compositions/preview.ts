@@ -9,7 +9,7 @@ import {
   previewSourcesHeader,
   previewSourcesValue,
 } from "../../schemas/preview.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** Default length of a preview video, seconds. */
 const DEFAULT_SECONDS = 6;
@@ -36,7 +36,7 @@ const PreviewQuery = Type.Object({
  * `GET /api/compositions/:id/preview.mp4`: "Play from here", a draft render of the next seconds
  * streamed as fragmented MP4 while ffmpeg encodes it.
  */
-export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }): void {
+export function registerPreviewRoute(app: KeyApp, deps: { previews: PreviewStream }): void {
   app.get(
     "/api/compositions/:id/preview.mp4",
     {
@@ -81,7 +81,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       // When the client goes away (also while the preview is starting), ffmpeg goes with it.
       const video = await deps.previews.open(
         auth.userId,

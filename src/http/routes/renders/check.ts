@@ -7,7 +7,7 @@ import type { BlobStore } from "../../../storage/blob-store.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
 import { RenderCheck, RenderCheckQuery, RenderCreate } from "../../schemas/render.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** What the render check routes need. */
 export interface RenderCheckRouteDeps {
@@ -28,7 +28,7 @@ const CHECK_DESCRIPTION =
  * `GET /api/compositions/:id/check` checks a stored composition with output options from the
  * query. Closing the connection aborts the check's downloads.
  */
-export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps): void {
+export function registerRenderCheckRoutes(app: KeyApp, deps: RenderCheckRouteDeps): void {
   const check = (userId: string, body: StartRenderBody, signal: AbortSignal) =>
     preflightRender(
       {
@@ -56,7 +56,7 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return check(auth.userId, request.body, request.signal);
     },
   );
@@ -75,7 +75,7 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return check(auth.userId, { compositionId: request.params.id, output: request.query }, request.signal);
     },
   );

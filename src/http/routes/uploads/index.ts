@@ -13,7 +13,7 @@ import { presentUpload } from "../../presenters/uploads.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams } from "../../schemas/upload.ts";
-import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import type { Auth, CaptureApp, KeyApp } from "../../types.ts";
 
 /** What the upload routes need. */
 export interface UploadRouteDeps {
@@ -30,21 +30,21 @@ export interface UploadRouteDeps {
 }
 
 /** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */
-function assertCaptureProject(auth: AuthContext, projectId: string): void {
-  if (auth.captureProjectId && projectId !== auth.captureProjectId) {
+function assertCaptureProject(auth: Auth, projectId: string): void {
+  if (auth.kind === "capture" && projectId !== auth.projectId) {
     throw new AppError("forbidden", "This phone capture link may only upload into its own project");
   }
 }
 
 /**
- * Upload routes: multipart upload (streamed to storage, typed by content, probed, all or
- * nothing), list, fetch (fresh signed URLs) and delete (objects removed).
+ * The multipart upload (streamed to storage, typed by content, probed, all or nothing), which
+ * phone capture tokens may also call. Needs the multipart plugin in the scope.
  */
-export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
+export function registerCreateUploadsRoute(app: CaptureApp, deps: UploadRouteDeps): void {
   app.post(
     "/api/v1/uploads",
     {
-      config: { scope: "write", captureUpload: true },
+      config: { scope: "write" },
       // The multipart body is parsed by the handler as a stream; the schema documents it only.
       validatorCompiler: () => () => true,
       schema: {
@@ -87,7 +87,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { uploads, transcriptions } = await receiveUploads(deps, {
         userId: auth.userId,
         parts: request.parts(),
@@ -96,7 +96,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
         // The request body's chunks are ours: the local store moves them to its writer thread.
         transferChunks: true,
         checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
-        defaultProjectId: auth.captureProjectId,
+        defaultProjectId: auth.kind === "capture" ? auth.projectId : null,
       });
       const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
       return reply.code(201).send({
@@ -105,7 +105,10 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       });
     },
   );
+}
 
+/** Upload routes: list, fetch (fresh signed URLs) and delete (objects removed). */
+export function registerUploadRoutes(app: KeyApp, deps: UploadRouteDeps): void {
   app.get(
     "/api/v1/uploads",
     {
@@ -122,7 +125,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listUploads(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
@@ -145,7 +148,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return presentUpload(deps, await getUpload(deps.db, auth.userId, request.params.id));
     },
   );
@@ -164,7 +167,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteUpload(deps, auth.userId, request.params.id);
       return reply.code(204).send();
     },

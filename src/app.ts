@@ -118,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(cookie);
   // Every route is registered in a scope whose onRequest hook authenticates and counts its calls.
   const scopes = routeScopes(
+    app,
     registerAuth(app, {
       db: database.hotDb,
       sql: database.hotSql,

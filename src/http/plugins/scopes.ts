@@ -1,3 +1,4 @@
+import type { RouteOptions } from "fastify";
 import type { App, CaptureApp, ConsoleApp, KeyApp, PublicApp, ScopedApp, ScopeKind } from "../types.ts";
 import type { Authenticators, AuthHook, PublicQuota } from "./auth.ts";
 
@@ -21,16 +22,37 @@ export interface RouteScopes {
   capture(app: App, register: (scope: CaptureApp) => void | Promise<void>): Promise<void>;
 }
 
-async function scope<K extends ScopeKind>(app: App, hook: AuthHook, register: Register<K>): Promise<void> {
-  await app.register(async (child) => {
-    child.addHook("onRequest", hook);
-    // The same instance, typed so that handlers see `request.auth` as this scope sets it.
-    await register(child as unknown as ScopedApp<K>);
+/**
+ * The route scopes over the hooks `registerAuth` returned. A route registered on `app` outside
+ * every scope would answer without authentication: `app.ready()` then fails naming it.
+ * Call before any route is registered.
+ */
+export function routeScopes(app: App, auth: Authenticators): RouteScopes {
+  const all: RouteOptions[] = [];
+  const scoped = new WeakSet<RouteOptions>();
+  app.addHook("onRoute", (route) => {
+    all.push(route);
   });
-}
+  app.addHook("onReady", async () => {
+    const outside = all.filter((route) => !scoped.has(route)).map((r) => `${r.method} ${r.url}`);
+    if (outside.length > 0) throw new Error(`Routes registered outside a route scope: ${outside.join(", ")}`);
+  });
 
-/** The route scopes over the hooks `registerAuth` returned. */
-export function routeScopes(auth: Authenticators): RouteScopes {
+  async function scope<K extends ScopeKind>(
+    parent: App,
+    hook: AuthHook,
+    register: Register<K>,
+  ): Promise<void> {
+    await parent.register(async (child) => {
+      child.addHook("onRequest", hook);
+      child.addHook("onRoute", (route) => {
+        scoped.add(route);
+      });
+      // The same instance, typed so that handlers see `request.auth` as this scope sets it.
+      await register(child as unknown as ScopedApp<K>);
+    });
+  }
+
   return {
     public: (app, register, quota = "anonymous") => scope(app, auth.public(quota), register),
     key: (app, register) => scope(app, auth.key, register),

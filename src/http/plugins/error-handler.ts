@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { ClientGoneError } from "./request-signal.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "invalid_request",
@@ -118,7 +119,9 @@ export function sendError(
 /**
  * The one global error renderer: AppErrors keep their code; Fastify's own errors
  * (validation, content type, body size, JSON syntax) are mapped to wire codes; anything
- * else becomes a 500 `internal_error` whose body carries no internals (logged instead).
+ * else becomes a 500 `internal_error` whose body carries no internals (logged instead). Work
+ * stopped because the client went away (`ClientGoneError`, see `request.signal`) is logged at
+ * info level and answered 499, which nobody reads.
  */
 export function handleError(
   error: FastifyError | AppError | Error,
@@ -156,6 +159,11 @@ export function handleError(
       message = `Unsupported Content-Type ${JSON.stringify(request.headers["content-type"] ?? "")}; send application/json`;
     }
     return sendError(request, reply, { status, code, message });
+  }
+  if (error instanceof ClientGoneError) {
+    // Work stopped on `request.signal`: nobody reads this answer (nginx's "client closed request").
+    request.log.info("the client went away before the response was complete");
+    return reply.code(499).send();
   }
   request.log.error({ err: loggableError(error) }, "unhandled error");
   if (isDiskFull(error)) {

@@ -2,8 +2,9 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { App } from "../types.ts";
+import { handleError } from "./error-handler.ts";
 import { ClientGoneError, registerRequestSignal } from "./request-signal.ts";
 
 let app: App | undefined;
@@ -12,8 +13,10 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function serve(register: (app: App) => void): Promise<number> {
-  app = Fastify() as unknown as App;
+async function serve(register: (app: App) => void, logLines?: string[]): Promise<number> {
+  app = (logLines
+    ? Fastify({ logger: { level: "info", stream: { write: (line: string) => logLines.push(line) } } })
+    : Fastify()) as unknown as App;
   registerRequestSignal(app);
   register(app);
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -99,5 +102,26 @@ describe("request.signal", () => {
     );
     const res = await fetch(`http://127.0.0.1:${port}/same`);
     expect(await res.text()).toBe("true");
+  });
+
+  it("work stopped on it is logged as the client leaving, not as a server error", async () => {
+    const lines: string[] = [];
+    const started = Promise.withResolvers<void>();
+    const port = await serve((a) => {
+      a.setErrorHandler(handleError);
+      a.get("/work", async (request) => {
+        started.resolve();
+        await once(request.signal, "abort");
+        throw request.signal.reason;
+      });
+    }, lines);
+    const req = open(port, "/work");
+    await started.promise;
+    req.destroy();
+    const entries = () => lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    await vi.waitFor(() =>
+      expect(entries().some((l) => l.level === 30 && l.msg.includes("went away"))).toBe(true),
+    );
+    expect(entries().filter((l) => l.level >= 50)).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ export function registerFrameRoute(app: KeyApp, deps: { frames: FramePreview }):
         request.params.id,
         request.query.t,
         request.query.width ?? 640,
-        { proxies: request.query.proxy ?? true },
+        { proxies: request.query.proxy ?? true, signal: request.signal },
       );
       const etag = `"${frame.version}-f${frame.frame}-${frame.width}"`;
       reply

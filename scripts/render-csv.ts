@@ -8,8 +8,9 @@
  * one render with those values as `merge` (docs/composition.md, Templates). Renders are started
  * with an Idempotency-Key of the file and row, so a run that is interrupted and repeated starts
  * only the renders still missing. Prints the server it renders on, then one line per row: row
- * number, status, output URL (or the error with each of the server's `details`). Exits 1 when
- * any row failed.
+ * number, status and output URL, or for a row that did not render why, in one sentence
+ * ("row 3: `video` must be an upload id or an https URL"). A media column may hold an upload id
+ * (`upl_…`), a signed URL of an upload on that server, or an https URL. Exits 1 when any row failed.
  *
  * Environment: CUTROOM_URL (default http://127.0.0.1:3000), CUTROOM_KEY (required, write scope),
  * CSV_FORMAT (default mp4), CSV_PARALLEL (renders started before waiting, default 2: keep it at
@@ -79,10 +80,29 @@ async function request(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-/** One printed line of a row: number, status, then the output URL or the error and its details. */
+/**
+ * Why the server refused a row, in one sentence: each CSV column it named (`/merge/<name>`:
+ * "`video` must be an upload id or an https URL"), else its message and the first detail.
+ */
+function refusal(r: RowResult): string {
+  const columns = r.details
+    .filter((d) => d.path.startsWith("/merge/"))
+    .map((d) => `\`${d.path.slice("/merge/".length)}\` ${d.message}`);
+  if (columns.length > 0) return columns.join("; ");
+  const [first] = r.details;
+  if (!first) return r.error ?? "refused";
+  const more = r.details.length > 1 ? `, and ${r.details.length - 1} more` : "";
+  return `${r.error ?? "refused"} (${first.path || "/"}: ${first.message}${more})`;
+}
+
+/**
+ * One printed line of a row: `row 2\tsucceeded\t<output URL>`, or for a row that did not render
+ * `row 3: <why>` (the server's refusal, naming the CSV column when it can, or the render's error).
+ */
 export function describeRow(r: RowResult): string {
-  const details = r.details.map((d) => `\n\t${d.path || "/"}: ${d.message}`).join("");
-  return `row ${r.row}\t${r.status}\t${r.url ?? r.error ?? ""}${details}`;
+  if (r.status === "succeeded") return `row ${r.row}\t${r.status}\t${r.url ?? ""}`;
+  if (r.status === "refused") return `row ${r.row}: ${refusal(r)}`;
+  return `row ${r.row}: ${r.status}${r.error ? `: ${r.error}` : ""}`;
 }
 
 /**

@@ -122,6 +122,20 @@ export interface Config {
   transcription: TranscriptionConfig;
   /** Webhook delivery. */
   webhooks: WebhookConfig;
+  /** Limits of every outbound HTTP request (vendors, downloads, webhooks, remote assets). */
+  outbound: OutboundHttpConfig;
+}
+
+/** Limits of the process's HTTP client, milliseconds and bytes (`OUTBOUND_*`). */
+export interface OutboundHttpConfig {
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** Longest silence between two pieces of a response body. */
+  bodyTimeoutMs: number;
+  /** Whole request of a vendor SDK, body included. */
+  requestTimeoutMs: number;
+  /** Largest decoded response body of a vendor SDK call. */
+  maxResponseBytes: number;
 }
 
 /** Speech-to-text settings. `apiKey` is a secret: never log or return it. */
@@ -424,6 +438,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       disableAfterFailures: int("WEBHOOK_DISABLE_AFTER_FAILURES", 5, 1, 1000),
       timeoutMs: 10_000,
       deliveryRetentionDays: int("WEBHOOK_DELIVERY_RETENTION_DAYS", 30, 1, 3650),
+    },
+    outbound: {
+      connectTimeoutMs: int("OUTBOUND_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
+      headersTimeoutMs: int("OUTBOUND_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
+      bodyTimeoutMs: int("OUTBOUND_BODY_TIMEOUT_MS", 60_000, 100, 3_600_000),
+      requestTimeoutMs: int("OUTBOUND_REQUEST_TIMEOUT_MS", 15 * 60_000, 100, 24 * 3_600_000),
+      maxResponseBytes: int("OUTBOUND_MAX_RESPONSE_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
     },
   };
   if (config.generation.provider === "fal" && !config.generation.falKey) {

@@ -25,7 +25,8 @@ export type IdPrefix =
   | "whk"
   | "dlv"
   | "evt"
-  | "rsg";
+  | "rsg"
+  | "ver";
 
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPos = randomPool.length;

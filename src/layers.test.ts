@@ -17,6 +17,7 @@ const LAYERS: { name: string; rank: number; paths: string[] }[] = [
   { name: "media", rank: 4, paths: ["media/"] },
   { name: "storage", rank: 4, paths: ["storage/"] },
   { name: "metrics", rank: 3, paths: ["metrics/"] },
+  { name: "net", rank: 3, paths: ["net/"] },
   { name: "db", rank: 2, paths: ["db/"] },
   {
     name: "shared",

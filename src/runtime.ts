@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
+import { configureHttpClient } from "./net/http-client.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createBlobStore } from "./storage/create-blob-store.ts";
@@ -45,6 +46,7 @@ export async function openRuntime(
       owner: opts.owner ?? "server",
     }));
   if (!opts.database) await database.migrate();
+  configureHttpClient(config.outbound);
   const store = await createStore(config);
   const sweepFailed = (err: unknown) => log.warn({ err }, "sweeping the blob store's temp files failed");
   const stopSweeps =

@@ -18,6 +18,8 @@ export type App = FastifyInstance<
 interface CallerBase extends Omit<CallerIdentity, "key"> {
   /** The account's daily call quota after counting this call. */
   quota: QuotaState;
+  /** Set on the in-process requests an MCP tool call makes on the caller's behalf. */
+  mcp?: true;
 }
 
 /** A caller with an API key (`Authorization: Bearer crk_…`), limited to the key's scopes. */

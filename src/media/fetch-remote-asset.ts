@@ -5,7 +5,14 @@ import { isIP, type LookupFunction } from "node:net";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
-import type { Agent } from "undici";
+import {
+  createDispatcher,
+  describeHttpError,
+  discard,
+  HttpClientError,
+  type HttpDispatcher,
+  httpRequest,
+} from "../net/http-client.ts";
 
 /** Why a remote asset could not be fetched. */
 export type RemoteAssetFailure =
@@ -188,34 +195,20 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-let undiciModule: Promise<typeof import("undici")> | undefined;
-
 /**
- * The undici HTTP client, imported on first use (once per process): a worker that renders
- * without remote assets, webhooks or fal.ai never loads it (≈5 MiB of heap).
- */
-export function loadUndici(): Promise<typeof import("undici")> {
-  undiciModule ??= import("undici");
-  return undiciModule;
-}
-
-/**
- * An undici dispatcher whose connections all go to `pinned` (the address {@link checkUrl}
- * checked) while TLS still verifies the certificate for the URL's host name. Destroy it after use.
+ * A dispatcher of the process's HTTP client whose connections all go to `pinned` (the address
+ * {@link checkUrl} checked) while TLS still verifies the certificate for the URL's host name.
+ * Destroy it after use.
  * @param opts.connectTimeoutMs - TCP/TLS connect limit, milliseconds.
  */
-export async function pinnedAgent(
+export function pinnedAgent(
   pinned: ResolvedAddress,
   opts: { connectTimeoutMs: number; ca?: string },
-): Promise<Agent> {
-  const { Agent } = await loadUndici();
-  return new Agent({
-    connect: {
-      lookup: pinnedLookup(pinned),
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      timeout: opts.connectTimeoutMs,
-    },
-    allowH2: false,
+): Promise<HttpDispatcher> {
+  return createDispatcher({
+    lookup: pinnedLookup(pinned),
+    connectTimeoutMs: opts.connectTimeoutMs,
+    ...(opts.ca ? { ca: opts.ca } : {}),
   });
 }
 
@@ -251,14 +244,19 @@ export async function fetchRemoteAsset(
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const maxRedirects = opts.maxRedirects ?? 3;
-  const agents: Agent[] = [];
+  const agents: HttpDispatcher[] = [];
   const failOnAbort = (err: unknown): never => {
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (timeout.aborted) {
       throw new RemoteAssetError("timeout", `Fetching the asset took longer than ${opts.timeoutMs} ms`);
     }
     if (err instanceof RemoteAssetError) throw err;
-    throw new RemoteAssetError("network", `Fetching the asset failed: ${(err as Error).message}`, {
+    const described = describeHttpError(err, url);
+    const message =
+      described instanceof HttpClientError
+        ? described.message
+        : `Fetching the asset failed: ${(err as Error).message}`;
+    throw new RemoteAssetError("network", message, {
       cause: err,
     });
   };
@@ -271,15 +269,18 @@ export async function fetchRemoteAsset(
         ...(opts.ca ? { ca: opts.ca } : {}),
       });
       agents.push(agent);
-      const { request } = await loadUndici();
-      const res = await request(url, {
+      const res = await httpRequest(url, {
         method: "GET",
         dispatcher: agent,
         signal,
-        headers: { accept: "video/*, audio/*, image/*, */*;q=0.5", "user-agent": "cutroom-render/1" },
+        headers: {
+          accept: "video/*, audio/*, image/*, */*;q=0.5",
+          "accept-encoding": "identity",
+          "user-agent": "cutroom-render/1",
+        },
       }).catch(failOnAbort);
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
-        await res.body.dump().catch(() => {});
+        await discard(res);
         if (hop >= maxRedirects) {
           throw new RemoteAssetError("http_status", `More than ${maxRedirects} redirects`);
         }
@@ -292,10 +293,18 @@ export async function fetchRemoteAsset(
         continue;
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        await res.body.dump().catch(() => {});
+        await discard(res);
         throw new RemoteAssetError("http_status", `The server answered ${res.statusCode}`, {
           retryable: res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500,
         });
+      }
+      const encoding = String(res.headers["content-encoding"] ?? "identity").toLowerCase();
+      if (encoding !== "identity") {
+        res.body.destroy();
+        throw new RemoteAssetError(
+          "http_status",
+          `The server sent the asset ${encoding}-encoded; media files must be sent as they are`,
+        );
       }
       const declared = Number(res.headers["content-length"]);
       if (Number.isFinite(declared) && declared > opts.maxBytes) {

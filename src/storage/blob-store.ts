@@ -117,6 +117,12 @@ export interface BlobStore {
   /** A signed, expiring GET URL for the object that works without an API key. */
   signedUrl(key: string, opts: SignedUrlOptions): Promise<SignedUrl>;
   /**
+   * The key of the object a URL of this store points at (a signed URL it gave out, whether or
+   * not it has expired), or `null` when the URL is not one of this store's (another host or
+   * path, or no valid key). Does not check the signature: the URL only names the object.
+   */
+  keyOfUrl(url: string): Promise<string | null>;
+  /**
    * Absolute path of the object on this machine's disk, or `null` when the driver is remote.
    * Lets ffmpeg and the render worker read local objects in place. The file may not exist.
    */
@@ -137,6 +143,34 @@ export const MAX_KEY_LENGTH = 512;
  */
 export function assertValidKey(key: string): void {
   if (!isValidKey(key)) throw new Error(`Invalid storage key ${JSON.stringify(key)}`);
+}
+
+/**
+ * The key a URL names below `base` (a URL prefix ending in `/`, e.g. `https://host/files/`):
+ * the rest of its path, percent-decoded, when it is a valid key; else `null`. Query and
+ * fragment are ignored.
+ */
+export function keyBelow(base: string, url: string): string | null {
+  let parsed: URL;
+  let root: URL;
+  try {
+    parsed = new URL(url);
+    root = new URL(base);
+  } catch {
+    return null;
+  }
+  if (parsed.origin !== root.origin || !parsed.pathname.startsWith(root.pathname)) return null;
+  let key: string;
+  try {
+    key = parsed.pathname
+      .slice(root.pathname.length)
+      .split("/")
+      .map((segment) => decodeURIComponent(segment))
+      .join("/");
+  } catch {
+    return null;
+  }
+  return isValidKey(key) ? key : null;
 }
 
 /** `true` when `key` is a well-formed storage key (see {@link assertValidKey}). */

@@ -6,6 +6,11 @@
 /** Folder of upload `id`: its original, poster and preview proxy. */
 export const uploadPrefix = (id: string): string => `uploads/${id}/`;
 
+/** The upload a key belongs to (`uploads/upl_…/original` → `upl_…`), or null for another kind of object. */
+export function uploadIdOfKey(key: string): string | null {
+  return /^uploads\/(upl_[A-Za-z0-9]+)\//.exec(key)?.[1] ?? null;
+}
+
 /** The uploaded (or generated) file itself. */
 export const uploadOriginalKey = (id: string): string => `${uploadPrefix(id)}original`;
 

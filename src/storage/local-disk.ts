@@ -160,6 +160,10 @@ export class LocalDiskStore implements BlobStore {
     return this.signer.sign(key, opts);
   }
 
+  async keyOfUrl(url: string): Promise<string | null> {
+    return this.signer.keyOf(url);
+  }
+
   localPath(key: string): string {
     return this.filePath(key);
   }

@@ -61,6 +61,17 @@ describe("S3BlobStore against a real S3 server (s3rver)", () => {
     split.close();
   });
 
+  it("keyOfUrl names the key of its own presigned URLs, and null for any other URL", async () => {
+    const split = createTestS3Store(s3, { publicEndpoint: "https://media.example.com" });
+    const pub = await split.signedUrl("uploads/upl_1/original", { expiresInSec: 60 });
+    expect(await split.keyOfUrl(pub.url)).toBe("uploads/upl_1/original");
+    const own = await split.signedUrl("uploads/upl_1/original", { expiresInSec: 60, internal: true });
+    expect(await split.keyOfUrl(own.url)).toBeNull();
+    expect(await split.keyOfUrl("https://cdn.example.com/uploads/upl_1/original")).toBeNull();
+    expect(await split.keyOfUrl("not a url")).toBeNull();
+    split.close();
+  });
+
   it("puts a small object, stats, reads, ranges, deletes idempotently", async () => {
     const data = randomBytes(50_000);
     expect(

@@ -20,6 +20,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  keyBelow,
   type PutFileOptions,
   type PutOptions,
   type PutResult,
@@ -72,6 +73,8 @@ export class S3BlobStore implements BlobStore {
   readonly client: S3Client;
   private readonly presignClient: S3Client;
   private readonly partSize: number;
+  /** The URL prefix of this store's presigned URLs, up to the key (computed once). */
+  private urlBase: Promise<string> | undefined;
   private readonly queueSize: number;
 
   constructor(opts: S3BlobStoreOptions) {
@@ -238,6 +241,21 @@ export class S3BlobStore implements BlobStore {
       { expiresIn },
     );
     return { url, expiresAt: new Date(Math.floor(signedAt / 1000) * 1000 + expiresIn * 1000) };
+  }
+
+  async keyOfUrl(url: string): Promise<string | null> {
+    // Where this store's presigned URLs put a key: presign a probe key and keep what comes before it.
+    this.urlBase ??= getSignedUrl(
+      this.presignClient,
+      new GetObjectCommand({ Bucket: this.bucket, Key: "k" }),
+      {
+        expiresIn: 60,
+      },
+    ).then((probe) => {
+      const u = new URL(probe);
+      return `${u.origin}${u.pathname.slice(0, -1)}`;
+    });
+    return keyBelow(await this.urlBase, url);
   }
 
   localPath(_key: string): null {

@@ -41,6 +41,16 @@ describe("createUrlSigner", () => {
     expect(v).toEqual({ key, expiresAt, contentType: "video/mp4", filename: "a b.mp4" });
   });
 
+  it("keyOf names the key of its own URLs, signed or not, and null for any other", () => {
+    const { url } = signer.sign(key, { expiresInSec: 60 }, T0);
+    expect(signer.keyOf(url)).toBe(key);
+    expect(signer.keyOf(`http://api.test/files/${key}`)).toBe(key);
+    expect(signer.keyOf(`https://api.test/files/${key}`)).toBeNull();
+    expect(signer.keyOf(`http://api.test/other/${key}`)).toBeNull();
+    expect(signer.keyOf("http://api.test/files/../secret")).toBeNull();
+    expect(signer.keyOf("nonsense")).toBeNull();
+  });
+
   it("rejects expired URLs with 403", () => {
     const { url } = signer.sign(key, { expiresInSec: 60 }, T0);
     expect(() => signer.verify(key, queryOf(url), T0 + 59_000)).not.toThrow();

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors.ts";
-import { assertValidKey, isValidKey, type SignedUrl, type SignedUrlOptions } from "./blob-store.ts";
+import { assertValidKey, isValidKey, keyBelow, type SignedUrl, type SignedUrlOptions } from "./blob-store.ts";
 
 /** Shortest server secret accepted, characters. */
 export const MIN_SECRET_LENGTH = 32;
@@ -45,6 +45,8 @@ export interface UrlSigner {
    *   (tampered key, expiry, type or name) or expired.
    */
   verify(key: string, query: SignedQuery, now?: number): VerifiedFileRequest;
+  /** The key a URL of this signer names (`<publicBaseUrl><routePrefix>/<key>`), or null; the signature is not checked. */
+  keyOf(url: string): string | null;
 }
 
 /** Options of {@link createUrlSigner}. */
@@ -80,6 +82,10 @@ export function createUrlSigner(opts: UrlSignerOptions): UrlSigner {
       if (filename) params.set("fn", filename);
       params.set("sig", mac(key, exp, contentType ?? "", filename ?? "").toString("base64url"));
       return { url: `${base}/${key}?${params.toString()}`, expiresAt: new Date(exp * 1000) };
+    },
+
+    keyOf(url) {
+      return keyBelow(`${base}/`, url);
     },
 
     verify(key, query, now = Date.now()) {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   const user = await insertUser(db, { email: "edit-retry@example.test", name: "E", plan: "standard" });
   const now = new Date();
   const comp = await createComposition(
-    { db, userId: user.id, now },
+    { db, userId: user.id, now, author: { kind: "api" } },
     {
       name: "Retry",
       canvas: { width: 320, height: 180, fps: 30, background: "#000000" },
@@ -65,7 +65,7 @@ describe("applyEdit under concurrent writes", () => {
       if (calls === 1) {
         // Someone else writes between this tool's read and its write.
         await patchComposition(
-          { db: ctx.db, userId: ctx.userId, now: new Date() },
+          { db: ctx.db, userId: ctx.userId, now: new Date(), author: { kind: "api" } },
           {
             id: ctx.compositionId,
             patch: [{ op: "replace", path: "/name", value: "User rename" }],
@@ -91,7 +91,7 @@ describe("applyEdit under concurrent writes", () => {
   it("gives up with a clear version_conflict tool error when every attempt is overtaken", async () => {
     const attempt = applyEdit(ctx, "call_2", "move_clip", async (draft) => {
       await patchComposition(
-        { db: ctx.db, userId: ctx.userId, now: new Date() },
+        { db: ctx.db, userId: ctx.userId, now: new Date(), author: { kind: "api" } },
         {
           id: ctx.compositionId,
           patch: [{ op: "replace", path: "/name", value: `n${Math.random()}` }],

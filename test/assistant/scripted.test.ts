@@ -85,6 +85,16 @@ describe("orchestrator with scripted models", () => {
       usage: { inputTokens: 30, outputTokens: 15 },
     });
     expect(replayPatches(before, events)).toEqual(await c.composition(s.compositionId));
+    const versions = await fetch(`${base}/api/compositions/${s.compositionId}/versions`, {
+      headers: bearer(c.key),
+    });
+    const runId = events.find((e) => e.event === "session")?.data.runId;
+    expect(runId).toEqual(expect.stringMatching(/^run_/));
+    expect(((await versions.json()) as { data: unknown[] }).data[0]).toMatchObject({
+      version: 2,
+      author: { kind: "assistant", runId },
+      summary: expect.stringMatching(/^added \w+ track trk_\w+ with clip clp_\w+$/),
+    });
     expect(scripted.prompts[2]?.[0]?.role).toBe("system");
     expect(String(scripted.prompts[2]?.[0]?.content)).toContain('"version":2');
   });

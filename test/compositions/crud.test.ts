@@ -151,6 +151,18 @@ describe("compositions", () => {
     expect(unresolvable.json().error.details[0].path).toBe("/0");
     const readOnly = await patch([{ op: "replace", path: "/version", value: 99 }]);
     expect(readOnly.statusCode).toBe(400);
+    for (const root of [
+      { op: "replace", path: "", value: null },
+      { op: "remove", path: "" },
+      { op: "add", path: "", value: [] },
+    ]) {
+      const res = await patch([{ op: "test", path: "/name", value: "Patched" }, root]);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.message).toMatch(/^Operation 1 would (replace|remove) the whole composition/);
+      expect(res.json().error.details).toEqual([
+        { path: "/1/path", message: 'must not be the document root ("")' },
+      ]);
+    }
     const stale = await patch([{ op: "replace", path: "/name", value: "x" }], { "if-match": '"1"' });
     expect(stale.statusCode).toBe(409);
     expect(stale.json().error.code).toBe("version_conflict");

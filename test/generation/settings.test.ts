@@ -51,7 +51,7 @@ describe("image-model preference", () => {
 });
 
 describe("GET /api/v1/generate/models", () => {
-  it("offline: the fal models are listed but unavailable, the placeholders available", async () => {
+  it("offline: the fal models are listed but unavailable and not default, the placeholders available and default", async () => {
     const a = await offline.createAccount();
     const res = await offline.app.inject({ url: "/api/v1/generate/models", headers: bearer(a.key) });
     expect(res.statusCode).toBe(200);
@@ -63,7 +63,7 @@ describe("GET /api/v1/generate/models", () => {
         tier: "high",
         provider: "fal",
         available: false,
-        default: true,
+        default: false,
       },
       {
         id: "fal-ai/flux/schnell",
@@ -77,12 +77,18 @@ describe("GET /api/v1/generate/models", () => {
         id: "offline/placeholder-image",
         provider: "offline",
         available: true,
-        default: false,
+        default: true,
       }),
     ]);
-    expect(body.video.map((m: { id: string; available: boolean }) => [m.id, m.available])).toEqual([
-      ["fal-ai/veo3/fast/image-to-video", false],
-      ["offline/ken-burns-video", true],
+    expect(
+      body.video.map((m: { id: string; available: boolean; default: boolean }) => [
+        m.id,
+        m.available,
+        m.default,
+      ]),
+    ).toEqual([
+      ["fal-ai/veo3/fast/image-to-video", false, false],
+      ["offline/ken-burns-video", true, true],
     ]);
   });
 

@@ -15,6 +15,7 @@ import { createLogger } from "../../src/logger.ts";
 import { startWorker } from "../../src/main/job-worker.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
 import { type ApiServices, buildServices, type ServiceOptions } from "../../src/services.ts";
+import { type ContractMismatch, describeMismatches, recordContractMismatches } from "./contract.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 /** A settable clock for quota tests. */
@@ -36,6 +37,11 @@ export interface TestApp {
   listen(): Promise<string>;
   /** Every log line the app wrote, parsed. */
   logs: string[];
+  /**
+   * Every answer so far that the OpenAPI document does not describe (undocumented status or
+   * content type, a JSON body off its schema); `close()` fails with them when any is left.
+   */
+  contractMismatches: ContractMismatch[];
   /** Creates a user with one key; returns the secret for `Authorization: Bearer`. */
   createAccount(opts?: {
     plan?: Plan;
@@ -90,6 +96,7 @@ export async function startTestApp(
   const both = opts.worker ? await buildServices(runtime, { role: "both", ...wiring }) : null;
   const services = both ?? (await buildServices(runtime, { role: "api", ...wiring }));
   const app = await buildApp({ runtime, services });
+  const contractMismatches = recordContractMismatches(app);
   const stopWorker = both ? await startWorker(runtime, { services: both }) : null;
   await app.ready();
   const db = testDb.database.db;
@@ -105,6 +112,7 @@ export async function startTestApp(
     runtime,
     services,
     logs,
+    contractMismatches,
     async listen() {
       return app.listen({ port: 0, host: "127.0.0.1" });
     },
@@ -124,6 +132,7 @@ export async function startTestApp(
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
       if (!opts.testDb) await testDb.dispose();
+      if (contractMismatches.length > 0) throw new Error(describeMismatches(contractMismatches));
     },
   };
 }

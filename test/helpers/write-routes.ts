@@ -13,6 +13,7 @@ export const WRITE_ROUTES: { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   { method: "PUT", url: "/api/compositions/:id" },
   { method: "PATCH", url: "/api/compositions/:id" },
   { method: "DELETE", url: "/api/compositions/:id" },
+  { method: "POST", url: "/api/compositions/:id/revert" },
   { method: "POST", url: "/api/v1/uploads" },
   { method: "DELETE", url: "/api/v1/uploads/:id" },
   { method: "POST", url: "/api/render" },

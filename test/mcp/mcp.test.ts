@@ -60,6 +60,10 @@ describe("MCP server at /mcp", () => {
       "get_composition",
       "create_composition",
       "patch_composition",
+      "list_composition_versions",
+      "get_composition_version",
+      "diff_composition_versions",
+      "revert_composition",
       "check_composition",
       "preflight_render",
       "start_render",
@@ -79,19 +83,62 @@ describe("MCP server at /mcp", () => {
     expect(body.required).toEqual(expect.arrayContaining(["name", "canvas", "tracks"]));
     expect(create?.annotations?.readOnlyHint).toBe(false);
     const get = tools.find((tool) => tool.name === "get_render");
-    expect(get?.inputSchema.required).toEqual(["jobId"]);
+    expect(get?.inputSchema.required).toEqual(["id"]);
     expect(get?.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("every tool speaks one dialect: the resource's id is `id`, the JSON body is `body`", async () => {
+    const { tools } = await owner.listTools();
+    const instructions = owner.getInstructions();
+    expect(instructions).toContain("`id`");
+    expect(instructions).toContain("`body`");
+    for (const tool of tools) {
+      const props = Object.keys(tool.inputSchema.properties ?? {});
+      // No path id under another name, no body under another name.
+      for (const name of props) expect(name, tool.name).not.toMatch(/^(jobId|runId|uploadId|composition)$/);
+      if (["get_", "cancel_", "patch_"].some((p) => tool.name.startsWith(p))) {
+        expect(tool.inputSchema.required, tool.name).toContain("id");
+      }
+      if (props.includes("body")) expect(tool.description, tool.name).toContain("`body`");
+      if (props.includes("id")) expect(tool.description, tool.name).toContain("`id`");
+    }
+    const check = tools.find((tool) => tool.name === "check_composition");
+    expect(check?.inputSchema.required).toEqual(["body"]);
+    for (const name of ["get_render", "cancel_render", "get_composition", "get_upload", "get_generation"]) {
+      expect(tools.find((tool) => tool.name === name)?.inputSchema.required, name).toEqual(["id"]);
+    }
+
+    // An old or misplaced argument name is refused, naming the argument expected instead.
+    const oldId = await call(owner, "get_render", { jobId: "rnd_00000000000000000000000000" });
+    expect(oldId.isError).toBe(true);
+    expect(oldId.body.error).toMatchObject({
+      code: "invalid_request",
+      details: [{ path: "/jobId", message: expect.stringContaining("send it as `id`") }],
+    });
+    expect(oldId.text).toContain("get_render does not take `jobId`: send it as `id`");
+    const oldBody = await call(owner, "check_composition", { composition: colourClip("old") });
+    expect(oldBody.isError).toBe(true);
+    expect(oldBody.text).toContain("check_composition does not take `composition`: send it as `body`");
+    const flat = await call(owner, "create_project", { name: "flat" });
+    expect(flat.isError).toBe(true);
+    expect(flat.text).toContain("`name`: it is a field of `body`");
+    const stray = await call(owner, "list_projects", { colour: "red" });
+    expect(stray.isError).toBe(true);
+    expect(stray.body.error.details[0].message).toContain("list_projects takes `limit`");
+    const missing = await call(owner, "cancel_render", {});
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toContain("Missing `id`");
   });
 
   it("builds, checks, patches and renders a composition", async () => {
     const bad = await call(owner, "check_composition", {
-      composition: { ...colourClip("bad"), canvas: { ...tinyCanvas(25), width: 161 } },
+      body: { ...colourClip("bad"), canvas: { ...tinyCanvas(25), width: 161 } },
     });
     expect(bad.isError).toBe(false);
     expect(bad.body.valid).toBe(false);
     expect(bad.body.problems).toEqual([expect.objectContaining({ path: "/canvas/width" })]);
     expect(bad.text).toContain("/canvas/width");
-    expect((await call(owner, "check_composition", { composition: colourClip("ok") })).body).toEqual({
+    expect((await call(owner, "check_composition", { body: colourClip("ok") })).body).toEqual({
       valid: true,
       problems: [],
     });
@@ -115,6 +162,42 @@ describe("MCP server at /mcp", () => {
     });
     expect(stale.isError).toBe(true);
     expect(stale.body.error.code).toBeDefined();
+    const root = await call(owner, "patch_composition", {
+      id: created.body.id,
+      "if-match": '"2"',
+      body: [{ op: "replace", path: "", value: null }],
+    });
+    expect(root.isError, root.text).toBe(true);
+    expect(root.body.error).toMatchObject({ code: "invalid_request" });
+    expect(root.body.error.message).toMatch(/would replace the whole composition/);
+
+    const versions = await call(owner, "list_composition_versions", { id: created.body.id });
+    expect(versions.isError, versions.text).toBe(false);
+    expect(versions.body.data).toEqual([
+      expect.objectContaining({ version: 2, author: { kind: "mcp", keyId: expect.any(String) } }),
+      expect.objectContaining({
+        version: 1,
+        author: expect.objectContaining({ kind: "mcp" }),
+        summary: "created",
+      }),
+    ]);
+    const diff = await call(owner, "diff_composition_versions", { id: created.body.id, version: 2, from: 1 });
+    expect(diff.body.patch).toEqual([{ op: "replace", path: "/name", value: "mcp renamed" }]);
+    const reverted = await call(owner, "revert_composition", {
+      id: created.body.id,
+      "if-match": '"2"',
+      body: { version: 1 },
+    });
+    expect(reverted.isError, reverted.text).toBe(false);
+    expect(reverted.body).toMatchObject({ name: "mcp", version: 3 });
+    const old = await call(owner, "get_composition_version", { id: created.body.id, version: 1 });
+    expect(old.body).toMatchObject({ name: "mcp", version: 1 });
+    const back = await call(owner, "patch_composition", {
+      id: created.body.id,
+      "if-match": '"3"',
+      body: [{ op: "replace", path: "/name", value: "mcp renamed" }],
+    });
+    expect(back.body).toMatchObject({ name: "mcp renamed", version: 4 });
 
     const invalid = await call(owner, "create_composition", { body: { name: "no tracks" } });
     expect(invalid.isError).toBe(true);
@@ -124,7 +207,7 @@ describe("MCP server at /mcp", () => {
       body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },
     });
     expect(preflight.isError, preflight.text).toBe(false);
-    expect(preflight.body).toMatchObject({ ok: true, problems: [], compositionVersion: 2 });
+    expect(preflight.body).toMatchObject({ ok: true, problems: [], compositionVersion: 4 });
     const missing = await call(owner, "preflight_render", {
       body: {
         composition: {
@@ -152,12 +235,12 @@ describe("MCP server at /mcp", () => {
       body: { compositionId: created.body.id, output: { format: "mp4", quality: "draft" } },
     });
     expect(started.isError, started.text).toBe(false);
-    expect(started.body).toMatchObject({ status: "queued", compositionVersion: 2 });
+    expect(started.body).toMatchObject({ status: "queued", compositionVersion: 4 });
     let render = started.body;
     const deadline = Date.now() + 60_000;
     while (!["succeeded", "failed", "cancelled"].includes(render.status) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      render = (await call(owner, "get_render", { jobId: started.body.id })).body;
+      render = (await call(owner, "get_render", { id: started.body.id })).body;
     }
     expect(render.status, JSON.stringify(render.error)).toBe("succeeded");
     expect(render.output).toMatchObject({ format: "mp4", width: 160, height: 90 });
@@ -210,7 +293,7 @@ describe("MCP server at /mcp", () => {
     expect(refused.isError).toBe(true);
     expect(refused.body.error.code).toBe("insufficient_scope");
     expect(refused.text).toContain("403");
-    const check = await call(readOnly, "check_composition", { composition: colourClip("ok") });
+    const check = await call(readOnly, "check_composition", { body: colourClip("ok") });
     expect(check.body.valid).toBe(true);
 
     const mine = await call(owner, "create_composition", { body: colourClip("private") });
@@ -221,7 +304,8 @@ describe("MCP server at /mcp", () => {
     for (const [tool, args] of [
       ["get_composition", { id: mine.body.id }],
       ["patch_composition", { id: mine.body.id, body: [{ op: "replace", path: "/name", value: "x" }] }],
-      ["get_render", { jobId: render.body.id }],
+      ["get_render", { id: render.body.id }],
+      ["cancel_render", { id: render.body.id }],
       ["start_render", { body: { compositionId: mine.body.id } }],
     ] as const) {
       const res = await call(other, tool, args);

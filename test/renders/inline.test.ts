@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findRenderById } from "../../src/db/repositories/renders.ts";
 import { frameAt } from "../fixtures/render/media.ts";
@@ -164,6 +165,42 @@ describe("inline renders", () => {
     expect(empty.status).toBe(400);
     expect(empty.body.error.details).toEqual([
       { path: "/composition", message: "composition has zero duration" },
+    ]);
+  });
+
+  it("refuses a composition shorter than one frame at create and at render start", async () => {
+    // 0.03 s at 25 fps is less than one 0.04 s frame: it would render to no frame at all.
+    const short = {
+      ...inline(),
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 0.03, asset: { type: "color", color: "#000000" } }] },
+      ],
+    };
+    const created = await api.json("POST", "/api/compositions", short);
+    expect(created.status).toBe(400);
+    expect(created.body.error.details).toContainEqual({
+      path: "/tracks",
+      message: "the timeline is 0.03 s long, shorter than one frame (0.0400 s at 25 fps)",
+    });
+    const inlineShort = await api.json("POST", "/api/render", { composition: short });
+    expect(inlineShort.status).toBe(400);
+    expect(JSON.stringify(inlineShort.body.error.details)).toContain("shorter than one frame");
+    // A composition stored before the rule: refused at render start, before any job exists.
+    const stored = await api.json("POST", "/api/compositions", inline());
+    expect(stored.status).toBe(201);
+    await t.database.db.execute(
+      sql`update compositions set document = jsonb_set(document, '{canvas,duration}', '0.01') where id = ${stored.body.id}`,
+    );
+    const render = await api.json("POST", "/api/render", { compositionId: stored.body.id });
+    expect(render.status).toBe(400);
+    expect(render.body.error.message).toBe(
+      "The composition is shorter than one frame: lengthen a clip or canvas.duration",
+    );
+    expect(render.body.error.details).toEqual([
+      {
+        path: "/compositionId",
+        message: "the timeline is 0.01 s long, shorter than one frame (0.0400 s at 25 fps)",
+      },
     ]);
   });
 

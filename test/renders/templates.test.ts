@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeRow, type RowResult, renderCsv } from "../../scripts/render-csv.ts";
 import { findRenderById } from "../../src/db/repositories/renders.ts";
-import { frameAt } from "../fixtures/render/media.ts";
+import { ffmpeg, frameAt } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, download, onServer, tinyCanvas } from "./helpers.ts";
 
@@ -162,19 +162,27 @@ describe("composition templates", () => {
     expect(badName.status).toBe(400);
   });
 
-  it("the filled composition is validated: a value that is not a colour is a 400 at its field", async () => {
+  it("a colour value that is not a colour is a 400 naming its merge field; the filled composition is validated", async () => {
     const comp = await api.createComposition(template());
     const res = await api.json("POST", "/api/render", {
       compositionId: comp.id,
       merge: { ...values, brand: "red" },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe("The composition filled with the merge values is invalid");
-    // Paths point into the stored composition (the asset union also reports its other branches).
-    expect(res.body.error.details).toContainEqual({
-      path: "/tracks/0/clips/0/asset/color",
-      message: expect.stringContaining("pattern"),
+    expect(res.body.error.message).toBe('The merge value of "brand" must be a colour: #rrggbb or #rrggbbaa');
+    expect(res.body.error.details).toEqual([
+      { path: "/merge/brand", message: "must be a colour: #rrggbb or #rrggbbaa" },
+    ]);
+    // What only the filled composition shows: paths point into the stored composition.
+    const long = await api.json("POST", "/api/render", {
+      compositionId: comp.id,
+      merge: { ...values, firstName: "a".repeat(10_000) },
     });
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toBe("The composition filled with the merge values is invalid");
+    expect(long.body.error.details).toContainEqual(
+      expect.objectContaining({ path: "/tracks/1/clips/0/asset/text" }),
+    );
     const stillPlaceholder = await api.json("POST", "/api/render", {
       compositionId: comp.id,
       merge: { ...values, brand: "{{other}}" },
@@ -233,10 +241,9 @@ describe("composition templates", () => {
       merge: { ...values, video: "ftp://x/y.mp4" },
     });
     expect(notHttps.status).toBe(400);
-    expect(notHttps.body.error.details).toContainEqual({
-      path: "/composition/tracks/3/clips/0/asset/src",
-      message: expect.stringContaining("pattern"),
-    });
+    expect(notHttps.body.error.details).toEqual([
+      { path: "/merge/video", message: "must be an upload id or an https URL" },
+    ]);
     const missing = await api.json("POST", "/api/render", { composition: withVideo(), merge: values });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([
@@ -245,6 +252,91 @@ describe("composition templates", () => {
         message: 'no value for placeholder "video" (used at /composition/tracks/3/clips/0/asset/src)',
       },
     ]);
+  });
+
+  it("a media placeholder takes the caller's upload id or a signed URL of their upload, checked as an uploadId", async () => {
+    const blue = path.join(dir, "blue.mp4");
+    await ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=160x90:r=25:d=2", "-pix_fmt", "yuv420p", blue]);
+    const [upload] = await api.upload([blue]);
+    const id = upload?.id as string;
+    const signed = (await api.json("GET", `/api/v1/uploads/${id}`)).body.url as string;
+    expect(signed).toContain(`/files/uploads/${id}/`);
+    const stored = await api.createComposition(withVideo());
+
+    // By id, on a stored template: the frozen clip is the upload, and the picture shows it.
+    const byId = await api.startRender({
+      compositionId: stored.id,
+      merge: { ...values, video: id },
+      output: { format: "png", frameAt: 1.5 },
+    });
+    expect((await findRenderById(t.database.db, byId.id))?.composition.tracks[3]?.clips[0]?.asset).toEqual({
+      type: "video",
+      uploadId: id,
+    });
+    const done = (await api.pollUntilTerminal(byId.id)).at(-1);
+    expect(done?.status, JSON.stringify(done?.error)).toBe("succeeded");
+    const file = path.join(dir, "by-id.png");
+    await download(onServer(base, done?.output?.url as string), file);
+    const [r, g, b] = (await frameAt(file, 0, 160, 90)).pixel(80, 45);
+    expect(b, `rgb ${r},${g},${b}`).toBeGreaterThan(150);
+    expect(r).toBeLessThan(80);
+
+    // By signed URL, inline: the same upload.
+    const bySigned = await api.startRender({
+      composition: withVideo(),
+      merge: { ...values, video: signed },
+      output: { format: "png", frameAt: 1.5 },
+    });
+    expect(
+      (await findRenderById(t.database.db, bySigned.id))?.composition.tracks[3]?.clips[0]?.asset,
+    ).toEqual({ type: "video", uploadId: id });
+    const preflight = await api.json("POST", "/api/render/check", {
+      compositionId: stored.id,
+      merge: { ...values, video: signed },
+      output: { format: "png", frameAt: 1.5 },
+    });
+    expect(preflight.status, JSON.stringify(preflight.body)).toBe(200);
+    expect(preflight.body.ok).toBe(true);
+
+    // Another account's upload, by id or by its signed URL, is not found, as its uploadId would be.
+    const other = client(base, (await t.createAccount()).key);
+    for (const video of [id, signed]) {
+      const refused = await other.json("POST", "/api/render", {
+        composition: withVideo(),
+        merge: { ...values, video },
+      });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.details).toContainEqual(
+        expect.objectContaining({ path: "/composition/tracks/3/clips/0/asset/uploadId" }),
+      );
+    }
+    // A URL of this server that is not an upload's, and a value that is neither.
+    const output = done?.output?.url as string;
+    for (const [video, message] of [
+      [output, "is a URL of this server, but not of an upload"],
+      ["upl_", "must be an upload id or an https URL"],
+      ["clips/ada.mp4", "must be an upload id or an https URL"],
+    ] as const) {
+      const refused = await api.json("POST", "/api/render", {
+        compositionId: stored.id,
+        merge: { ...values, video },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details).toEqual([{ path: "/merge/video", message }]);
+    }
+    await api.json("DELETE", `/api/render/${bySigned.id}`);
+
+    // render-csv: a column of upload ids and signed URLs renders; a bad value is one readable line.
+    const csv = `brand,firstName,rank,ink,video\n#ff0000,Ada,1,#ffffff,${id}\n#ff0000,Grace,2,#ffffff,"${signed}"\n#ff0000,Kate,3,#ffffff,ftp://x/y.mp4\n`;
+    const rows = await renderCsv({
+      base,
+      key,
+      csv,
+      template: stored.id,
+      output: { format: "png", frameAt: 1.5 },
+    });
+    expect(rows.map((row) => row.status)).toEqual(["succeeded", "succeeded", "refused"]);
+    expect(describeRow(rows[2] as RowResult)).toBe("row 3: `video` must be an upload id or an https URL");
   });
 
   it("scripts/render-csv.ts renders one personalised file per CSV row; a bad row is refused, the others render", async () => {
@@ -281,13 +373,13 @@ describe("composition templates", () => {
       [2, "refused"],
       [3, "succeeded"],
     ]);
-    expect(results[1]?.error).toBe("The composition filled with the merge values is invalid");
-    // The printed line carries the server's details: which field, and why.
+    // The printed line says which column, and why, in one line.
     const refused = results[1] as RowResult;
-    expect(refused.details.map((d) => d.path)).toContain("/tracks/0/clips/0/asset/color");
-    expect(describeRow(refused)).toMatch(
-      /^row 2\trefused\tThe composition .*\n\t\/tracks\/0\/clips\/0\/asset\/color: /,
-    );
+    expect(refused.details).toEqual([
+      { path: "/merge/brand", message: "must be a colour: #rrggbb or #rrggbbaa" },
+    ]);
+    expect(describeRow(refused)).toBe("row 2: `brand` must be a colour: #rrggbb or #rrggbbaa");
+    expect(describeRow(results[0] as RowResult)).toMatch(/^row 1\tsucceeded\thttp/);
     // No server at the URL: the error names the URL it tried.
     await expect(
       renderCsv({ base: "http://127.0.0.1:9", key, csv, template: comp.id, output: { format: "png" } }),

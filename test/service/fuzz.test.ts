@@ -1,13 +1,18 @@
-// Schema-driven fuzzing of every operation of the OpenAPI document over real HTTP on loopback:
-// hostile path parameters, query strings and JSON bodies must never give a 5xx, every error
-// must carry the error body, every request must be answered, and /health must keep answering.
-// FUZZ_RUNS (default 12) sets the cases per operation; FUZZ_SEED replays a failing run.
+// Schema-driven fuzzing of every operation of the OpenAPI document over real HTTP on loopback,
+// sent with a write key, a read-only key or no key: hostile path parameters, query strings and
+// JSON bodies must never give a 5xx, every answer must be one the document describes (status,
+// content type, body schema: the test app's contract check), every error must carry the error
+// body, every request must be answered, and /health must keep answering.
+// FUZZ_RUNS (default 12) sets the cases per operation; FUZZ_SEED (fixed default) replays a run.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+/** Time for all operations together (FUZZ_BUDGET_MS, default 40 s), shared evenly; each stops early when its share is spent. */
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 40_000);
+fc.configureGlobal({ seed: SEED, numRuns: RUNS, endOnFailure: true });
 /** Generous: a hostile 2 MB analysis body may take seconds on a thread of a busy machine. */
 const RESPONSE_BOUND_MS = 120_000;
 
@@ -18,17 +23,47 @@ interface Operation {
   path: string;
   params: Array<{ name: string; in: string; schema?: Schema }>;
   body?: Schema;
+  /** The media type the body is sent as. */
+  bodyType: string;
+  /** The documented response statuses. */
+  statuses: string[];
 }
 
 let t: TestApp;
 let base: string;
 let key: string;
+/** The key each case is sent with: write (admin account), read-only (standard account), or none. */
+let keys: Record<"write" | "read" | "none", string | null>;
 let doc: Schema;
+/** Ids of resources that exist (set before the fuzzing starts). */
+let realIds: string[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({ env: { ANALYSIS_TIMEOUT_SEC: "20" } });
   base = await t.listen();
   key = (await t.createAccount({ plan: "admin" })).key;
+  keys = { write: key, read: (await t.createAccount({ scopes: ["read"] })).key, none: null };
+  // Real resources of the write key's account, so that generated requests also reach them.
+  const post = async (url: string, body: unknown) =>
+    (
+      (await (
+        await fetch(`${base}${url}`, {
+          method: "POST",
+          headers: { ...bearer(key), "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { id: string }
+    ).id;
+  const projectId = await post("/api/v1/projects", { name: "fuzzed" });
+  const compositionId = await post("/api/compositions", {
+    name: "fuzzed",
+    projectId,
+    canvas: { width: 320, height: 180, fps: 25, background: "#000000" },
+    tracks: [
+      { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "color", color: "#ff0000" } }] },
+    ],
+  });
+  realIds = [projectId, compositionId];
   doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Schema;
 }, 180_000);
 afterAll(async () => {
@@ -48,8 +83,16 @@ function operations(): Operation[] {
     for (const [method, op] of Object.entries<Schema>(item)) {
       if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
       const content = op.requestBody?.content ?? {};
-      const json = content["application/json"] ?? content["application/json-patch+json"];
-      ops.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: json?.schema });
+      const bodyType = ["application/json", "application/json-patch+json"].find((type) => content[type]);
+      const json = bodyType ? content[bodyType] : undefined;
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        params: op.parameters ?? [],
+        body: json?.schema,
+        bodyType: bodyType ?? "application/json",
+        statuses: Object.keys(op.responses ?? {}),
+      });
     }
   }
   return ops;
@@ -128,6 +171,19 @@ function shaped(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
       variants.push(fc.array(shaped(s.items, depth + 1), { maxLength: 4 }));
       break;
     case "string":
+      // JSON Pointers (JSON Patch paths): the root, real fields and random ones.
+      if (/JSON Pointer/.test(String(s.description)))
+        variants.push(
+          fc.constantFrom(
+            "",
+            "/",
+            "/name",
+            "/canvas",
+            "/canvas/fps",
+            "/tracks/0",
+            "/tracks/0/clips/0/duration",
+          ),
+        );
       variants.push(fc.string({ maxLength: 30 }));
       break;
     case "number":
@@ -165,21 +221,48 @@ const queryValue = fc.oneof(
   anyUnits.map(encodeUnits),
 );
 
+/** A query value its schema allows: an enum value, a small number, a boolean or a short string. */
+function allowedQueryValue(schema: Schema | undefined): fc.Arbitrary<string> {
+  const s = deref(schema);
+  const values = [...(s.enum ?? []), ...(s.anyOf ?? []).flatMap((a: Schema) => deref(a).enum ?? [])];
+  if (values.length > 0) return fc.constantFrom(...values.map(String));
+  if (s.type === "integer" || s.type === "number") return fc.integer({ min: 0, max: 100 }).map(String);
+  if (s.type === "boolean") return fc.constantFrom("true", "false");
+  return fc.string({ maxLength: 12 }).map(encodeUnits);
+}
+
+/** A JSON body over any operation's body limit. */
+const OVERSIZED = JSON.stringify({ a: "x".repeat(3_000_000) });
+
 interface Case {
   path: string;
   query: string;
   body: unknown;
   rawBody?: string;
+  /** The body's media type when it is not the operation's own. */
+  contentType?: string;
+  key: keyof typeof keys;
 }
 
 function caseFor(op: Operation): fc.Arbitrary<Case> {
   const pathParams = op.params.filter((p) => p.in === "path");
   const queryParams = op.params.filter((p) => p.in === "query").map((p) => p.name);
-  const segments = fc.tuple(...pathParams.map(() => pathValue));
+  const segments = fc.tuple(
+    ...pathParams.map(() =>
+      fc.oneof({ weight: 3, arbitrary: pathValue }, { weight: 1, arbitrary: fc.constantFrom(...realIds) }),
+    ),
+  );
+  // Documented parameters with values their schema allows (enums, small numbers), and any
+  // name with hostile values.
+  const documented = op.params
+    .filter((p) => p.in === "query")
+    .map((p) => fc.tuple(fc.constant(p.name), fc.oneof(queryValue, allowedQueryValue(p.schema))));
+  const anyPair = fc.tuple(
+    fc.oneof(fc.constantFrom(...queryParams, "x"), anyUnits.map(encodeUnits)),
+    queryValue,
+  );
   const query = fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom(...queryParams, "x"), anyUnits.map(encodeUnits)), queryValue), {
-      maxLength: 4,
-    })
+    .array(documented.length > 0 ? fc.oneof(anyPair, ...documented) : anyPair, { maxLength: 4 })
     .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
   const body = op.body ? shaped(op.body) : fc.constant(undefined);
   // Raw bodies: broken JSON, and nesting deeper than a JSON encoder on this side could write.
@@ -196,23 +279,44 @@ function caseFor(op: Operation): fc.Arbitrary<Case> {
     ),
     { freq: 8 },
   );
-  return fc.record({ segments, query, body, raw }).map(({ segments: seg, query: q, body: b, raw: r }) => {
-    let path = op.path;
-    pathParams.forEach((p, i) => {
-      path = path.replace(`{${p.name}}`, seg[i] as string);
+  // A body where the operation expects none (POST, PUT, PATCH, DELETE): of any type, or too large.
+  const stray =
+    op.body || op.method === "GET"
+      ? fc.constant(null)
+      : fc.option(
+          fc.record({
+            type: fc.constantFrom("application/json", "application/xml", "text/plain", "multipart/form-data"),
+            raw: fc.constantFrom("{}", '{"a":', "<a/>", "x", OVERSIZED),
+          }),
+          { freq: 3 },
+        );
+  const key = fc.constantFrom<keyof typeof keys>("write", "read", "none");
+  return fc
+    .record({ segments, query, body, raw, key, stray })
+    .map(({ segments: seg, query: q, body: b, raw: r, key: k, stray: st }) => {
+      let path = op.path;
+      pathParams.forEach((p, i) => {
+        path = path.replace(`{${p.name}}`, seg[i] as string);
+      });
+      return {
+        path,
+        query: q,
+        body: b,
+        key: k,
+        ...(r !== null && op.body ? { rawBody: r } : {}),
+        ...(st ? { rawBody: st.raw, contentType: st.type } : {}),
+      };
     });
-    return { path, query: q, body: b, ...(r !== null && op.body ? { rawBody: r } : {}) };
-  });
 }
 
 async function send(op: Operation, c: Case) {
-  const hasBody = op.body !== undefined && (c.body !== undefined || c.rawBody !== undefined);
+  const hasBody = c.rawBody !== undefined || (op.body !== undefined && c.body !== undefined);
   const url = `${base}${c.path}${c.query ? `?${c.query}` : ""}`;
   const res = await fetch(url, {
     method: op.method,
     headers: {
-      ...bearer(key),
-      ...(hasBody ? { "content-type": "application/json" } : {}),
+      ...(keys[c.key] ? bearer(keys[c.key] as string) : {}),
+      ...(hasBody ? { "content-type": c.contentType ?? op.bodyType } : {}),
       ...(op.method === "PUT" || op.method === "PATCH" ? { "if-match": '"1"' } : {}),
     },
     ...(hasBody ? { body: c.rawBody ?? JSON.stringify(c.body) } : {}),
@@ -242,9 +346,14 @@ describe("fuzzing every operation of the OpenAPI document", () => {
         await fc
           .assert(
             fc.asyncProperty(caseFor(op), async (c) => {
+              const before = t.contractMismatches.length;
               const r = await send(op, c);
-              const where = `${op.method} ${c.path.slice(0, 120)}?${c.query.slice(0, 80)} → ${r.status} ${r.text.slice(0, 200)}`;
+              const where = `${op.method} ${c.path.slice(0, 120)}?${c.query.slice(0, 80)} (${c.key} key) → ${r.status} ${r.text.slice(0, 200)}`;
               if (r.status >= 500) throw new Error(`5xx: ${where}`);
+              // Refusals while routing reach no hook: their status is checked here.
+              if (!op.statuses.includes(String(r.status))) throw new Error(`undocumented status: ${where}`);
+              const mismatch = t.contractMismatches.splice(before).map((m) => m.message);
+              if (mismatch.length > 0) throw new Error(`not as documented: ${mismatch.join("; ")}\n${where}`);
               if (r.status >= 400) {
                 let body: { error?: { code?: unknown; message?: unknown; requestId?: unknown } };
                 try {
@@ -262,7 +371,11 @@ describe("fuzzing every operation of the OpenAPI document", () => {
                 }
               }
             }),
-            { numRuns: RUNS, seed: SEED + i, endOnFailure: true },
+            {
+              seed: SEED + i,
+              interruptAfterTimeLimit: BUDGET_MS / ops.length,
+              markInterruptAsFailure: false,
+            },
           )
           .catch((err: Error) => failures.push(err.message.split("\n").slice(0, 6).join("\n")));
       }

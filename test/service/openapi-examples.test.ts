@@ -307,6 +307,21 @@ describe("OpenAPI success examples", () => {
     const throwaway = (
       await call("createComposition", withKey({ method: "POST", url: "/api/compositions", payload: body }))
     ).json();
+    await call("listCompositionVersions", withKey({ url: `/api/compositions/${comp.id}/versions` }));
+    await call("getCompositionVersion", withKey({ url: `/api/compositions/${comp.id}/versions/1` }));
+    await call(
+      "diffCompositionVersions",
+      withKey({ url: `/api/compositions/${comp.id}/versions/3/diff?from=2` }),
+    );
+    await call(
+      "revertComposition",
+      withKey({
+        method: "POST",
+        url: `/api/compositions/${throwaway.id}/revert`,
+        headers: { "if-match": '"1"' },
+        payload: { version: 1 },
+      }),
+    );
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
     await call("getCompositionFrame", withKey({ url: `/api/compositions/${comp.id}/frame?t=0.5&width=64` }));
     await call(

@@ -118,10 +118,22 @@ describe("daily quota", () => {
     await setUsed(admin.userId, "2026-11-21", 50_000);
     const res = await t.app.inject({ url: "/api/v1/me", headers: bearer(admin.key) });
     expect(res.statusCode).toBe(200);
-    // No quota applies: no quota headers, and the account shows its limit as null (unlimited).
-    expect(res.headers["x-ratelimit-limit"]).toBeUndefined();
-    expect(res.headers["x-ratelimit-remaining"]).toBeUndefined();
+    // No quota applies: the headers say 2³¹−1 calls (integers a client can compare), and the
+    // account shows its limit as null (unlimited).
+    expect(res.headers["x-ratelimit-limit"]).toBe("2147483647");
+    expect(res.headers["x-ratelimit-remaining"]).toBe("2147483647");
+    expect(res.headers["x-ratelimit-reset"]).toBe("2026-11-22T00:00:00.000Z");
     expect(res.json().rateLimit).toMatchObject({ limit: null, remaining: null });
+  });
+
+  it("console pages and refusals before routing carry the quota headers too, as integers", async () => {
+    clock.set("2026-11-21T12:30:00.000Z");
+    for (const url of ["/console", "/console/", `/api/v1/projects/${"x".repeat(150)}`]) {
+      const res = await t.app.inject({ url });
+      expect(res.headers["x-ratelimit-limit"], url).toMatch(/^\d+$/);
+      expect(res.headers["x-ratelimit-remaining"], url).toMatch(/^\d+$/);
+      expect(res.headers["x-ratelimit-reset"], url).toMatch(/^\d{4}-\d\d-\d\dT00:00:00\.000Z$/);
+    }
   });
 
   it("unauthenticated requests use a per-IP anonymous quota; health is never refused", async () => {

@@ -1,4 +1,4 @@
-import type { paths } from "./schema.js";
+import type { components, paths } from "./schema.js";
 
 /** The JSON body of response `S` of operation `M` on path `P`, from the generated types. */
 export type ResponseBody<
@@ -34,6 +34,14 @@ export type CompositionInput = RequestBody<"/api/compositions", "post">;
 export type JsonPatchOperation = NonNullable<
   paths["/api/compositions/{id}"]["patch"]["requestBody"]
 >["content"]["application/json-patch+json"][number];
+/** One version of a composition (who wrote it, when, a summary and the patch from the one before). */
+export type CompositionVersion = ResponseBody<"/api/compositions/{id}/versions", "get", 200>["data"][number];
+/** The RFC 6902 patch between two versions of a composition. */
+export type CompositionVersionDiff = ResponseBody<
+  "/api/compositions/{id}/versions/{version}/diff",
+  "get",
+  200
+>;
 /** A render job. */
 export type Render = ResponseBody<"/api/render/{jobId}", "get", 200>;
 /** Output options of a render (format, size, fps, quality, range…). */
@@ -43,7 +51,9 @@ export type Generation = ResponseBody<"/api/v1/generations/{id}", "get", 200>;
 /** An assistant session. */
 export type AssistantSession = ResponseBody<"/api/assistant/session/{id}", "get", 200>;
 /** One event of an assistant run (`session`, `text`, `tool_*`, `patch`, then `done` or `error`). */
-export type AssistantEvent =
-  paths["/api/assistant/orchestrator"]["post"]["responses"][200]["content"]["text/event-stream"];
+export type AssistantEvent = components["schemas"][Extract<
+  keyof components["schemas"],
+  `AssistantEvent_${string}`
+>];
 /** The error body every status ≥ 400 carries. */
 export type ErrorBody = ResponseBody<"/api/v1/projects/{projectId}", "get", 404>;

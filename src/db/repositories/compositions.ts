@@ -14,15 +14,16 @@ export interface CompositionFields {
   document: CompositionDocument;
 }
 
-/** Inserts a new composition at version 1. */
+/** Inserts a new composition at version 1, created at `now` (the database's clock when omitted). */
 export async function insertComposition(
   db: Db,
   userId: string,
   fields: CompositionFields,
+  now?: Date,
 ): Promise<CompositionRow> {
   const [row] = await db
     .insert(compositions)
-    .values({ id: newId("cmp"), userId, ...fields })
+    .values({ id: newId("cmp"), userId, ...fields, ...(now ? { createdAt: now, updatedAt: now } : {}) })
     .returning();
   return row as CompositionRow;
 }
@@ -83,4 +84,9 @@ export async function deleteComposition(db: Db, userId: string, id: string): Pro
     .where(and(eq(compositions.userId, userId), eq(compositions.id, id)))
     .returning({ id: compositions.id });
   return rows.length > 0;
+}
+
+/** Locks a composition row until the end of the caller's transaction (writes to it wait). */
+export async function lockComposition(db: Db, id: string): Promise<void> {
+  await db.select({ id: compositions.id }).from(compositions).where(eq(compositions.id, id)).for("update");
 }

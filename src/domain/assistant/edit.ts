@@ -60,7 +60,13 @@ export async function applyEdit<R extends object>(
     let afterRow: Awaited<ReturnType<typeof patchComposition>>;
     try {
       afterRow = await patchComposition(
-        { db: ctx.db, userId: ctx.userId, now: ctx.now(), limits: ctx.renderLimits },
+        {
+          db: ctx.db,
+          userId: ctx.userId,
+          now: ctx.now(),
+          limits: ctx.renderLimits,
+          author: { kind: "assistant", runId: ctx.runId },
+        },
         { id: ctx.compositionId, patch: ops, ifMatch: before.version },
       );
     } catch (err) {

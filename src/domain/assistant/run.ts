@@ -20,6 +20,7 @@ import {
   type SessionRow,
 } from "../../db/repositories/assistant.ts";
 import { newId } from "../../ids.ts";
+import { httpFailureOf } from "../../net/http-client.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../composition/limits.ts";
@@ -87,6 +88,14 @@ export const INTERRUPTED = {
 export function modelErrorOf(err: unknown): { code: string; message: string; retryable: boolean } {
   const e = err as { name?: string; message?: string; lastError?: unknown };
   const inner = e?.name === "AI_RetryError" && e.lastError ? e.lastError : err;
+  const connection = httpFailureOf(inner);
+  if (connection) {
+    return {
+      code: "model_error",
+      message: `The model provider failed: ${connection.message}`,
+      retryable: true,
+    };
+  }
   if (APICallError.isInstance(inner)) {
     return {
       code: "model_error",

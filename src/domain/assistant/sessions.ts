@@ -50,7 +50,7 @@ export async function openSession(
       if (projectId && !(await findProject(db, ctx.userId, projectId)))
         throw notFound(`Project ${projectId}`);
       const created = await createComposition(
-        { db, userId: ctx.userId, now: ctx.now },
+        { db, userId: ctx.userId, now: ctx.now, author: { kind: "assistant" } },
         {
           name: `Assistant edit ${ctx.now.toISOString().slice(0, 16).replace("T", " ")}`,
           projectId,

@@ -17,3 +17,16 @@ export function compositionDuration(doc: DurationInput): number {
   }
   return end;
 }
+
+/**
+ * Whether a composition of `durationSec` seconds at `fps` frames per second is shorter than
+ * one frame yet not empty (0): such a timeline renders to no frame at all.
+ */
+export function isShorterThanOneFrame(durationSec: number, fps: number): boolean {
+  return durationSec > 0 && durationSec * fps < 1 - 1e-6;
+}
+
+/** The error detail message for a timeline of `durationSec` seconds shorter than one frame at `fps`. */
+export function shorterThanOneFrameMessage(durationSec: number, fps: number): string {
+  return `the timeline is ${durationSec} s long, shorter than one frame (${(1 / fps).toFixed(4)} s at ${fps} fps)`;
+}

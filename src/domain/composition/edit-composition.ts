@@ -15,6 +15,13 @@ import type { RenderLimits } from "./limits.ts";
 import { normalizeComposition } from "./normalize.ts";
 import type { Composition, CompositionWrite } from "./schema.ts";
 import { type TranscriptionInfo, type UploadInfo, validateComposition } from "./validate.ts";
+import {
+  readVersionState,
+  recordVersion,
+  type VersionAuthor,
+  type VersionState,
+  versionState,
+} from "./versions.ts";
 
 /** Context of every composition write: the database and the caller. */
 export interface EditContext {
@@ -23,6 +30,11 @@ export interface EditContext {
   now: Date;
   /** Render cost limits the composition must keep to; omitted = not checked here (render start checks). */
   limits?: RenderLimits;
+}
+
+/** Context of a composition write: {@link EditContext} and who writes (recorded in its version). */
+export interface WriteContext extends EditContext {
+  author: VersionAuthor;
 }
 
 /** Stored row → the Composition resource (docs/composition.md). */
@@ -80,10 +92,23 @@ export async function prepareCompositionWrite(ctx: EditContext, body: unknown) {
   return { name, projectId, document };
 }
 
-/** Creates a composition at version 1 from a write body. */
-export async function createComposition(ctx: EditContext, body: CompositionWrite): Promise<CompositionRow> {
+/**
+ * Creates a composition at version 1 from a write body, and its first version (in one transaction).
+ * @throws as {@link prepareCompositionWrite}.
+ */
+export async function createComposition(ctx: WriteContext, body: CompositionWrite): Promise<CompositionRow> {
   const fields = await prepareCompositionWrite(ctx, body);
-  return insertComposition(ctx.db, ctx.userId, fields);
+  return ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    const row = await insertComposition(db, ctx.userId, fields, ctx.now);
+    await recordVersion(db, {
+      row,
+      previous: null,
+      author: ctx.author,
+      summary: ctx.author.kind === "import" ? "imported" : "created",
+    });
+    return row;
+  });
 }
 
 function versionConflict(current: number): AppError {
@@ -93,27 +118,34 @@ function versionConflict(current: number): AppError {
 }
 
 /**
- * Saves with compare-and-set on `baseVersion`; stale → 409 `version_conflict` carrying
- * `currentVersion`, never a silent overwrite.
+ * Saves with compare-and-set on the version of `current` and records the new version in the same
+ * transaction; stale → 409 `version_conflict` carrying `currentVersion`, never a silent overwrite.
  */
 async function saveIfVersion(
-  ctx: EditContext,
-  id: string,
-  baseVersion: number,
+  ctx: WriteContext,
+  current: CompositionRow,
   body: unknown,
+  summary?: string,
 ): Promise<CompositionRow> {
+  const id = current.id;
   const fields = await prepareCompositionWrite(ctx, body);
-  const saved = await updateCompositionIfVersion(ctx.db, {
-    userId: ctx.userId,
-    id,
-    expectedVersion: baseVersion,
-    now: ctx.now,
-    ...fields,
+  const previous: VersionState = versionState(current);
+  const saved = await ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    const row = await updateCompositionIfVersion(db, {
+      userId: ctx.userId,
+      id,
+      expectedVersion: current.version,
+      now: ctx.now,
+      ...fields,
+    });
+    if (row) await recordVersion(db, { row, previous, author: ctx.author, ...(summary ? { summary } : {}) });
+    return row;
   });
   if (saved) return saved;
-  const current = await findComposition(ctx.db, ctx.userId, id);
-  if (!current) throw notFound(`Composition ${id}`);
-  throw versionConflict(current.version);
+  const now = await findComposition(ctx.db, ctx.userId, id);
+  if (!now) throw notFound(`Composition ${id}`);
+  throw versionConflict(now.version);
 }
 
 /**
@@ -121,13 +153,13 @@ async function saveIfVersion(
  * @throws 404 unknown/foreign, 409 stale version, 400 invalid body.
  */
 export async function replaceComposition(
-  ctx: EditContext,
+  ctx: WriteContext,
   input: { id: string; baseVersion: number; body: CompositionWrite },
 ): Promise<CompositionRow> {
   const current = await findComposition(ctx.db, ctx.userId, input.id);
   if (!current) throw notFound(`Composition ${input.id}`);
   if (current.version !== input.baseVersion) throw versionConflict(current.version);
-  return saveIfVersion(ctx, input.id, input.baseVersion, input.body);
+  return saveIfVersion(ctx, current, input.body);
 }
 
 const READ_ONLY = new Set(["/id", "/version", "/schemaVersion", "/createdAt", "/updatedAt"]);
@@ -141,7 +173,7 @@ const READ_ONLY = new Set(["/id", "/version", "/schemaVersion", "/createdAt", "/
  * @param ifMatch - optional version the patch was based on (If-Match); stale → 409.
  */
 export async function patchComposition(
-  ctx: EditContext,
+  ctx: WriteContext,
   input: { id: string; patch: unknown; ifMatch: number | undefined },
 ): Promise<CompositionRow> {
   const current = await findComposition(ctx.db, ctx.userId, input.id);
@@ -156,6 +188,12 @@ export async function patchComposition(
   const ops = input.patch as jsonPatch.Operation[];
   ops.forEach((op, i) => {
     const path = typeof op?.path === "string" ? op.path : "";
+    if (op?.path === "" && op.op !== "test") {
+      throw invalidRequest(
+        `Operation ${i} would ${op.op === "remove" ? "remove" : "replace"} the whole composition; patch its fields instead, or PUT a new body`,
+        [{ path: `/${i}/path`, message: 'must not be the document root ("")' }],
+      );
+    }
     if (
       READ_ONLY.has(path) ||
       (op?.op === "move" && READ_ONLY.has(String((op as { from?: unknown }).from)))
@@ -190,5 +228,28 @@ export async function patchComposition(
     version: _v,
     ...body
   } = patched as Composition;
-  return saveIfVersion(ctx, input.id, current.version, body);
+  return saveIfVersion(ctx, current, body);
+}
+
+/**
+ * Reverts a composition to an earlier version (its name and timeline; the composition stays in
+ * its current project): a new version whose document equals that version's, authored `revert`
+ * with the caller's key. `ifMatch` is the version the caller saw (If-Match); stale → 409.
+ * @throws 404 unknown/foreign composition or a version that is not stored, 409 stale `ifMatch`,
+ *   400 when the old document no longer validates (e.g. an upload it used was deleted).
+ */
+export async function revertComposition(
+  ctx: WriteContext,
+  input: { id: string; version: number; ifMatch: number },
+): Promise<CompositionRow> {
+  const current = await findComposition(ctx.db, ctx.userId, input.id);
+  if (!current) throw notFound(`Composition ${input.id}`);
+  if (input.ifMatch !== current.version) throw versionConflict(current.version);
+  const { state } = await readVersionState(ctx.db, ctx.userId, input.id, input.version);
+  return saveIfVersion(
+    ctx,
+    current,
+    { ...state, projectId: current.projectId },
+    `reverted to version ${input.version}`,
+  );
 }

@@ -93,4 +93,50 @@ describe("composition templates", () => {
       { path: "/merge/a", message: 'the composition has no placeholder "a"' },
     ]);
   });
+
+  it("a whole-placeholder media src takes an upload id, a URL of this server's upload, or an https URL", () => {
+    const media = (src: string) => ({
+      canvas: { width: 16, height: 16, fps: 25, background: "{{bg}}" },
+      tracks: [{ kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "video", src } }] }],
+    });
+    const assetOf = (filled: ReturnType<typeof media>) => filled.tracks[0]?.clips[0]?.asset;
+    const own = new Map([
+      [
+        "http://api.test/files/uploads/upl_01ABCDEFGHJKMNPQRSTVWXYZ00/original?sig=x",
+        "uploads/upl_01ABCDEFGHJKMNPQRSTVWXYZ00/original",
+      ],
+      ["http://api.test/files/renders/rnd_1/output.mp4", "renders/rnd_1/output.mp4"],
+    ]);
+    const fill = (video: string) => fillTemplate(media("{{video}}"), { video, bg: "#000000" }, "", own);
+    expect(assetOf(fill("upl_01ABCDEFGHJKMNPQRSTVWXYZ00"))).toEqual({
+      type: "video",
+      uploadId: "upl_01ABCDEFGHJKMNPQRSTVWXYZ00",
+    });
+    expect(assetOf(fill([...own.keys()][0] as string))).toEqual({
+      type: "video",
+      uploadId: "upl_01ABCDEFGHJKMNPQRSTVWXYZ00",
+    });
+    expect(assetOf(fill("https://cdn.test/a.mp4"))).toEqual({ type: "video", src: "https://cdn.test/a.mp4" });
+    expect(fail(() => fill("http://api.test/files/renders/rnd_1/output.mp4")).details).toEqual([
+      { path: "/merge/video", message: "is a URL of this server, but not of an upload" },
+    ]);
+    for (const bad of ["http://cdn.test/a.mp4", "upl_", "a.mp4", ""]) {
+      expect(fail(() => fill(bad)).details, bad).toEqual([
+        { path: "/merge/video", message: "must be an upload id or an https URL" },
+      ]);
+    }
+    // A colour placeholder takes a colour; an https URL with placeholders inside stays a src.
+    expect(
+      fail(() => fillTemplate(media("{{video}}"), { video: "https://x.test/a", bg: "black" }, "")).details,
+    ).toEqual([{ path: "/merge/bg", message: "must be a colour: #rrggbb or #rrggbbaa" }]);
+    const partial = fillTemplate(
+      media("https://cdn.test/{{video}}.mp4"),
+      { video: "upl_01ABCDEFGHJKMNPQRSTVWXYZ00", bg: "#000000" },
+      "",
+    );
+    expect(assetOf(partial)).toEqual({
+      type: "video",
+      src: "https://cdn.test/upl_01ABCDEFGHJKMNPQRSTVWXYZ00.mp4",
+    });
+  });
 });

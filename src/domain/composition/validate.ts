@@ -2,7 +2,7 @@ import { Compile } from "typebox/compile";
 import { type ErrorDetail, invalidRequest } from "../../errors.ts";
 import { bundledFamilyNames, bundledFonts } from "../fonts/fonts.ts";
 import type { UploadType } from "../uploads/upload-type.ts";
-import { compositionDuration } from "./duration.ts";
+import { compositionDuration, isShorterThanOneFrame, shorterThanOneFrameMessage } from "./duration.ts";
 import { type RenderLimits, renderCostProblems } from "./limits.ts";
 import {
   CANVAS_FPS,
@@ -132,6 +132,13 @@ export async function validateComposition(doc: unknown, options: ValidateOptions
     checkTiming(track, t, add);
   });
   if (options.lookupFontFamilies) await checkFontFamilies(body, options.lookupFontFamilies, add);
+  const length = compositionDuration(body);
+  if (isShorterThanOneFrame(length, body.canvas.fps)) {
+    add(
+      body.canvas.duration === undefined ? "/tracks" : "/canvas/duration",
+      shorterThanOneFrameMessage(length, body.canvas.fps),
+    );
+  }
 
   if (options.limits) {
     const { width, height, fps, duration } = body.canvas;

@@ -126,16 +126,17 @@ export interface ListedModel {
   /** Whether generations can run on it with this server's configuration. */
   available: boolean;
   /**
-   * The caller's selected model of this kind (their preference, else the catalog default).
-   * Offline placeholders are never selected: they stand in for it while no fal key is configured.
+   * The model this server runs the caller's generations of this kind on: their selected fal
+   * model (their preference, else the catalog default) when fal is configured, else the offline
+   * placeholder. Never a model the server cannot run (`available: false`).
    */
   default: boolean;
 }
 
 /**
- * The catalog for one caller: the selectable image models (the caller's effective one marked
- * `default`), the video model, and the offline placeholders; `available` says which of them this
- * server's active provider runs.
+ * The catalog for one caller: the selectable image models, the video model, and the offline
+ * placeholders; `available` says which of them this server's active provider runs, and
+ * `default` marks, per kind, the one model a generation of the caller runs on (always available).
  */
 export function listModels(
   config: GenerationConfig,
@@ -143,16 +144,16 @@ export function listModels(
 ): { image: ListedModel[]; video: ListedModel[] } {
   const active = activeProvider(config);
   const chosen = effectiveImageModelId(preference);
-  const list = (m: ModelInfo, isDefault: boolean): ListedModel => ({
+  const list = (m: ModelInfo, selected: boolean): ListedModel => ({
     id: m.id,
     name: m.name,
     tier: m.tier,
     provider: m.provider,
     available: m.provider === active,
-    default: isDefault,
+    default: selected && m.provider === active,
   });
   return {
-    image: [...IMAGE_MODELS.map((m) => list(m, m.id === chosen)), list(OFFLINE_IMAGE_MODEL, false)],
-    video: [list(falVideoModel(config), true), list(OFFLINE_VIDEO_MODEL, false)],
+    image: [...IMAGE_MODELS.map((m) => list(m, m.id === chosen)), list(OFFLINE_IMAGE_MODEL, true)],
+    video: [list(falVideoModel(config), true), list(OFFLINE_VIDEO_MODEL, true)],
   };
 }

@@ -6,6 +6,7 @@ import {
   createComposition,
   type EditContext,
   toCompositionResource,
+  type WriteContext,
 } from "../composition/edit-composition.ts";
 import type { Canvas } from "../composition/schema.ts";
 import { type AssetLinks, resolveExportMedia, resolveImportMedia, type UnmatchedMedia } from "./media.ts";
@@ -88,7 +89,7 @@ export interface ImportRequest {
  *   at the OTIO item); 404 for a foreign project.
  */
 export async function importComposition(
-  ctx: EditContext,
+  ctx: WriteContext,
   input: ImportRequest,
   otioPath = "/otio",
 ): Promise<CompositionRow> {
@@ -110,8 +111,11 @@ export async function importComposition(
     },
     { name: input.name, projectId: input.projectId, canvas: input.canvas },
   );
-  return rewriteInvalidRequest(() => createComposition(ctx, conversion.body), {
-    detail: conversion.toOtioDetail,
-    message: (message) => `The imported timeline is not a valid composition: ${message}`,
-  });
+  return rewriteInvalidRequest(
+    () => createComposition({ ...ctx, author: { ...ctx.author, kind: "import" } }, conversion.body),
+    {
+      detail: conversion.toOtioDetail,
+      message: (message) => `The imported timeline is not a valid composition: ${message}`,
+    },
+  );
 }

@@ -18,6 +18,13 @@ export function planDailyLimit(plan: Plan, limits: { standard: number; upgraded:
   }
 }
 
+/**
+ * What `X-RateLimit-Limit` and `X-RateLimit-Remaining` say for a call no quota applies to (an
+ * unlimited account, an uncounted console page): 2³¹−1, more calls than any day can hold, so a
+ * client that waits when `Remaining` reaches 0 never waits. `GET /api/v1/me` keeps `null`.
+ */
+export const UNLIMITED_QUOTA_HEADER = 2_147_483_647;
+
 /** The quota state sent as `X-RateLimit-*` headers and in `GET /api/v1/me`. */
 export interface QuotaState {
   /** Calls allowed per day; null when unlimited (admin). */

@@ -67,7 +67,13 @@ export async function preflightRender(
   input: { userId: string; body: StartRenderBody; signal?: AbortSignal },
 ): Promise<RenderCheck> {
   const { source, options } = await checkRenderRequest(
-    { db: deps.db, now: deps.now, userId: input.userId, limits: deps.limits },
+    {
+      db: deps.db,
+      now: deps.now,
+      userId: input.userId,
+      limits: deps.limits,
+      keyOfUrl: (url) => deps.store.keyOfUrl(url),
+    },
     input.body,
   );
   const about = { compositionId: source.compositionId, compositionVersion: source.compositionVersion };

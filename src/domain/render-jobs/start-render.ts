@@ -13,7 +13,11 @@ import { AppError, conflict, invalidRequest, notFound, rewriteInvalidRequest } f
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../queue/catalog.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
-import { compositionDuration } from "../composition/duration.ts";
+import {
+  compositionDuration,
+  isShorterThanOneFrame,
+  shorterThanOneFrameMessage,
+} from "../composition/duration.ts";
 import {
   type EditContext,
   prepareCompositionWrite,
@@ -22,7 +26,7 @@ import {
 } from "../composition/edit-composition.ts";
 import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "../composition/limits.ts";
 import type { FrozenComposition, Timeline } from "../composition/schema.ts";
-import { fillTemplate, type MergeValues } from "../composition/template.ts";
+import { fillTemplate, type MergeValues, ownStorageUrls } from "../composition/template.ts";
 import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
 import { checkCallbackUrl } from "../webhooks/target.ts";
@@ -41,6 +45,13 @@ export interface StartRenderBody {
   /** Where the render's end event is also sent (already checked by the caller). */
   callbackUrl?: string;
 }
+
+/**
+ * The storage key a URL of this instance's file storage names (a signed URL it gave out), or
+ * null for any other URL (see `BlobStore.keyOfUrl`): lets a template's media placeholder take a
+ * signed URL of the caller's upload.
+ */
+export type KeyOfUrl = (url: string) => Promise<string | null>;
 
 /** What a render freezes: the composition to render, and where it came from. */
 export interface RenderSource {
@@ -70,7 +81,10 @@ const under = <T>(prefix: string, message: string | null, work: () => Promise<T>
  *   names, or for a filled composition that is invalid; 404 unknown composition or project;
  *   409 stale `compositionVersion`.
  */
-async function renderSource(ctx: EditContext, body: StartRenderBody): Promise<RenderSource> {
+async function renderSource(
+  ctx: EditContext & { keyOfUrl?: KeyOfUrl | undefined },
+  body: StartRenderBody,
+): Promise<RenderSource> {
   if ((body.compositionId === undefined) === (body.composition === undefined)) {
     throw invalidRequest("Send exactly one of compositionId (a stored composition) or composition (inline)", [
       {
@@ -88,7 +102,8 @@ async function renderSource(ctx: EditContext, body: StartRenderBody): Promise<Re
         { path: "/compositionVersion", message: "not allowed with an inline composition" },
       ]);
     }
-    const filled = fillTemplate(body.composition, body.merge, "/composition");
+    const ownUrls = await ownStorageUrls(body.merge, ctx.keyOfUrl);
+    const filled = fillTemplate(body.composition, body.merge, "/composition", ownUrls);
     const { name, projectId, document } = await under("/composition", null, () =>
       prepareCompositionWrite(ctx, filled),
     );
@@ -110,7 +125,7 @@ async function renderSource(ctx: EditContext, body: StartRenderBody): Promise<Re
     );
   }
   const resource = toCompositionResource(composition);
-  const frozen = fillTemplate(resource, body.merge, "");
+  const frozen = fillTemplate(resource, body.merge, "", await ownStorageUrls(body.merge, ctx.keyOfUrl));
   if (frozen !== resource) {
     await under("", "The composition filled with the merge values is invalid", () =>
       validateCompositionFor(ctx, frozen),
@@ -283,17 +298,23 @@ export interface CheckedRenderRequest {
  * @throws the 400/404/409 errors `startRender` documents for these.
  */
 export async function checkRenderRequest(
-  ctx: { db: Db; now: Date; userId: string; limits: RenderLimits },
+  ctx: { db: Db; now: Date; userId: string; limits: RenderLimits; keyOfUrl?: KeyOfUrl | undefined },
   body: StartRenderBody,
 ): Promise<CheckedRenderRequest> {
   const source = await renderSource(
-    { db: ctx.db, userId: ctx.userId, now: ctx.now, limits: ctx.limits },
+    { db: ctx.db, userId: ctx.userId, now: ctx.now, limits: ctx.limits, keyOfUrl: ctx.keyOfUrl },
     body,
   );
   const duration = compositionDuration(source.frozen);
   if (!(duration > 0)) {
     throw invalidRequest("The composition is empty: add a clip or set canvas.duration before rendering", [
       { path: source.at, message: "composition has zero duration" },
+    ]);
+  }
+  const fps = source.frozen.canvas.fps;
+  if (isShorterThanOneFrame(duration, fps)) {
+    throw invalidRequest("The composition is shorter than one frame: lengthen a clip or canvas.duration", [
+      { path: source.at, message: shorterThanOneFrameMessage(duration, fps) },
     ]);
   }
   const options = resolveOutputOptions(body.output, duration);
@@ -315,6 +336,7 @@ export async function checkRenderRequest(
  * @param ctx.enqueue - sends the render's job (inside the insert's transaction).
  * @param ctx.limits - render cost limits and per-account allowances.
  * @param ctx.allowPrivateCallbacks - WEBHOOK_ALLOW_PRIVATE: `callbackUrl` may be a loopback/private or http URL.
+ * @param ctx.keyOfUrl - resolves a template's media value that is a URL of this instance's storage.
  * @throws 400 naming `/callbackUrl` when webhook address rules refuse it (checked first); 404 unknown composition; 409 stale `compositionVersion` or reused key; 400 bad options,
  *   an invalid inline or filled composition, placeholders without values, or over a cost limit; 429 over the account's concurrent renders or daily render seconds;
  *   503 when the queue cannot take the job.
@@ -327,6 +349,7 @@ export async function startRender(
     userId: string;
     limits: RenderLimits;
     allowPrivateCallbacks?: boolean | undefined;
+    keyOfUrl?: KeyOfUrl | undefined;
   },
   input: { body: StartRenderBody; idempotencyKey: string | undefined },
 ): Promise<{ render: RenderRow; created: boolean }> {

@@ -1,7 +1,7 @@
 /**
  * The API's hourly retention run: one timer that deletes what is no longer needed — old quota
- * counters, ended console sessions and links, ended sign-in rate-limit windows and finished
- * webhook deliveries past their retention. Each kind is one task; a failing task is logged and
+ * counters, ended console sessions and links, ended sign-in rate-limit windows, finished
+ * webhook deliveries past their retention and composition versions past theirs. Each kind is one task; a failing task is logged and
  * does not stop the others, and the next run tries again.
  */
 import type { Logger } from "pino";
@@ -10,6 +10,7 @@ import type { Db } from "../../db/client.ts";
 import { deleteDeadConsoleCredentials } from "../../db/repositories/console-sessions.ts";
 import { deleteLoginWindowsBefore } from "../../db/repositories/login-limits.ts";
 import { repeatInBackground } from "../../repeat.ts";
+import { pruneCompositionVersions } from "../composition/prune-versions.ts";
 import { pruneQuotaCounters } from "../quota/prune-counters.ts";
 import { pruneWebhookDeliveries } from "../webhooks/prune-deliveries.ts";
 
@@ -36,7 +37,8 @@ export interface RetentionSettings {
  * The API's retention tasks: quota counters older than `quotaKeepDays`, console sessions,
  * capture tokens and password links that ended more than a day ago, sign-in rate-limit windows
  * that started more than a day ago, and finished webhook deliveries last tried more than
- * `webhookDeliveryRetentionDays` ago.
+ * `webhookDeliveryRetentionDays` ago, and composition versions older than 30 days that are
+ * not the last of their day (nor the current version).
  */
 export function retentionTasks(db: Db, clock: Clock, settings: RetentionSettings): RetentionTask[] {
   const dayAgo = () => new Date(clock.now().getTime() - 86_400_000);
@@ -51,6 +53,10 @@ export function retentionTasks(db: Db, clock: Clock, settings: RetentionSettings
       what: "finished webhook deliveries",
       prune: async () =>
         (await pruneWebhookDeliveries(db, clock, settings.webhookDeliveryRetentionDays)).deleted,
+    },
+    {
+      what: "old composition versions",
+      prune: async () => (await pruneCompositionVersions(db, clock)).deleted,
     },
   ];
 }

@@ -5,14 +5,13 @@
  * pinned to the checked address, within one time limit. Redirects are not followed.
  */
 import { Webhook } from "standardwebhooks";
-import type { Agent } from "undici";
 import {
   checkUrl,
-  loadUndici,
   pinnedAgent,
   RemoteAssetError,
   type UrlCheckOptions,
 } from "../../media/fetch-remote-asset.ts";
+import { HttpClientError, type HttpDispatcher, httpRequest, readLimited } from "../../net/http-client.ts";
 
 /** What one try of a message gives. */
 export interface WebhookTryResult {
@@ -72,12 +71,11 @@ export async function sendWebhook(input: {
     return done(null, "The URL is not valid");
   }
   const signal = AbortSignal.timeout(input.timeoutMs);
-  let agent: Agent | undefined;
+  let agent: HttpDispatcher | undefined;
   try {
     const pinned = await checkUrl(url, input.policy);
     agent = await pinnedAgent(pinned, { connectTimeoutMs: input.timeoutMs });
-    const { request } = await loadUndici();
-    const res = await request(url, {
+    const res = await httpRequest(url, {
       method: "POST",
       dispatcher: agent,
       signal,
@@ -93,16 +91,12 @@ export async function sendWebhook(input: {
       },
       body: input.body,
     });
-    let read = 0;
-    for await (const chunk of res.body) {
-      read += (chunk as Buffer).length;
-      if (read > MAX_RESPONSE_BYTES) break;
-    }
+    await readLimited(res, MAX_RESPONSE_BYTES, url, "truncate");
     if (res.statusCode >= 200 && res.statusCode < 300) return done(res.statusCode, null);
     return done(res.statusCode, `The receiver answered ${res.statusCode}`);
   } catch (err) {
     if (signal.aborted) return done(null, `No answer within ${input.timeoutMs} ms`);
-    if (err instanceof RemoteAssetError) return done(null, err.message);
+    if (err instanceof RemoteAssetError || err instanceof HttpClientError) return done(null, err.message);
     return done(null, `The request failed: ${(err as Error).message}`);
   } finally {
     await agent?.destroy().catch(() => {});

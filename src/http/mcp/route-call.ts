@@ -1,12 +1,14 @@
 /**
  * Calling an API route as an MCP tool: the tool's input schema is made of the route's own
- * TypeBox schemas (path parameters, query and header fields at the top level, the JSON body
- * under `body`), and a call is an in-process request (`app.inject`) on the caller's behalf.
+ * TypeBox schemas in the tools' one dialect (see `arguments.ts`: the resource's path id as `id`,
+ * other path parameters, query and header fields at the top level, the JSON body under `body`),
+ * and a call is an in-process request (`app.inject`) on the caller's behalf.
  */
 import { createParser } from "eventsource-parser";
 import type { RouteOptions } from "fastify";
 import { ON_BEHALF_HEADER } from "../plugins/auth.ts";
 import type { App } from "../types.ts";
+import { pathArgumentNames, unexpectedArguments } from "./arguments.ts";
 
 /** What a route tool needs of a route: method, URL pattern and schema. */
 export interface RouteInfo {
@@ -76,13 +78,26 @@ export function collectRoutes(app: App): Map<string, RouteInfo> {
 }
 
 /**
- * The tool input schema of a route: its path parameters, query fields and header fields at the
- * top level (required where the route requires them) and its body, when it has one, under `body`.
+ * The tool input schema of a route: its path parameters (the last one as `id`, see
+ * `pathArgumentNames`), query fields and header fields at the top level (required where the route
+ * requires them) and its body, when it has one, under `body`.
  */
 export function routeInputSchema(route: RouteInfo): ToolInputSchema {
   const properties: Record<string, object> = {};
   const required: string[] = [];
-  for (const part of [route.schema.params, route.schema.querystring, route.schema.headers]) {
+  const params = route.schema.params;
+  for (const [param, arg] of pathArgumentNames(route.url)) {
+    const schema = (plain(params?.properties?.[param] ?? { type: "string" }) ?? {}) as Record<
+      string,
+      unknown
+    >;
+    properties[arg] = {
+      ...schema,
+      description: `${schema.description ? `${schema.description}. ` : ""}The {${param}} of ${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")}`,
+    };
+    required.push(arg);
+  }
+  for (const part of [route.schema.querystring, route.schema.headers]) {
     if (!part?.properties) continue;
     Object.assign(properties, plain(part.properties) as Record<string, object>);
     required.push(...(part.required ?? []));
@@ -97,6 +112,33 @@ export function routeInputSchema(route: RouteInfo): ToolInputSchema {
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
+}
+
+/**
+ * One line for a tool's description saying how it takes its arguments, e.g.
+ * "Arguments: `id` (the render's id in the path), `body` (the JSON request body)."
+ */
+export function argumentsLine(route: RouteInfo): string {
+  const parts: string[] = [];
+  for (const arg of pathArgumentNames(route.url).values()) {
+    parts.push(arg === "id" ? "`id` (the id in the path)" : `\`${arg}\` (in the path)`);
+  }
+  const names = (part: JsonObjectSchema | undefined) =>
+    Object.keys(part?.properties ?? {})
+      .map((k) => `\`${k}\``)
+      .join(", ");
+  const query = names(route.schema.querystring);
+  if (query) parts.push(`${query} (query)`);
+  const headers = names(route.schema.headers);
+  if (headers) parts.push(`${headers} (header)`);
+  if (route.schema.body !== undefined) parts.push("`body` (the JSON request body)");
+  return parts.length > 0 ? `Arguments: ${parts.join(", ")}.` : "No arguments.";
+}
+
+/** The fields of a route's JSON body, when it is an object with named properties. */
+function bodyFields(route: RouteInfo): string[] {
+  const body = route.schema.body as JsonObjectSchema | undefined;
+  return Object.keys(body?.properties ?? {});
 }
 
 /** Parses an event-stream body into its events (`data` parsed as JSON when it is). */
@@ -118,20 +160,29 @@ function parseEventStream(text: string): StreamEvent[] {
 }
 
 /**
- * Calls `route` in-process with the tool's arguments, on behalf of the caller whose lent token
- * is `onBehalf` (see `lendAuth`). Path parameters are taken from the arguments (missing ones
- * answer 400 like an invalid field would).
+ * Calls `route` in-process with the arguments of the tool named `tool`, on behalf of the caller
+ * whose lent token is `onBehalf` (see `lendAuth`). Path parameters (strings, or numbers for
+ * integer ones) are taken from the arguments (`id` for the last one, see `pathArgumentNames`); a
+ * missing one, or an argument the tool does not take (naming the one it expects, e.g. `jobId` →
+ * `id`), answers 400 like an invalid field would.
  */
 export async function callRoute(
   app: App,
+  tool: string,
   route: RouteInfo,
   args: Record<string, unknown>,
   onBehalf: string,
 ): Promise<RouteAnswer> {
+  const argNames = pathArgumentNames(route.url);
+  const accepted = Object.keys(routeInputSchema(route).properties);
+  const renamed = new Map([...argNames].filter(([param, arg]) => param !== arg));
+  const refused = unexpectedArguments(tool, args, accepted, renamed, bodyFields(route));
+  if (refused) return refused;
   const missing: string[] = [];
-  const url = route.url.replace(/:(\w+)/g, (_m, name: string) => {
+  const url = route.url.replace(/:(\w+)/g, (_m, param: string) => {
+    const name = argNames.get(param) ?? param;
     const value = args[name];
-    if (typeof value !== "string" || value === "") missing.push(name);
+    if ((typeof value !== "string" && typeof value !== "number") || value === "") missing.push(name);
     return encodeURIComponent(String(value ?? ""));
   });
   if (missing.length > 0) {
@@ -140,7 +191,7 @@ export async function callRoute(
       body: {
         error: {
           code: "invalid_request",
-          message: `Missing ${missing.join(", ")}`,
+          message: `Missing ${missing.map((name) => `\`${name}\``).join(", ")}`,
           details: missing.map((name) => ({ path: `/${name}`, message: "is required" })),
         },
       },

@@ -14,7 +14,9 @@ import { lendAuth } from "../plugins/auth.ts";
 import type { RouteScopes } from "../plugins/scopes.ts";
 import { CompositionWriteBody } from "../schemas/composition.ts";
 import type { App, KeyApp, KeyAuth, SessionAuth } from "../types.ts";
+import { ARGUMENT_CONVENTION, unexpectedArguments } from "./arguments.ts";
 import {
+  argumentsLine,
   callRoute,
   collectRoutes,
   type RouteAnswer,
@@ -34,15 +36,18 @@ export interface McpDeps {
 const CHECK_COMPOSITION: Tool = {
   name: "check_composition",
   description:
-    "Validate a composition without storing or rendering it: structure, ranges, clip overlaps, upload references (each `uploadId` must be yours, with a matching type), fonts and the render cost limits, exactly as create_composition and start_render check them. Returns `valid` and every problem as `{ path, message }` (JSON Pointer into `composition`).",
+    "Validate a composition without storing or rendering it: structure, ranges, clip overlaps, upload references (each `uploadId` must be yours, with a matching type), fonts and the render cost limits, exactly as create_composition and start_render check them. Returns `valid` and every problem as `{ path, message }` (JSON Pointer into `body`). Arguments: `body` (the composition, as create_composition's `body`).",
   inputSchema: {
     type: "object",
-    properties: { composition: JSON.parse(JSON.stringify(CompositionWriteBody)) },
-    required: ["composition"],
+    properties: { body: JSON.parse(JSON.stringify(CompositionWriteBody)) },
+    required: ["body"],
     additionalProperties: false,
   },
   annotations: { readOnlyHint: true },
 };
+
+/** Argument names check_composition once took → the argument that carries them now. */
+const CHECK_RENAMED = new Map([["composition", "body"]]);
 
 /** One line saying what a route answered: status, then the resource's id, status and version, or the page size. */
 export function describeAnswer(tool: string, answer: RouteAnswer): string {
@@ -126,7 +131,10 @@ function createServer(
   routes: Map<string, RouteInfo>,
   auth: KeyAuth | SessionAuth,
 ): Server {
-  const server = new Server({ name: "cutroom", version: deps.version }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: "cutroom", version: deps.version },
+    { capabilities: { tools: {} }, instructions: ARGUMENT_CONVENTION },
+  );
   const routeOf = (operationId: string) => {
     const route = routes.get(operationId);
     if (!route) throw new Error(`MCP tool names route ${operationId}, which is not registered`);
@@ -135,13 +143,12 @@ function createServer(
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools: Tool[] = ROUTE_TOOLS.map((t) => {
       const route = routeOf(t.operationId);
-      const description =
+      const described =
         t.description ?? [route.schema.summary, route.schema.description].filter(Boolean).join(". ");
+      const scoped = route.scope ? `${described} (needs a key with the "${route.scope}" scope)` : described;
       return {
         name: t.name,
-        description: route.scope
-          ? `${description} (needs a key with the "${route.scope}" scope)`
-          : description,
+        description: `${/[.!?)]$/.test(scoped) ? scoped : `${scoped}.`} ${argumentsLine(route)}`,
         inputSchema: routeInputSchema(route),
         annotations: route.method === "GET" ? { readOnlyHint: true } : { readOnlyHint: false },
       };
@@ -156,14 +163,24 @@ function createServer(
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
-    if (name === CHECK_COMPOSITION.name) return checkComposition(deps, auth, args.composition);
+    if (name === CHECK_COMPOSITION.name) {
+      const refused = unexpectedArguments(
+        name,
+        args,
+        ["body"],
+        CHECK_RENAMED,
+        Object.keys(CompositionWriteBody.properties),
+      );
+      if (refused) return routeResult(name, refused);
+      return checkComposition(deps, auth, args.body);
+    }
     const tool = ROUTE_TOOLS.find((t) => t.name === name);
     if (!tool) {
       return { content: [{ type: "text", text: `Unknown tool ${name}` }], isError: true };
     }
-    const lent = lendAuth(auth);
+    const lent = lendAuth({ ...auth, mcp: true });
     try {
-      return routeResult(name, await callRoute(app, routeOf(tool.operationId), args, lent.token));
+      return routeResult(name, await callRoute(app, name, routeOf(tool.operationId), args, lent.token));
     } finally {
       lent.release();
     }

@@ -22,6 +22,10 @@ const OPERATIONS: Record<string, string> = {
   get_composition: "getComposition",
   create_composition: "createComposition",
   patch_composition: "patchComposition",
+  list_composition_versions: "listCompositionVersions",
+  get_composition_version: "getCompositionVersion",
+  diff_composition_versions: "diffCompositionVersions",
+  revert_composition: "revertComposition",
   preflight_render: "checkRender",
   start_render: "startRender",
   get_render: "getRender",
@@ -44,6 +48,8 @@ const DESCRIPTIONS: Record<string, string> = {
     "Check a render without rendering: the same body as start_render (a stored `compositionId` or an inline `composition`, and `output`). Runs the checks a render runs before ffmpeg starts (sources resolved and readable, fonts, the render plan) and returns `ok`, every problem (code, message, clip and upload ids) and the warnings the render would carry. Nothing is stored, queued or charged.",
   patch_composition:
     'Apply a JSON Patch (RFC 6902) to a composition atomically. `body` is the array of operations; paths address the composition as get_composition returns it. The result is validated like a create; a failed `test` operation is a 409. Send `if-match` (the version in quotes, e.g. `"3"`) to refuse the patch when someone else changed it first.',
+  revert_composition:
+    'Go back to an earlier version of a composition (list_composition_versions shows them): writes a new version whose name and timeline equal `body.version`\'s. `if-match` is required: the current version in quotes (e.g. `"7"`); a stale one is a 409.',
   run_assistant:
     "Send a message to an assistant session (create_assistant_session first) and wait for the run to end. The assistant edits the session's composition with its own tools. Returns the run's events (`session`, `text`, `tool_start`, `tool_result`, `patch`, … and one terminal `done` or `error`); the text says what the assistant said.",
 };

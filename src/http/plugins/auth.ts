@@ -17,6 +17,7 @@ import {
   quotaState,
   resetAtIso,
   secondsUntilReset,
+  UNLIMITED_QUOTA_HEADER,
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
 import type { App, Auth, CaptureAuth, KeyAuth, SessionAuth } from "../types.ts";
@@ -34,12 +35,14 @@ const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
 // --- Quota headers and refusals -------------------------------------------------------------
 
-/** The `X-RateLimit-*` headers of a counted call; none for an unlimited account (no quota applies). */
-function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
-  if (q.limit === null || q.remaining === null) return;
+/**
+ * The `X-RateLimit-*` headers of a call. A call no quota applies to (an unlimited account, an
+ * uncounted route) says {@link UNLIMITED_QUOTA_HEADER} for its limit and remaining calls.
+ */
+export function setQuotaHeaders(reply: FastifyReply, q: QuotaState): void {
   reply.headers({
-    "X-RateLimit-Limit": String(q.limit),
-    "X-RateLimit-Remaining": String(q.remaining),
+    "X-RateLimit-Limit": String(q.limit ?? UNLIMITED_QUOTA_HEADER),
+    "X-RateLimit-Remaining": String(q.remaining ?? UNLIMITED_QUOTA_HEADER),
     "X-RateLimit-Reset": resetAtIso(q.resetAt),
   });
 }
@@ -114,7 +117,7 @@ export type PublicQuota =
    * the handler checks (signed file URLs).
    */
   | "files"
-  /** Not counted at all (the console's static files). */
+  /** Not counted at all, with the headers of a call no quota applies to (the console's static files). */
   | "none";
 
 /** An onRequest hook: authenticates the request, counts it and sets `request.auth`, or throws. */
@@ -301,7 +304,8 @@ export function registerAuth(app: App, deps: AuthDeps): Authenticators {
 
   return {
     public: (quota) => async (request, reply) => {
-      if (quota === "none" || borrowedAuth(request)) return;
+      if (quota === "none") return setQuotaHeaders(reply, quotaState(null, null, deps.clock.now()));
+      if (borrowedAuth(request)) return;
       await countAnonymous(request, reply, deps.clock.now(), {
         refuse: quota !== "never-refused",
         files: quota === "files",

@@ -1,7 +1,9 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { quotaState } from "../../domain/quota/daily-quota.ts";
 import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { setQuotaHeaders } from "./auth.ts";
 import { ClientGoneError } from "./request-signal.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -71,10 +73,13 @@ export function loggableError(error: Error): Error | Record<string, unknown> {
 /**
  * Fastify's `frameworkErrors`: errors raised while routing, before any hook runs (a path
  * that is not valid percent-encoded UTF-8, a path parameter over the router's 100-character
- * limit), answered with the one error body and a request id. The path is never echoed.
+ * limit), answered with the one error body, a request id and the quota headers. The path is
+ * never echoed.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header("X-Request-Id", request.id);
+  // Refused before any hook: not counted, so the headers of a call no quota applies to.
+  setQuotaHeaders(reply, quotaState(null, null, new Date()));
   if (error.code === "FST_ERR_BAD_URL") {
     return sendError(request, reply, {
       status: 400,
@@ -121,7 +126,7 @@ export function sendError(
  * (validation, content type, body size, JSON syntax) are mapped to wire codes; anything
  * else becomes a 500 `internal_error` whose body carries no internals (logged instead). Work
  * stopped because the client went away (`ClientGoneError`, see `request.signal`) is logged at
- * info level and answered 499, which nobody reads.
+ * info level only (its 500 reaches nobody).
  */
 export function handleError(
   error: FastifyError | AppError | Error,
@@ -161,9 +166,13 @@ export function handleError(
     return sendError(request, reply, { status, code, message });
   }
   if (error instanceof ClientGoneError) {
-    // Work stopped on `request.signal`: nobody reads this answer (nginx's "client closed request").
+    // Work stopped on `request.signal`: nobody reads this answer, and the server did no wrong.
     request.log.info("the client went away before the response was complete");
-    return reply.code(499).send();
+    return sendError(request, reply, {
+      status: 500,
+      code: "internal_error",
+      message: "Internal server error",
+    });
   }
   request.log.error({ err: loggableError(error) }, "unhandled error");
   if (isDiskFull(error)) {

@@ -1,5 +1,5 @@
 import { createParser } from "eventsource-parser";
-import { RETRY_AFTER, SUCCESS_DESCRIPTIONS } from "../schemas/common.ts";
+import { RETRY_AFTER, STANDARD_HEADERS, SUCCESS_DESCRIPTIONS } from "../schemas/common.ts";
 
 /**
  * Response headers some operations send beyond the standard ones (X-Request-Id,
@@ -68,6 +68,12 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
   getComposition: { 200: { description: "The composition at its current version", headers: ["ETag"] } },
   replaceComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
   patchComposition: { 200: { description: "The composition at its new version", headers: ["ETag"] } },
+  revertComposition: {
+    200: {
+      description: "The composition at its new version, equal to the one reverted to",
+      headers: ["ETag"],
+    },
+  },
   startRender: {
     202: {
       description: "Queued: a new render job; poll `Location` at the `Retry-After` interval",
@@ -180,13 +186,129 @@ const headerObject = (h: { description: string } & Json) => {
 };
 
 /**
- * Completes the generated document in place: per-operation response descriptions and
- * headers from {@link RESPONSE_DOCS}, and recorded success examples (`examples`: operationId
+ * Error statuses any operation can answer whatever its route declares: 400 from the guard on
+ * path and query strings (a NUL, an unpaired surrogate, a path parameter over 100 characters,
+ * a path that is not UTF-8); and on authenticated operations 401 and 403 (a phone capture
+ * token outside uploads, a console-session write without its CSRF token); and on methods that
+ * may carry a body 413 and 415 (a body too large or of a type the operation does not read, even
+ * where it expects none). Routes list 429 and 500 themselves (health is never refused for quota).
+ */
+const UNIVERSAL_ERRORS: Record<number, { description: string; authenticated?: boolean; withBody?: boolean }> =
+  {
+    400: {
+      description:
+        "Invalid request: a path or query parameter holds a NUL character or an unpaired surrogate, or a path parameter is longer than the 100 characters any id has",
+    },
+    401: { description: "Missing API key, or invalid or revoked API key", authenticated: true },
+    403: {
+      description:
+        "Forbidden: a phone capture token used outside uploads, or a console-session write without its `X-CSRF-Token`",
+      authenticated: true,
+    },
+    413: {
+      description: "Payload too large: the request body is larger than this operation accepts",
+      withBody: true,
+    },
+    415: {
+      description: "Unsupported media type: a request body of a type this operation does not read",
+      withBody: true,
+    },
+  };
+
+/** Methods whose requests may carry a body (read, and refused by size or type, on every route). */
+const BODY_METHODS = new Set(["post", "put", "patch", "delete"]);
+
+const headerObjects = (headers: Record<string, { description: string } & Json>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, headerObject(h)]));
+
+/** Adds the {@link UNIVERSAL_ERRORS} an operation does not list yet, with the shared error body. */
+function addUniversalErrors(op: Json, method: string, documentSecurity: unknown): void {
+  const responses = (op.responses ?? {}) as Record<string, Json>;
+  const security = (op.security ?? documentSecurity) as unknown[] | undefined;
+  const authenticated = Array.isArray(security) && security.length > 0;
+  for (const [status, { description, authenticated: onlyAuthenticated, withBody }] of Object.entries(
+    UNIVERSAL_ERRORS,
+  )) {
+    if (responses[status] || (onlyAuthenticated && !authenticated) || (withBody && !BODY_METHODS.has(method)))
+      continue;
+    responses[status] = {
+      description,
+      headers: headerObjects(
+        status === "429" ? { ...STANDARD_HEADERS, "Retry-After": RETRY_AFTER } : STANDARD_HEADERS,
+      ),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+    };
+  }
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * An event stream's media type as the wire carries it: the schema of one event is its
+ * `id`, `event` and `data` fields, one alternative per event type, where `data` is a line of
+ * JSON whose schema (`contentSchema`) is the type's own component, named `<title>_<type>` after
+ * the original schema's title (e.g. `AssistantEvent_session`); the recorded examples become
+ * wire events.
+ */
+function describeEventStream(doc: Json, media: Json): void {
+  const data = media.schema as Json | undefined;
+  const variants = (data?.anyOf ?? data?.oneOf) as Json[] | undefined;
+  if (!data || !variants || typeof data.title !== "string") return;
+  const components = (doc.components as Json).schemas as Json;
+  const name = data.title;
+  const events: Json[] = [];
+  for (const variant of variants) {
+    const type = ((variant.properties as Json | undefined)?.type as Json | undefined)?.enum as
+      | string[]
+      | undefined;
+    const eventName = type?.[0];
+    if (!eventName) return;
+    const component = `${name}_${eventName}`;
+    components[component] = variant;
+    const ref = { $ref: `#/components/schemas/${component}` };
+    events.push({
+      title: `${eventName} event`,
+      description: `\`event: ${eventName}\`: ${String(variant.description ?? "")}`,
+      type: "object",
+      required: ["id", "event", "data"],
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^[0-9]+$",
+          description: "`id:` line: the event's sequence number in the run (1, 2, …)",
+        },
+        event: { const: eventName, description: "`event:` line: the event type" },
+        data: {
+          type: "string",
+          description: `\`data:\` line: one line of JSON (${component})`,
+          contentMediaType: "application/json",
+          contentSchema: ref,
+        },
+      },
+    });
+  }
+  media.schema = {
+    title: `${name}Stream`,
+    description: `One server-sent event as the wire carries it: the lines \`id: <n>\`, \`event: <type>\` and \`data: <JSON>\`, then a blank line; \`data\` is a ${name} whose \`type\` repeats the event name. Comment lines (\`: ping\`) carry no event.`,
+    oneOf: events,
+  };
+  const examples = media.examples as Record<string, { summary: string; value: unknown }> | undefined;
+  let seq = 0;
+  for (const [type, example] of Object.entries(examples ?? {})) {
+    example.summary = `A \`${type}\` event`;
+    example.value = { id: String(++seq), event: type, data: JSON.stringify(example.value) };
+  }
+}
+
+/**
+ * Completes the generated document in place: the error statuses every operation can answer
+ * ({@link UNIVERSAL_ERRORS}), event streams described as the wire carries them, per-operation
+ * response descriptions and headers from {@link RESPONSE_DOCS}, and recorded success examples (`examples`: operationId
  * → status → body, recorded from real answers by test/service/openapi-examples.test.ts) on
  * responses that have none.
  */
 export function completeResponses(doc: Json, examples: Record<string, Record<string, unknown>>): Json {
-  for (const { op } of operationsOf(doc)) {
+  for (const { method, op } of operationsOf(doc)) {
+    addUniversalErrors(op, method, doc.security);
     const id = String(op.operationId ?? "");
     const responses = (op.responses ?? {}) as Record<string, Json>;
     for (const [status, response] of Object.entries(responses)) {
@@ -211,6 +333,7 @@ export function completeResponses(doc: Json, examples: Record<string, Record<str
           response.description = `${response.description}\n\nA recorded stream:\n\n\`\`\`text\n${example.trim()}\n\`\`\``;
         } else media.example = example;
       }
+      if (media && "text/event-stream" in (response.content as Json)) describeEventStream(doc, media);
     }
   }
   return doc;

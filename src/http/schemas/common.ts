@@ -79,16 +79,17 @@ export const STANDARD_HEADERS = {
   "X-Request-Id": { type: "string", description: "Request id (a well-formed incoming one is echoed)" },
   "X-RateLimit-Limit": {
     type: "integer",
-    description: "Calls allowed per UTC day (absent for an unlimited account)",
+    description:
+      "Calls allowed per UTC day; 2147483647 (2³¹−1) when no quota applies (an unlimited account, an uncounted console page)",
   },
   "X-RateLimit-Remaining": {
     type: "integer",
-    description: "Calls left today (absent for an unlimited account)",
+    description: "Calls left today; 2147483647 (2³¹−1) when no quota applies",
   },
   "X-RateLimit-Reset": {
     type: "string",
     format: "date-time",
-    description: "Next reset, ISO 8601 UTC (absent for an unlimited account)",
+    description: "Next reset of the daily counter (midnight UTC), ISO 8601",
   },
 } as const;
 

@@ -18,7 +18,10 @@ export const ModelEntry = Type.Object(
     ),
     provider: Type.Union(["fal", "offline"].map((p) => Type.Literal(p))),
     available: Type.Boolean({ description: "Whether this server runs it now (fal needs FAL_KEY)" }),
-    default: Type.Boolean({ description: "The caller's selected model of this kind" }),
+    default: Type.Boolean({
+      description:
+        "The model the caller's generations of this kind run on on this server: their selected fal model when fal is configured, else the offline placeholder. Only an available model is default.",
+    }),
   },
   { title: "GenerationModel" },
 );

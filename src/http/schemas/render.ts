@@ -66,7 +66,7 @@ export const MergeValuesSchema = Type.Record(
   {
     maxProperties: 200,
     description:
-      "Values of the composition's {{placeholders}} (text and caption text, src, colours). Every placeholder needs a value and every name must be used; without merge a composition with placeholders cannot be rendered.",
+      "Values of the composition's {{placeholders}} (text and caption text, src, colours). Every placeholder needs a value and every name must be used; without merge a composition with placeholders cannot be rendered. A media `src` that is one whole placeholder takes one of your upload ids (`upl_…`: the clip is that upload, as with `uploadId`), a signed URL of your upload on this server (the same), or an https URL; a colour takes `#rrggbb` or `#rrggbbaa`.",
   },
 );
 

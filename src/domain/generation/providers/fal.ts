@@ -4,8 +4,9 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiError } from "@fal-ai/client";
-import { fetchRemoteAsset, loadUndici, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
+import { fetchRemoteAsset, RemoteAssetError } from "../../../media/fetch-remote-asset.ts";
 import { FfmpegError } from "../../../media/ffmpeg-run.ts";
+import { describeHttpError, discard, httpRequest } from "../../../net/http-client.ts";
 import { createFalQueue, type FalQueueOptions } from "../../vendors/fal/queue.ts";
 import { GenerationError } from "../errors.ts";
 import { runToBuffer } from "./ken-burns.ts";
@@ -59,11 +60,18 @@ export function createFalProvider(opts: FalProviderOptions): GenerationProvider 
     }
     if (origin === queueOrigin) {
       await call("downloading a result", signal, async (s) => {
-        const { request: httpRequest } = await loadUndici();
-        const res = await httpRequest(url, { signal: s, headers: { authorization: `Key ${opts.apiKey}` } });
+        const res = await httpRequest(url, {
+          signal: s,
+          headers: { authorization: `Key ${opts.apiKey}`, "accept-encoding": "identity" },
+        });
         if (res.statusCode !== 200) {
-          await res.body.dump().catch(() => {});
+          await discard(res);
           throw new ApiError({ message: `HTTP ${res.statusCode}`, status: res.statusCode });
+        }
+        const encoding = String(res.headers["content-encoding"] ?? "identity").toLowerCase();
+        if (encoding !== "identity") {
+          res.body.destroy();
+          throw new GenerationError("vendor_error", `fal sent the result file ${encoding}-encoded`);
         }
         let size = 0;
         const limit = new Transform({
@@ -79,7 +87,7 @@ export function createFalProvider(opts: FalProviderOptions): GenerationProvider 
         });
         await pipeline(res.body, limit, createWriteStream(dest)).catch(async (err: unknown) => {
           await rm(dest, { force: true });
-          throw err;
+          throw err instanceof GenerationError ? err : describeHttpError(err, url);
         });
       });
       return;

@@ -8,6 +8,7 @@
 
 import { readFile } from "node:fs/promises";
 import { sleep } from "../../../clock.ts";
+import { httpFetch } from "../../../net/http-client.ts";
 import {
   type TranscribeInput,
   type Transcriber,
@@ -24,8 +25,8 @@ export interface OpenAiCompatibleOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never logged. */
   apiKey: string | undefined;
-  /** The `fetch` that sends the requests (default: the global one). */
-  fetch?: typeof globalThis.fetch | undefined;
+  /** The `fetch` that sends the requests (default: the process's HTTP client, `httpFetch`). */
+  fetch?: typeof httpFetch | undefined;
   /** Wait before the one retry of a request that failed in a retryable way, ms (default 2000). */
   retryDelayMs?: number | undefined;
 }
@@ -40,7 +41,7 @@ const QUOTED_CHARS = 300;
  */
 export function createOpenAiCompatibleTranscriber(opts: OpenAiCompatibleOptions): Transcriber {
   const url = `${opts.baseUrl.replace(/\/+$/, "")}/audio/transcriptions`;
-  const send = opts.fetch ?? globalThis.fetch;
+  const send = opts.fetch ?? httpFetch;
   const retryDelayMs = opts.retryDelayMs ?? 2000;
   const redact = (s: string) => (opts.apiKey ? s.split(opts.apiKey).join("[redacted]") : s);
 

@@ -1,7 +1,8 @@
 /**
  * fal.ai's queue protocol through `@fal-ai/client`, shared by every fal model Cutroom calls
  * (image and video generation, Whisper transcription): the client with the queue origin
- * replaced by `queueUrl` (the client's `requestMiddleware`); `call`, which runs one queue
+ * replaced by `queueUrl` (the client's `requestMiddleware`) and every request sent through the
+ * process's HTTP client (`httpFetch`); `call`, which runs one queue
  * call with a time limit and exponential-backoff retries and maps failures to
  * {@link VendorError}s (422 about content → `content_rejected`, other answers →
  * `vendor_error`, time limits → `vendor_timeout`); and `cancel`, which cancels a request. The
@@ -9,6 +10,7 @@
  */
 import { ApiError, createFalClient } from "@fal-ai/client";
 import { sleep } from "../../../clock.ts";
+import { httpFetch } from "../../../net/http-client.ts";
 import { VendorError } from "./errors.ts";
 
 /** fal's public queue origin, which `queueUrl` replaces. */
@@ -38,6 +40,7 @@ export function createFalQueue(opts: FalQueueOptions) {
   const client = createFalClient({
     credentials: opts.apiKey,
     suppressLocalCredentialsWarning: true,
+    fetch: httpFetch,
     requestMiddleware: async (req) =>
       req.url.startsWith(FAL_QUEUE_ORIGIN)
         ? { ...req, url: queueUrl + req.url.slice(FAL_QUEUE_ORIGIN.length) }

@@ -7,9 +7,9 @@ import {
 } from "../../../domain/composition/compositions.ts";
 import {
   createComposition,
-  type EditContext,
   patchComposition,
   replaceComposition,
+  type WriteContext,
 } from "../../../domain/composition/edit-composition.ts";
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { invalidRequest } from "../../../errors.ts";
@@ -22,8 +22,10 @@ import {
   CompositionWriteBody,
   JsonPatchOperation,
 } from "../../schemas/composition.ts";
-import type { KeyApp } from "../../types.ts";
+import type { KeyApp, KeyAuth, SessionAuth } from "../../types.ts";
+import { versionAuthor } from "../../version-author.ts";
 import { parseIfMatch } from "./if-match.ts";
+import { registerCompositionVersionRoutes } from "./versions.ts";
 
 const WRITE_ERRORS = [...AUTH_ERRORS, 403, 404, 413, 415] as const;
 
@@ -34,17 +36,19 @@ const WRITE_ERROR_TEXT = {
 
 /**
  * Composition routes (docs/composition.md, Composition routes): list, create, fetch, replace (PUT with
- * optimistic concurrency), JSON Patch (RFC 6902) and delete. Responses carry `ETag: "<version>"`.
+ * optimistic concurrency), JSON Patch (RFC 6902) and delete, and their versions (`versions.ts`).
+ * Responses carry `ETag: "<version>"`.
  */
 export function registerCompositionRoutes(
   app: KeyApp,
   deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
 ): void {
-  const ctx = (userId: string): EditContext => ({
+  const ctx = (auth: KeyAuth | SessionAuth): WriteContext => ({
     db: deps.db,
-    userId,
+    userId: auth.userId,
     now: deps.clock.now(),
     limits: deps.renderLimits,
+    author: versionAuthor(auth),
   });
 
   app.get(
@@ -85,7 +89,7 @@ export function registerCompositionRoutes(
     },
     async (request, reply) => {
       const auth = request.auth;
-      const row = await createComposition(ctx(auth.userId), request.body);
+      const row = await createComposition(ctx(auth), request.body);
       return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
   );
@@ -139,7 +143,7 @@ export function registerCompositionRoutes(
           { path: "/version", message: "required (or If-Match)" },
         ]);
       }
-      const row = await replaceComposition(ctx(auth.userId), {
+      const row = await replaceComposition(ctx(auth), {
         id: request.params.id,
         baseVersion,
         body: request.body,
@@ -170,7 +174,7 @@ export function registerCompositionRoutes(
     },
     async (request, reply) => {
       const auth = request.auth;
-      const row = await patchComposition(ctx(auth.userId), {
+      const row = await patchComposition(ctx(auth), {
         id: request.params.id,
         patch: request.body,
         ifMatch: parseIfMatch(request.headers["if-match"]),
@@ -198,4 +202,5 @@ export function registerCompositionRoutes(
       return reply.code(204).send();
     },
   );
+  registerCompositionVersionRoutes(app, deps);
 }

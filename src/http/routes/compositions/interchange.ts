@@ -10,6 +10,7 @@ import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.t
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
 import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
 import type { Auth, KeyApp } from "../../types.ts";
+import { versionAuthor } from "../../version-author.ts";
 
 const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
 <mlt LC_NUMERIC="C" version="7.0.0" title="Launch teaser" producer="main">
@@ -63,7 +64,7 @@ export function registerInterchangeRoutes(
         params: CompositionParams,
         querystring: ExportQuery,
         response: {
-          ...responses({}, [...AUTH_ERRORS, 404, 409], {
+          ...responses({}, [...AUTH_ERRORS, 403, 404, 409], {
             400: "Invalid query, or `assets=paths` while storage is not local disk",
             403: "`assets=paths` with a read-only key of a non-admin account",
             409: "An upload the composition uses no longer exists",
@@ -131,7 +132,13 @@ export function registerInterchangeRoutes(
       // paths then point into the body itself.
       const body = request.body;
       const row = await importComposition(
-        { db: deps.db, userId: auth.userId, now: deps.clock.now(), limits: deps.renderLimits },
+        {
+          db: deps.db,
+          userId: auth.userId,
+          now: deps.clock.now(),
+          limits: deps.renderLimits,
+          author: versionAuthor(auth),
+        },
         isBareOtio(body) ? { otio: body } : body,
         isBareOtio(body) ? "" : "/otio",
       );

@@ -59,7 +59,7 @@ export function registerRenderRoutes(app: KeyApp, deps: RenderRouteDeps): void {
         }),
         body: RenderCreate,
         response: responses({ 202: Render, 200: Render }, [...AUTH_ERRORS, 403, 404, 409, 413, 415, 503], {
-          400: "Invalid request: not exactly one of `compositionId` and `composition`; an invalid inline composition (paths under `/composition`) or composition as filled from `merge`; placeholders without values (`/merge`) or unknown merge names (`/merge/<name>`); a `callbackUrl` that webhook address rules refuse or whose host does not resolve (`/callbackUrl`). Or the render is over a cost limit: output width or height (`RENDER_MAX_WIDTH`/`RENDER_MAX_HEIGHT`, default 3840 px), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), rendered timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) or clips (`COMPOSITION_MAX_CLIPS`, default 1000). `error.details[].path` names the field: `/output/width`, `/output/fps`, `/output/range/duration`, or `/compositionId` (`/composition` inline) for the composition's canvas, length or clips.",
+          400: "Invalid request: not exactly one of `compositionId` and `composition`; an invalid inline composition (paths under `/composition`) or composition as filled from `merge`; placeholders without values (`/merge`), unknown merge names (`/merge/<name>`), or a merge value its placeholder cannot take (`/merge/<name>`: a media `src` takes an upload id or a signed URL of your upload on this server or an https URL, a colour `#rrggbb`); a `callbackUrl` that webhook address rules refuse or whose host does not resolve (`/callbackUrl`). Or the render is over a cost limit: output width or height (`RENDER_MAX_WIDTH`/`RENDER_MAX_HEIGHT`, default 3840 px), frame area (`RENDER_MAX_PIXELS`, default 3840×2160), fps (`RENDER_MAX_FPS`, default 60), rendered timeline length (`RENDER_MAX_DURATION_SEC`, default 14400 s) or clips (`COMPOSITION_MAX_CLIPS`, default 1000). `error.details[].path` names the field: `/output/width`, `/output/fps`, `/output/range/duration`, or `/compositionId` (`/composition` inline) for the composition's canvas, length or clips.",
           429: "`rate_limited`: the daily call quota is used up, the account already has `RENDER_MAX_ACTIVE_PER_ACCOUNT` renders queued or running (default 5), or this render's timeline seconds would exceed the plan's daily render minutes (`RENDER_MINUTES_STANDARD_DAILY` 120, `RENDER_MINUTES_UPGRADED_DAILY` 1200; admin unlimited). The message names the limit; `Retry-After` says when to try again (the next UTC midnight for the daily minutes).",
         }),
       },
@@ -74,6 +74,7 @@ export function registerRenderRoutes(app: KeyApp, deps: RenderRouteDeps): void {
           userId: auth.userId,
           limits: deps.renderLimits,
           allowPrivateCallbacks: deps.allowPrivateCallbacks,
+          keyOfUrl: (url) => deps.store.keyOfUrl(url),
         },
         { body: request.body, idempotencyKey: request.headers["idempotency-key"] },
       );

@@ -88,6 +88,11 @@ export interface Config {
    * (`planSplitSegments`; default on); off: every `renderSegmentSec` seconds.
    */
   renderSegmentKeyframes: boolean;
+  /**
+   * Size cap of the render cache in bytes (parts of split renders kept for reuse by the same
+   * account's later renders, least recently used evicted); 0 disables the cache.
+   */
+  renderCacheBytes: number;
   /** Scratch directory for render working files. */
   workDir: string;
   /** Serve Prometheus metrics at GET /metrics. */
@@ -388,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     renderSegmentSec: int("RENDER_SEGMENT_SEC", 20, 0, 3600),
     renderSegmentKeyframes: bool("RENDER_SEGMENT_KEYFRAMES", true),
+    renderCacheBytes: int("RENDER_CACHE_BYTES", 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),
     generation: {

@@ -211,17 +211,26 @@ function workerServices(
     stallTimeoutMs: config.renderStallTimeoutSec * 1000,
     ...(lossless ? { lossless: true } : {}),
   };
+  const cache = {
+    db,
+    store,
+    clock,
+    log,
+    capBytes: config.renderCacheBytes,
+    ...(lossless ? { lossless } : {}),
+  };
   const split = createSplitRenderStarter({
     db,
     clock,
     flows,
     segmentSec: config.renderSegmentSec,
     keyframeBoundaries: config.renderSegmentKeyframes,
+    cache,
   });
   return {
     renderPipeline: createRenderPipeline({ ...render, split }),
     resumeSplitRender: split.resume,
-    renderPartPipeline: createRenderPartPipeline(render),
+    renderPartPipeline: createRenderPartPipeline({ ...render, cache }),
     renderJoinPipeline: createRenderJoinPipeline(render),
     generationPipeline: {
       db,

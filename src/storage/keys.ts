@@ -34,3 +34,9 @@ export const renderPartsPrefix = (id: string): string => `${renderPrefix(id)}par
 
 /** One part of a split render, e.g. `renders/rnd_…/parts/seg-000.mp4`. */
 export const renderPartKey = (id: string, file: string): string => `${renderPartsPrefix(id)}${file}`;
+
+/** Folder of an account's render cache (parts kept for reuse by its later renders). */
+export const renderCachePrefix = (userId: string): string => `render-cache/${userId}/`;
+
+/** One cached part of an account: its content key (hex SHA-256) names it. */
+export const renderCacheKey = (userId: string, key: string): string => `${renderCachePrefix(userId)}${key}`;

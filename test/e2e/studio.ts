@@ -237,12 +237,52 @@ export function studioTests(h: StudioHarness): void {
     const after = await blocks(page, "Track 1: video");
     expect((after[2]?.width ?? 0) / unit).toBeCloseTo(2, 1);
 
-    // Undo (Ctrl+Z): the inverse patch, version 3, duration back to 1 s.
+    // Undo says what it undoes, by the clip's name; Ctrl+Z reverts to version 1 as version 3.
+    const undoNext = page.getByTestId("undo-next");
+    await undoNext.getByText("Undo: changed duration of clip Red").waitFor();
     await page.keyboard.press("Control+z");
     await page.getByTestId("version").getByText("version 3").waitFor();
     const undone = (await call(page, "GET", `/api/compositions/${comp.id}`))
       .json as unknown as CompositionJson;
     expect(undone.tracks[0]?.clips[2]?.duration).toBeCloseTo(1, 6);
+    await undoNext.getByText("Nothing to undo").waitFor();
+
+    // Redo survives a reload: Ctrl+Shift+Z brings the trim back (version 4), Ctrl+Z takes it
+    // away again (version 5).
+    await page.reload();
+    await page.getByRole("heading", { name: "Trip cut" }).waitFor();
+    const redoButton = page.getByRole("button", { name: "Redo" });
+    await expect.poll(() => redoButton.isEnabled()).toBe(true);
+    expect(await redoButton.getAttribute("title")).toBe("Redo: changed duration of clip Red");
+    await page.keyboard.press("Control+Shift+z");
+    await page.getByTestId("version").getByText("version 4").waitFor();
+    expect(((await blocks(page, "Track 1: video"))[2]?.width ?? 0) / unit).toBeCloseTo(2, 1);
+    await undoNext.getByText("Undo: changed duration of clip Red").waitFor();
+    await page.getByRole("button", { name: "Undo" }).click();
+    await page.getByTestId("version").getByText("version 5").waitFor();
+
+    // An edit through the API (version 6) is what Undo undoes next, after a reload; it clears
+    // the redo path. Undoing it (version 7) leaves nothing to undo: the trim was undone before.
+    const renamedByApi = await call(page, "PATCH", `/api/compositions/${comp.id}`, [
+      { op: "replace", path: "/name", value: "Trip cut (API)" },
+    ]);
+    expect(renamedByApi.status).toBe(200);
+    await page.reload();
+    await page.getByRole("heading", { name: "Trip cut (API)" }).waitFor();
+    await undoNext.getByText('Undo: renamed to "Trip cut (API)"').waitFor();
+    expect(await redoButton.isEnabled()).toBe(false);
+    await page.keyboard.press("Control+z");
+    await page.getByTestId("version").getByText("version 7").waitFor();
+    await page.getByRole("heading", { name: "Trip cut", exact: true }).waitFor();
+    await undoNext.getByText("Nothing to undo").waitFor();
+    // The History panel lists every version with who made it: the API's rename among them.
+    await page.getByText("History", { exact: true }).click();
+    const versionList = page.getByRole("list", { name: "Versions" });
+    await versionList.getByRole("listitem", { name: 'Version 6: renamed to "Trip cut (API)"' }).waitFor();
+    await expect.poll(() => versionList.getByRole("listitem").count()).toBe(7);
+    await page.getByRole("button", { name: "Preview version 2" }).click();
+    await page.getByText(/Red 0:05–0:07/).waitFor();
+    await h.shot(page, "12a-editor-history");
 
     // Someone else edits; the properties panel's edit is refused (409), reloads and says so.
     await red.click();
@@ -252,10 +292,10 @@ export function studioTests(h: StudioHarness): void {
     expect(other.status).toBe(200);
     await page.getByLabel("Duration (s)").fill("1.5");
     await page.getByRole("button", { name: "Apply" }).click();
-    await page.getByText(/changed elsewhere; reloaded version 4/).waitFor();
+    await page.getByText(/changed elsewhere; reloaded version 8/).waitFor();
     await page.getByLabel("Duration (s)").fill("1.5");
     await page.getByRole("button", { name: "Apply" }).click();
-    await page.getByTestId("version").getByText("version 5").waitFor();
+    await page.getByTestId("version").getByText("version 9").waitFor();
     await h.shot(page, "12-editor-clip-selected");
 
     // Render it: progress shows, then the player loads the output.
@@ -278,19 +318,37 @@ export function studioTests(h: StudioHarness): void {
       .locator("li.tool", { hasText: "add_text" })
       .getByText(/→ (?!running)/)
       .waitFor();
-    await chat.locator("li.patch", { hasText: "version 6" }).waitFor();
+    await chat.locator("li.patch", { hasText: "version 10" }).waitFor();
     await chat.locator("li.bot", { hasText: 'Added text "Hello"' }).waitFor();
     await chat.locator("li.end", { hasText: "Done" }).waitFor();
     await page.getByRole("button", { name: /^Clip Hello/ }).waitFor();
-    await page.getByTestId("version").getByText("version 6").waitFor();
+    await page.getByTestId("version").getByText("version 10").waitFor();
     await page.getByText(/Model: offline\/.*offline/).waitFor();
-    expect((await call(page, "GET", `/api/compositions/${comp.id}`)).json).toMatchObject({ version: 6 });
+    expect((await call(page, "GET", `/api/compositions/${comp.id}`)).json).toMatchObject({ version: 10 });
     await h.shot(page, "13b-editor-assistant");
+
+    // Undo covers the assistant's edit too (version 11), and across a reload Redo brings it
+    // back (version 12); the reopened conversation still shows the tool line and its version.
+    await undoNext.getByText(/^Undo: .*Hello/).waitFor();
+    await page.keyboard.press("Control+z");
+    await page.getByTestId("version").getByText("version 11").waitFor();
+    expect(await page.getByRole("button", { name: /^Clip Hello/ }).count()).toBe(0);
+    await page.reload();
+    await page.getByRole("heading", { name: "Trip cut (theirs)" }).waitFor();
+    await chat
+      .locator("li.tool", { hasText: "add_text" })
+      .getByText(/→ Added text "Hello"/)
+      .waitFor();
+    await chat.locator("li.patch", { hasText: "version 10" }).waitFor();
+    await expect.poll(() => redoButton.isEnabled()).toBe(true);
+    await redoButton.click();
+    await page.getByTestId("version").getByText("version 12").waitFor();
+    await page.getByRole("button", { name: /^Clip Hello/ }).waitFor();
 
     // On a 1280×800 screen: the transition into the photo, its duration edited in the panel.
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole("button", { name: "Transition fade 0.5 s into phone.jpg" }).click();
-    const eased = await applyField(page, comp.id, "Transition properties", "Duration (s)", "1", 7);
+    const eased = await applyField(page, comp.id, "Transition properties", "Duration (s)", "1", 13);
     expect(eased.tracks[0]?.clips[1]?.transition).toEqual({ type: "fade", duration: 1 });
     await page.getByRole("button", { name: "Transition fade 1 s into phone.jpg" }).waitFor();
 
@@ -299,15 +357,15 @@ export function studioTests(h: StudioHarness): void {
     await page.keyboard.press("l");
     await page.keyboard.press("l");
     await page.getByRole("button", { name: "Add marker" }).click();
-    await page.getByTestId("version").getByText("version 8").waitFor();
-    const marked = await applyField(page, comp.id, "Marker properties", "Label", "Jump", 9);
+    await page.getByTestId("version").getByText("version 14").waitFor();
+    const marked = await applyField(page, comp.id, "Marker properties", "Label", "Jump", 15);
     expect(marked.markers?.map((m) => [m.label, m.time])).toEqual([
       ["Wave", 1],
       ["Jump", 2],
     ]);
     await h.axe(page, "editor-marker");
     await dragBy(page, page.getByRole("button", { name: "Marker Jump at 2.00 s" }), 4, unit);
-    await page.getByTestId("version").getByText("version 10").waitFor();
+    await page.getByTestId("version").getByText("version 16").waitFor();
     const moved = (await call(page, "GET", `/api/compositions/${comp.id}`))
       .json as unknown as CompositionJson;
     expect(moved.markers?.find((m) => m.label === "Jump")?.time).toBeCloseTo(3, 6);
@@ -321,7 +379,7 @@ export function studioTests(h: StudioHarness): void {
     expect(await inView(deleteClip)).toBe(true);
     await h.shot(page, "13c-editor-1280x800");
     await deleteClip.click();
-    await page.getByTestId("version").getByText("version 11").waitFor();
+    await page.getByTestId("version").getByText("version 17").waitFor();
     const cut = (await call(page, "GET", `/api/compositions/${comp.id}`)).json as unknown as CompositionJson;
     expect(cut.tracks.flatMap((t) => t.clips).filter((c) => c.asset.type === "video")).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -11,7 +11,7 @@ type Line =
   | { kind: "user"; key: string; text: string }
   | { kind: "assistant"; key: string; text: string }
   | { kind: "tool"; key: string; name: string; input: unknown; result?: { ok: boolean; text: string } }
-  | { kind: "patch"; key: string; version: number; count: number }
+  | { kind: "patch"; key: string; version: number; count?: number }
   | { kind: "end"; key: string; text: string; error: boolean };
 
 /** Times the panel reconnects to a run whose stream broke before its terminal event. */
@@ -27,7 +27,13 @@ function resultText(output: unknown): string {
   return typeof summary === "string" ? summary : short(output);
 }
 
-/** The lines a session's stored history shows. */
+/** The version a tool's result says it wrote (edits answer `version`; unchanged ones wrote none). */
+function writtenVersion(output: unknown): number | null {
+  const o = output as { version?: unknown; unchanged?: unknown } | null;
+  return typeof o?.version === "number" && !o.unchanged ? o.version : null;
+}
+
+/** The lines a session's stored history shows: messages, tool lines and the versions edits wrote. */
 function historyLines(session: AssistantSession): Line[] {
   const lines: Line[] = [];
   const tools = new Map<string, Extract<Line, { kind: "tool" }>>();
@@ -50,6 +56,8 @@ function historyLines(session: AssistantSession): Line[] {
       const line = tools.get(r.toolCallId);
       if (line)
         line.result = { ok: r.ok, text: r.ok ? resultText(r.output) : (r.error?.message ?? "failed") };
+      const version = r.ok ? writtenVersion(r.output) : null;
+      if (version !== null) lines.push({ kind: "patch", key: `p${r.toolCallId}`, version });
     }
   }
   return lines;
@@ -284,7 +292,7 @@ export function AssistantPanel(props: {
             case "patch":
               return (
                 <li key={l.key} className="patch">
-                  Timeline patched ({l.count} ops) → version {l.version}
+                  Timeline patched{l.count === undefined ? "" : ` (${l.count} ops)`} → version {l.version}
                 </li>
               );
             default:

@@ -9,9 +9,16 @@ import {
   type Transition,
   type Upload,
 } from "../api/client";
-import { patchComposition } from "../api/compositions";
+import {
+  type CompositionVersion,
+  listCompositionVersions,
+  type PatchResult,
+  patchComposition,
+  revertComposition,
+} from "../api/compositions";
 import { AssistantPanel, type AssistantPatch } from "../components/AssistantPanel";
 import { ClipProperties } from "../components/ClipProperties";
+import { HistoryPanel } from "../components/HistoryPanel";
 import { Layout, Status } from "../components/Layout";
 import { MarkerProperties } from "../components/MarkerProperties";
 import { Preview } from "../components/Preview";
@@ -31,20 +38,42 @@ import {
   findMarker,
   markerEditOps,
   moveOps,
-  patchBetween,
   shareUnchanged,
   splitOps,
   timelineEnd,
   trimOps,
 } from "../edits";
 import { formatDuration } from "../format";
+import {
+  afterRedo,
+  afterUndo,
+  describeSummary,
+  type HistoryPointer,
+  knownNames,
+  parsePointer,
+  pointerFor,
+  redoStep,
+  undoStep,
+} from "../history";
 import { Link } from "../router";
 
-/** One undoable edit: the composition before and after it. */
-interface HistoryEntry {
-  label: string;
-  before: Composition;
-  after: Composition;
+/** Where this tab keeps its undo pointer of composition `id` (survives a reload, not a new tab). */
+const pointerKey = (id: string) => `cutroom.history.${id}`;
+
+function readPointer(id: string): HistoryPointer | null {
+  try {
+    return parsePointer(sessionStorage.getItem(pointerKey(id)));
+  } catch {
+    return null;
+  }
+}
+
+function savePointer(id: string, pointer: HistoryPointer): void {
+  try {
+    sessionStorage.setItem(pointerKey(id), JSON.stringify(pointer));
+  } catch {
+    // Storage refused (private mode, full): undo still works until the page is left.
+  }
 }
 
 const ZOOMS = [5, 10, 20, 40, 80, 160, 320];
@@ -124,8 +153,9 @@ function MediaBin(props: { uploads: Upload[]; onAdd: (u: Upload) => void }) {
 
 /**
  * The composition editor: timeline, clip properties, preview rendered by the server, media bin,
- * undo and redo (inverse patches), keyboard shortcuts, and the composition's renders. Every
- * change is a JSON Patch with `If-Match`; a 409 reloads the composition and says so.
+ * undo and redo on the composition's versions (every change, whoever made it; see history.ts),
+ * its history, keyboard shortcuts, and the composition's renders. Every change is a JSON Patch
+ * with `If-Match`; a 409 reloads the composition and says so.
  */
 export function CompositionEditorPage(props: { projectId: string; compositionId: string }) {
   const { projectId, compositionId } = props;
@@ -139,8 +169,10 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   });
   const [playhead, setPlayhead] = useState(0);
   const [zoom, setZoom] = useState(2);
-  const [undoStack, setUndo] = useState<HistoryEntry[]>([]);
-  const [redoStack, setRedo] = useState<HistoryEntry[]>([]);
+  const [versions, setVersions] = useState<{ versions: CompositionVersion[]; complete: boolean } | null>(
+    null,
+  );
+  const [stored, setStored] = useState<HistoryPointer | null>(() => readPointer(compositionId));
   const [message, setMessage] = useState<{ text: string; kind: "ok" | "error" } | null>(null);
   const [busy, setBusy] = useState(false);
   const [playRequest, setPlayRequest] = useState(0);
@@ -168,21 +200,21 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     if (comp) setZoom(fittingZoom(timelineEnd(comp)));
   }, [loaded]);
 
-  const uploadMap = useMemo(() => new Map(uploads.map((u) => [u.id, u])), [uploads]);
   const duration = comp ? timelineEnd(comp) : 0;
 
-  /** Sends a patch based on the shown version; records it for undo unless it is an undo/redo itself. */
-  const apply = useCallback(
-    async (label: string, ops: PatchOperation[], history: "record" | "undo" | "redo" = "record") => {
-      if (!comp || ops.length === 0 || busy) return null;
+  /**
+   * Sends a write based on the shown version (a patch, a revert) and shows its outcome; null when
+   * it was refused (a conflict reloads the composition and says so).
+   */
+  const write = useCallback(
+    async (label: string, send: (c: Composition) => Promise<PatchResult>) => {
+      if (!comp || busy) return null;
       setBusy(true);
-      const result = await patchComposition(comp.id, comp.version, ops);
+      const result = await send(comp);
       setBusy(false);
       if (!result.ok) {
         if (result.conflict) {
           const fresh = await load();
-          setUndo([]);
-          setRedo([]);
           setMessage({
             text: `The composition changed elsewhere; reloaded version ${fresh?.version ?? "?"}. Your change (${label}) was not applied.`,
             kind: "error",
@@ -191,10 +223,6 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         return null;
       }
       const entry = { label, before: comp, after: result.composition };
-      if (history === "record") {
-        setUndo((u) => [...u.slice(-99), entry]);
-        setRedo([]);
-      }
       setComp(result.composition);
       setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
       return entry;
@@ -202,32 +230,86 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     [comp, busy, load, setComp],
   );
 
-  const undo = useCallback(async () => {
-    const last = undoStack.at(-1);
-    if (!last || !comp) return;
-    const done = await apply(`Undo ${last.label}`, patchBetween(comp, last.before), "undo");
-    if (done) {
-      setUndo((u) => u.slice(0, -1));
-      setRedo((r) => [...r, { ...last, before: done.after, after: last.after }]);
-    }
-  }, [undoStack, comp, apply]);
+  /** Sends a patch based on the shown version. */
+  const apply = useCallback(
+    async (label: string, ops: PatchOperation[]) =>
+      ops.length === 0 ? null : write(label, (c) => patchComposition(c.id, c.version, ops)),
+    [write],
+  );
 
+  // The version list, read again whenever the composition moves to another version.
+  const shownVersion = comp?.version;
+  useEffect(() => {
+    if (shownVersion === undefined) return;
+    let stop = false;
+    listCompositionVersions(compositionId).then(
+      (list) => {
+        if (!stop) setVersions(list);
+      },
+      (err: Error) => {
+        if (!stop) setMessage({ text: `History: ${err.message}`, kind: "error" });
+      },
+    );
+    return () => {
+      stop = true;
+    };
+  }, [compositionId, shownVersion]);
+
+  const uploadMap = useMemo(() => new Map(uploads.map((u) => [u.id, u])), [uploads]);
+  const labelOf = useCallback((clip: Clip) => clipLabel(clip, uploadName(clip, uploadMap)), [uploadMap]);
+  const names = useMemo(
+    () => (comp && versions ? knownNames(comp, versions.versions, labelOf) : new Map<string, string>()),
+    [comp, versions, labelOf],
+  );
+  /** Undo and redo stand where this tab left them, unless someone wrote since. */
+  const pointer = useMemo(
+    () => (shownVersion === undefined ? null : pointerFor(stored, shownVersion)),
+    [stored, shownVersion],
+  );
+  // The list must reach the shown version before undo can say what it undoes.
+  const historyReady = !!(comp && versions && (versions.versions[0]?.version ?? 0) >= comp.version);
+  const nextUndo = pointer && versions && historyReady ? undoStep(pointer, versions) : null;
+  const nextRedo = pointer && historyReady ? redoStep(pointer) : null;
+  const said = (version: number) => {
+    const v = versions?.versions.find((x) => x.version === version);
+    return v ? describeSummary(v.summary, names) : `version ${version}`;
+  };
+  const undoText = nextUndo ? `Undo: ${said(nextUndo.undone)}` : "Nothing to undo";
+  const redoText = nextRedo ? `Redo: ${said(nextRedo.undone)}` : "Nothing to redo";
+
+  const remember = useCallback(
+    (next: HistoryPointer) => {
+      savePointer(compositionId, next);
+      setStored(next);
+    },
+    [compositionId],
+  );
+
+  /** Undo: reverts to the version before the change it undoes (a new version). */
+  const undo = useCallback(async () => {
+    if (!pointer || !nextUndo) return;
+    const done = await write(undoText, (c) => revertComposition(c.id, c.version, nextUndo.target));
+    if (done) remember(afterUndo(pointer, nextUndo, done.after.version));
+  }, [pointer, nextUndo, undoText, write, remember]);
+
+  /** Redo: reverts to the version the last undo left (a new version). */
   const redo = useCallback(async () => {
-    const last = redoStack.at(-1);
-    if (!last || !comp) return;
-    const done = await apply(`Redo ${last.label}`, patchBetween(comp, last.after), "redo");
-    if (done) {
-      setRedo((r) => r.slice(0, -1));
-      setUndo((u) => [...u, { label: last.label, before: done.before, after: done.after }]);
-    }
-  }, [redoStack, comp, apply]);
+    if (!pointer || !nextRedo) return;
+    const done = await write(redoText, (c) => revertComposition(c.id, c.version, nextRedo.to));
+    if (done) remember(afterRedo(pointer, done.after.version));
+  }, [pointer, nextRedo, redoText, write, remember]);
+
+  /** Revert from the history list: a change like any other (undo takes it back). */
+  const revertTo = useCallback(
+    (version: number) =>
+      void write(`Revert to version ${version}`, (c) => revertComposition(c.id, c.version, version)),
+    [write],
+  );
 
   /** An assistant edit: applied to the shown copy (or fetched again when versions differ). */
   const onAssistantPatch = useCallback(
     (p: AssistantPatch) => {
       if (p.compositionId !== compositionId) return;
-      setUndo([]);
-      setRedo([]);
       setShown((c) => {
         const next = c ? applyRemotePatch(c, p) : null;
         if (!next) void load();
@@ -408,12 +490,21 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         </div>
       </div>
       <div className="toolbar hbox" role="toolbar" aria-label="Timeline tools">
-        <button type="button" onClick={undo} disabled={undoStack.length === 0 || busy}>
+        <button
+          type="button"
+          onClick={undo}
+          disabled={!nextUndo || busy}
+          title={undoText}
+          aria-describedby="undo-next"
+        >
           Undo
         </button>
-        <button type="button" onClick={redo} disabled={redoStack.length === 0 || busy}>
+        <button type="button" onClick={redo} disabled={!nextRedo || busy} title={redoText}>
           Redo
         </button>
+        <small id="undo-next" className="undo-next" data-testid="undo-next">
+          {undoText}
+        </small>
         <button type="button" className="secondary" onClick={split} disabled={!sel}>
           Split
         </button>
@@ -474,6 +565,14 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S split · M add a
         marker · Delete remove · Ctrl+Z undo · Ctrl+Shift+Z redo
       </p>
+      <HistoryPanel
+        composition={comp}
+        versions={versions}
+        names={names}
+        label={labelOf}
+        busy={busy}
+        onRevert={revertTo}
+      />
       <section className="card" aria-labelledby="comp-renders">
         <h2 id="comp-renders">Renders of this composition</h2>
         <RenderList compositionId={comp.id} refreshKey={rendersKey} />

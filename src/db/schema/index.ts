@@ -7,6 +7,7 @@ export * from "./generations.ts";
 export * from "./login-limits.ts";
 export * from "./projects.ts";
 export * from "./quota-counters.ts";
+export * from "./render-cache.ts";
 export * from "./render-segments.ts";
 export * from "./renders.ts";
 export * from "./transcriptions.ts";

@@ -42,6 +42,11 @@ export const renderSegments = pgTable(
      * the join merges every part's into the render's, without duplicates.
      */
     warnings: jsonb("warnings").$type<RenderWarning[]>().notNull().default([]),
+    /**
+     * The render-cache entry (content key, of the render's account) this part is copied from
+     * instead of rendered; null: rendered.
+     */
+    reuseKey: text("reuse_key"),
     heartbeatAt: timestamp("heartbeat_at", { withTimezone: true, mode: "date" }),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
   },

@@ -9,6 +9,17 @@ import type {
 } from "../../domain/render/types.ts";
 import { users } from "./users.ts";
 
+/**
+ * Parts of a split render copied from the account's render cache: `segments` parts in all
+ * (video segments and the audio), `reused` of them copied, `secondsSaved` output seconds of
+ * the video segments copied.
+ */
+export interface RenderReuse {
+  segments: number;
+  reused: number;
+  secondsSaved: number;
+}
+
 /** Render job statuses (docs/composition.md, The render resource). */
 export const RENDER_STATUSES = [
   "queued",
@@ -65,6 +76,8 @@ export const renders = pgTable(
     segmentCount: integer("segment_count"),
     /** Video segments of a split render finished so far. */
     segmentsDone: integer("segments_done").notNull().default(0),
+    /** What a split render copied from the render cache instead of rendering (null: nothing looked up). */
+    reuse: jsonb("reuse").$type<RenderReuse | null>(),
   },
   (t) => [
     index("renders_user_idx").on(t.userId, t.id),

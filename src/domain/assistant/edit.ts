@@ -2,8 +2,14 @@ import jsonPatch from "fast-json-patch";
 import { insertEdit } from "../../db/repositories/assistant.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
 import { AppError } from "../../errors.ts";
-import { patchComposition, toCompositionResource } from "../composition/edit-composition.ts";
+import {
+  patchComposition,
+  revertComposition,
+  toCompositionResource,
+  type WriteContext,
+} from "../composition/edit-composition.ts";
 import type { Composition } from "../composition/schema.ts";
+import { readVersionState, versionState } from "../composition/versions.ts";
 import { type ToolContext, ToolError } from "./tool-context.ts";
 
 /** Attempts of one edit when users keep editing the composition concurrently. */
@@ -15,6 +21,17 @@ function withoutServerFields(c: Composition): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...c };
   for (const k of SERVER_FIELDS) delete copy[k];
   return copy;
+}
+
+/** The context of a composition write by the run: as `kind` (its edits, or the revert of one). */
+function writeContext(ctx: ToolContext, kind: "assistant" | "revert"): WriteContext {
+  return {
+    db: ctx.db,
+    userId: ctx.userId,
+    now: ctx.now(),
+    limits: ctx.renderLimits,
+    author: { kind, runId: ctx.runId },
+  };
 }
 
 /** Reads the session's composition as `GET /api/compositions/:id` returns it. */
@@ -59,16 +76,11 @@ export async function applyEdit<R extends object>(
     if (ops.length === 0) return { ...result, version: before.version, unchanged: true };
     let afterRow: Awaited<ReturnType<typeof patchComposition>>;
     try {
-      afterRow = await patchComposition(
-        {
-          db: ctx.db,
-          userId: ctx.userId,
-          now: ctx.now(),
-          limits: ctx.renderLimits,
-          author: { kind: "assistant", runId: ctx.runId },
-        },
-        { id: ctx.compositionId, patch: ops, ifMatch: before.version },
-      );
+      afterRow = await patchComposition(writeContext(ctx, "assistant"), {
+        id: ctx.compositionId,
+        patch: ops,
+        ifMatch: before.version,
+      });
     } catch (err) {
       if (err instanceof AppError && err.code === "version_conflict" && attempt < MAX_ATTEMPTS) continue;
       if (err instanceof AppError && err.code === "version_conflict") {
@@ -90,13 +102,63 @@ export async function applyEdit<R extends object>(
         inverse: jsonPatch.compare(withoutServerFields(after), withoutServerFields(before), true),
       });
     }
-    await ctx.emit("patch", {
-      toolCallId,
-      compositionId: ctx.compositionId,
-      baseVersion: before.version,
-      version: after.version,
-      ops: jsonPatch.compare(before, after),
-    });
+    await emitPatch(ctx, toolCallId, before, after);
     return { ...result, version: after.version };
   }
+}
+
+/** Emits the run's `patch` event: the ops that turned `before` into `after` (server fields included). */
+async function emitPatch(ctx: ToolContext, toolCallId: string, before: Composition, after: Composition) {
+  await ctx.emit("patch", {
+    toolCallId,
+    compositionId: ctx.compositionId,
+    baseVersion: before.version,
+    version: after.version,
+    ops: jsonPatch.compare(before, after),
+  });
+}
+
+/**
+ * Undoes the edit that wrote version `editVersion` by reverting the composition to the version
+ * before it, with the revert route's own domain function (a new version authored `revert` with
+ * the run), when nothing else has changed it since: the composition is at `editVersion`, or at a
+ * later version whose name and timeline equal it (what later undos left). Emits the `patch`
+ * event as {@link applyEdit} does.
+ * @returns the version written, or null when the composition changed since (the caller undoes
+ *   only what the edit changed instead) or the version before the edit is no longer stored.
+ * @throws AppError 400 when the earlier document no longer validates (an upload it used was deleted).
+ */
+export async function revertEdit(
+  ctx: ToolContext,
+  toolCallId: string,
+  editVersion: number,
+): Promise<{ version: number } | null> {
+  if (editVersion <= 1) return null;
+  let current: Awaited<ReturnType<typeof readVersionState>>["composition"];
+  try {
+    const read = await readVersionState(ctx.db, ctx.userId, ctx.compositionId, editVersion);
+    current = read.composition;
+    const { projectId: _a, ...now } = versionState(current);
+    const { projectId: _b, ...then } = read.state;
+    if (current.version !== editVersion && jsonPatch.compare(now, then).length > 0) return null;
+    await readVersionState(ctx.db, ctx.userId, ctx.compositionId, editVersion - 1);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") return null;
+    throw err;
+  }
+  const before = toCompositionResource(current);
+  let afterRow: Awaited<ReturnType<typeof revertComposition>>;
+  try {
+    afterRow = await revertComposition(writeContext(ctx, "revert"), {
+      id: ctx.compositionId,
+      version: editVersion - 1,
+      ifMatch: before.version,
+    });
+  } catch (err) {
+    if (err instanceof AppError && err.code === "version_conflict") return null;
+    throw err;
+  }
+  const after = toCompositionResource(afterRow);
+  await emitPatch(ctx, toolCallId, before, after);
+  return { version: after.version };
 }

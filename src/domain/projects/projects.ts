@@ -15,9 +15,10 @@ import {
   type ProjectRow,
   updateProject as updateProjectRow,
 } from "../../db/repositories/projects.ts";
+import { deleteCacheEntriesOfUpload } from "../../db/repositories/render-cache.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { uploadPrefix } from "../../storage/keys.ts";
+import { renderCacheKey, uploadPrefix } from "../../storage/keys.ts";
 
 /**
  * One page of the caller's projects, newest first.
@@ -104,6 +105,8 @@ export async function deleteProject(
   for (const id of deleted.uploadIds) {
     try {
       await deps.store.deletePrefix(uploadPrefix(id));
+      const cached = await deleteCacheEntriesOfUpload(deps.db, input.userId, id);
+      await Promise.all(cached.map((key) => deps.store.delete(renderCacheKey(input.userId, key))));
     } catch (err) {
       deps.log.error({ err, uploadId: id }, "could not delete the files of a deleted upload");
     }

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
+import { countPartNotReused } from "../../db/repositories/render-cache.ts";
 import {
   claimRenderPart,
   countSegmentDone,
@@ -40,11 +41,25 @@ import type { JobHandler } from "../../queue/registry.ts";
 import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
-import { buildAudioPlan, buildSegmentPlan, segmentClipIds } from "../render/segments.ts";
+import {
+  AUDIO_PART,
+  buildAudioPlan,
+  buildSegmentPlan,
+  renderFrameWindow,
+  segmentClipIds,
+} from "../render/segments.ts";
+import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError, type RenderWarning } from "../render/types.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { endCancelledSplitRender } from "./cancel-render.ts";
 import { DEFAULT_REMOTE_LIMITS, resolveRenderAssets } from "./render-assets.ts";
+import {
+  keepPartInCache,
+  type RenderCacheDeps,
+  readCachedPart,
+  renderPartKeys,
+  usesRenderCache,
+} from "./render-cache.ts";
 import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
@@ -211,7 +226,7 @@ export function renderPartWorkDirs(db: Db): WorkDirOwner {
  * @throws RenderError as the render pipeline does (asset problems, `FFMPEG_FAILED`, `TIMEOUT`).
  */
 export function createRenderPartPipeline(
-  opts: RenderRunDeps,
+  opts: RenderRunDeps & { cache?: RenderCacheDeps },
 ): AttemptPipeline<RenderPartRow, string, RenderWarning> {
   const { db, store } = opts;
   return async (part, ctx) => {
@@ -225,7 +240,35 @@ export function createRenderPartPipeline(
       owner: renderPartWorkDirs(db),
       log: opts.log.child({ renderId: part.renderId, segmentId: part.id }),
     });
+    const cache = opts.cache && usesRenderCache(opts.cache, render) ? opts.cache : null;
     try {
+      if (cache && part.reuseKey) {
+        // Copied from the account's cache when its entry is still there (and readable), else
+        // rendered: an entry evicted meanwhile costs the render nothing but the time.
+        const name = partFileName(part);
+        const key = part.reuseKey;
+        const copied = await readCachedPart(cache, render.userId, key, workDir, name)
+          .then((cached) =>
+            cached
+              ? // Read in place from a local store: copied, else moved from the work directory.
+                storePart(
+                  opts,
+                  render.id,
+                  part.id,
+                  { path: cached, name, move: path.dirname(cached) === workDir },
+                  null,
+                )
+              : null,
+          )
+          .catch((err: unknown) => {
+            opts.log.warn({ renderId: render.id, partId: part.id, err }, "copying a cached part failed");
+            return null;
+          });
+        if (copied) return copied;
+        const { rate } = renderFrameWindow(render.composition, render.options);
+        const seconds = part.kind === "video" ? frameToSeconds(part.endFrame - part.startFrame, rate) : 0;
+        await countPartNotReused(db, render.id, seconds);
+      }
       const { assets, fonts, refsByPath } = await resolveRenderAssets({
         db,
         store,
@@ -255,7 +298,12 @@ export function createRenderPartPipeline(
               ...(opts.lossless ? { lossless: true } : {}),
             })
           : buildAudioPlan(base);
-      for (const w of await writePlanFiles(plan, workDir)) ctx.warn(w);
+      let warned = false;
+      const warn = (w: RenderWarning) => {
+        warned = true;
+        ctx.warn(w);
+      };
+      for (const w of await writePlanFiles(plan, workDir)) warn(w);
       const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
       const damage = new DamageLog();
       await runRenderFfmpeg({
@@ -273,30 +321,58 @@ export function createRenderPartPipeline(
         { inputs: plan.inputs, refsByPath },
         { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
       );
-      for (const w of damaged) ctx.warn(w);
+      for (const w of damaged) warn(w);
+      // A part that warned is not kept: a copy of it would not repeat its warnings.
+      if (cache && !warned) {
+        const keys = await renderPartKeys(cache, render, part.kind === "video" ? [part] : []);
+        const key = part.kind === "video" ? keys.video[0] : keys.audio;
+        if (key) await keepPartInCache(cache, render.userId, key, path.join(workDir, file));
+      }
       // The poster first: once the segment is recorded, the join finds both. Moved, not copied:
       // the work directory goes anyway (a rename on local disk).
-      const key = renderPartKey(render.id, file);
-      const posterKey = plan.output.posterPath ? renderPartKey(render.id, POSTER_FILE) : null;
-      try {
-        if (posterKey) {
-          await store.putFile(posterKey, path.join(workDir, POSTER_FILE), {
-            contentType: "image/jpeg",
-            move: true,
-          });
-        }
-        await store.putFile(key, path.join(workDir, file), { contentType: "video/mp4", move: true });
-      } catch (err) {
-        opts.log.warn({ renderId: render.id, partId: part.id, err }, "storing a render segment failed");
-        await store.delete(key).catch(() => {});
-        if (posterKey) await store.delete(posterKey).catch(() => {});
-        throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing a rendered segment failed");
-      }
-      return key;
+      return await storePart(
+        opts,
+        render.id,
+        part.id,
+        { path: path.join(workDir, file), name: file, move: true },
+        plan.output.posterPath ? path.join(workDir, POSTER_FILE) : null,
+      );
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   };
+}
+
+/** A part's file name in its work directory and under `renders/<id>/parts/`. */
+const partFileName = (part: Pick<RenderPartRow, "kind" | "index">): string =>
+  part.kind === "audio" ? AUDIO_PART : `seg-${String(part.index).padStart(3, "0")}.mp4`;
+
+/**
+ * Stores a part's file `local.path` (moved or copied) as `renders/<renderId>/parts/<name>`,
+ * with the render's poster (moved) first when `poster` is given. Returns the part's key.
+ * @throws RenderError `OUTPUT_UPLOAD_FAILED` (nothing of the part is left stored).
+ */
+async function storePart(
+  opts: Pick<RenderRunDeps, "store" | "log">,
+  renderId: string,
+  partId: string,
+  local: { path: string; name: string; move: boolean },
+  poster: string | null,
+): Promise<string> {
+  const { store } = opts;
+  const key = renderPartKey(renderId, local.name);
+  const posterKey = poster ? renderPartKey(renderId, POSTER_FILE) : null;
+  try {
+    if (poster && posterKey)
+      await store.putFile(posterKey, poster, { contentType: "image/jpeg", move: true });
+    await store.putFile(key, local.path, { contentType: "video/mp4", move: local.move });
+  } catch (err) {
+    opts.log.warn({ renderId, partId, err }, "storing a render segment failed");
+    await store.delete(key).catch(() => {});
+    if (posterKey) await store.delete(posterKey).catch(() => {});
+    throw new RenderError("OUTPUT_UPLOAD_FAILED", "Storing a rendered segment failed");
+  }
+  return key;
 }
 
 /**

@@ -36,6 +36,7 @@ import type { Timeline } from "../composition/schema.ts";
 import { type FrameRange, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import type { RenderWarning, ResolvedAsset } from "../render/types.ts";
+import { findReusableParts, type RenderCacheDeps, usesRenderCache } from "./render-cache.ts";
 
 /**
  * The video segments of a render when it is to be split: an mp4 whose output is longer than
@@ -182,6 +183,8 @@ export function createSplitRenderStarter(deps: {
   flows: FlowQueue;
   segmentSec: number;
   keyframeBoundaries?: boolean;
+  /** The render cache: parts whose content key has an entry of the account are copied, not rendered. */
+  cache?: RenderCacheDeps;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -226,6 +229,10 @@ export function createSplitRenderStarter(deps: {
       const now = deps.clock.now();
       const first = segments[0]?.startFrame ?? 0;
       const last = segments.at(-1)?.endFrame ?? first;
+      const reusable =
+        deps.cache && usesRenderCache(deps.cache, render)
+          ? await findReusableParts(deps.cache, render, segments)
+          : null;
       const parts: NewRenderPart[] = [
         ...segments.map((s, index) => ({
           id: newId("rsg"),
@@ -234,6 +241,7 @@ export function createSplitRenderStarter(deps: {
           index,
           startFrame: s.startFrame,
           endFrame: s.endFrame,
+          reuseKey: reusable?.video[index] ?? null,
         })),
         {
           id: newId("rsg"),
@@ -242,8 +250,21 @@ export function createSplitRenderStarter(deps: {
           index: 0,
           startFrame: first,
           endFrame: last,
+          reuseKey: reusable?.audio ?? null,
         },
       ];
+      const rate = renderFrameWindow(render.composition, render.options).rate;
+      const reused = parts.filter((p) => p.reuseKey);
+      const reuse = reusable
+        ? {
+            segments: parts.length,
+            reused: reused.length,
+            secondsSaved: frameToSeconds(
+              reused.reduce((n, p) => n + (p.kind === "video" ? p.endFrame - p.startFrame : 0), 0),
+              rate,
+            ),
+          }
+        : null;
       await db.transaction(async (tx) => {
         const moved = await tx
           .update(renders)
@@ -251,6 +272,7 @@ export function createSplitRenderStarter(deps: {
             status: "rendering",
             segmentCount: segments.length,
             segmentsDone: 0,
+            reuse,
             warnings,
             heartbeatAt: now,
             progress: { ratio: 0.05, phase: "rendering", updatedAt: now.toISOString() },

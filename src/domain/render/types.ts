@@ -25,6 +25,8 @@ export interface RenderOutputOptions {
   quality?: RenderQuality;
   range?: { start: number; duration: number };
   frameAt?: number;
+  /** `false`: render every part afresh, neither copying from nor adding to the render cache. */
+  reuse?: boolean;
 }
 
 /** Probed facts of a resolved media file (seconds, pixels). */

@@ -3,6 +3,7 @@
  * transcribed), list, fetch and delete, each scoped to the caller.
  */
 import type { Db } from "../../db/client.ts";
+import { deleteCacheEntriesOfUpload } from "../../db/repositories/render-cache.ts";
 import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
 import {
   deleteUpload as deleteUploadRow,
@@ -12,7 +13,7 @@ import {
 } from "../../db/repositories/uploads.ts";
 import { invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { uploadPrefix } from "../../storage/keys.ts";
+import { renderCacheKey, uploadPrefix } from "../../storage/keys.ts";
 import { type CreateTranscriptionDeps, createTranscription } from "../transcription/create.ts";
 import { type CreateUploadsDeps, createUploadsFromParts } from "./create-uploads.ts";
 import type { UploadPart } from "./ingest-parts.ts";
@@ -115,7 +116,8 @@ export async function getUpload(db: Db, userId: string, id: string): Promise<Upl
 }
 
 /**
- * Deletes the caller's upload and its stored files; nothing happens when it is absent or
+ * Deletes the caller's upload, its stored files and the render-cache entries of parts that read
+ * it; nothing happens when it is absent or
  * another owner's (idempotent).
  * @throws storage errors when the files cannot be removed (the row is gone already).
  */
@@ -125,5 +127,9 @@ export async function deleteUpload(
   id: string,
 ): Promise<void> {
   const removed = await deleteUploadRow(deps.db, userId, id);
-  if (removed) await deps.store.deletePrefix(uploadPrefix(removed.id));
+  if (!removed) return;
+  await deps.store.deletePrefix(uploadPrefix(removed.id));
+  // Rendered parts that read it go too (a part whose upload is gone is never reused anyway).
+  const cached = await deleteCacheEntriesOfUpload(deps.db, userId, removed.id);
+  await Promise.all(cached.map((key) => deps.store.delete(renderCacheKey(userId, key))));
 }

@@ -34,6 +34,7 @@ export async function presentRender(deps: SigningDeps, r: RenderRow) {
     error: r.error ?? null,
     warnings: r.warnings ?? [],
     segments: r.segmentCount != null ? { total: r.segmentCount, done: r.segmentsDone } : null,
+    reuse: r.reuse ?? null,
     createdAt: r.createdAt.toISOString(),
     startedAt: r.startedAt?.toISOString() ?? null,
     finishedAt: r.finishedAt?.toISOString() ?? null,

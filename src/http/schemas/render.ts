@@ -55,6 +55,12 @@ export const RenderOutputOptions = Type.Object(
     frameAt: Type.Optional(
       Type.Number({ minimum: 0, description: "Seconds; the frame of a jpg/png output" }),
     ),
+    reuse: Type.Optional(
+      Type.Boolean({
+        description:
+          "Default true: a split mp4 render copies the parts an earlier render of the account made with identical content (the render cache) instead of rendering them again; `false` renders every part afresh",
+      }),
+    ),
   },
   { additionalProperties: false, title: "RenderOutputOptions" },
 );
@@ -233,6 +239,29 @@ export const Render = Type.Object(
       {
         description:
           "A split render (an mp4 longer than `RENDER_SEGMENT_SEC`): its video segments, rendered by any workers in parallel and joined without re-encoding; null for a render made in one piece (or not yet started)",
+      },
+    ),
+    reuse: Type.Union(
+      [
+        Type.Null(),
+        Type.Object({
+          segments: Type.Integer({
+            minimum: 0,
+            description: "Parts of the split render: its video segments and its audio",
+          }),
+          reused: Type.Integer({
+            minimum: 0,
+            description: "Parts copied from an earlier render of the account instead of rendered",
+          }),
+          secondsSaved: Type.Number({
+            minimum: 0,
+            description: "Output seconds of the video segments copied",
+          }),
+        }),
+      ],
+      {
+        description:
+          "What a split render copied from the account's render cache (parts whose content is identical to one an earlier render made); null when nothing was looked up (a render in one piece, `output.reuse: false`, the cache off, or not yet started)",
       },
     ),
     createdAt: Timestamp(),

@@ -4,9 +4,9 @@ import { latestUndoableEdit, markEditUndone } from "../../../db/repositories/ass
 import { listUploadsPage } from "../../../db/repositories/uploads.ts";
 import { AppError } from "../../../errors.ts";
 import { UPLOAD_TYPES } from "../../uploads/upload-type.ts";
-import { applyEdit, readComposition } from "../edit.ts";
+import { applyEdit, readComposition, revertEdit } from "../edit.ts";
 import { summarizeComposition } from "../summary.ts";
-import { ToolError } from "../tool-context.ts";
+import { ToolError, toolErrorOf } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 
 /** The `get_composition` tool: what it does is its `description`, shown to the model. */
@@ -55,15 +55,26 @@ export const listUploads = defineTool({
 export const undo = defineTool({
   name: "undo",
   description:
-    "Revert the assistant's last edit in this session (one step per call). Fails without changing anything when the parts it changed were edited since.",
+    "Revert the assistant's last edit in this session (one step per call): back to the version before it when nothing else changed the composition since, else only what that edit changed. Fails without changing anything when the parts it changed were edited since.",
   input: z.object({}),
   async run(_input, { ctx, toolCallId }) {
     const edit = await latestUndoableEdit(ctx.db, ctx.sessionId);
     if (!edit)
       throw new ToolError("nothing_to_undo", "There is no assistant edit left to undo in this session");
-    let result: Awaited<ReturnType<typeof applyEdit>>;
+    let result: { version: number } | null;
     try {
-      result = await applyEdit(ctx, toolCallId, "undo", () => ({}), {
+      result = await revertEdit(ctx, toolCallId, edit.version);
+    } catch (err) {
+      if (err instanceof AppError && err.code === "invalid_request") {
+        throw new ToolError(
+          "undo_conflict",
+          `Cannot undo ${edit.tool}: the composition before it no longer validates (${toolErrorOf(err).message}); nothing was changed`,
+        );
+      }
+      throw err;
+    }
+    try {
+      result ??= await applyEdit(ctx, toolCallId, "undo", () => ({}), {
         record: false,
         ops: () => edit.inverse as jsonPatch.Operation[],
       });

@@ -12,6 +12,8 @@ import { registerMetrics } from "./http/plugins/metrics.ts";
 import { registerNotFound } from "./http/plugins/not-found.ts";
 import { registerOpenApi } from "./http/plugins/openapi.ts";
 import { requestIdFor } from "./http/plugins/request-id.ts";
+import { registerRequestSignal } from "./http/plugins/request-signal.ts";
+import { routeScopes } from "./http/plugins/scopes.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
@@ -33,7 +35,7 @@ import { registerHealth } from "./http/routes/service/health.ts";
 import { registerMe } from "./http/routes/service/me.ts";
 import { registerTranscriptionRoutes } from "./http/routes/transcriptions/index.ts";
 import { registerUploadAnalysisRoute } from "./http/routes/uploads/analysis.ts";
-import { registerUploadRoutes } from "./http/routes/uploads/index.ts";
+import { registerCreateUploadsRoute, registerUploadRoutes } from "./http/routes/uploads/index.ts";
 import { registerWebhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { App } from "./http/types.ts";
 import type { RuntimeParts } from "./runtime.ts";
@@ -98,12 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header("X-Request-Id", request.id);
     done();
   });
-  // The reference page's own routes are public and not part of the API description.
+  registerRequestSignal(app);
+  // The reference page's own routes are not part of the API description.
   app.addHook("onRoute", (route) => {
-    if (route.url.startsWith("/docs")) {
-      route.config = { ...(route.config ?? {}), public: true };
-      route.schema = { ...(route.schema ?? {}), hide: true };
-    }
+    if (route.url.startsWith("/docs")) route.schema = { ...(route.schema ?? {}), hide: true };
   });
   const writeRoutes: string[] = [];
   app.addHook("onRoute", (route) => {
@@ -114,115 +114,137 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate("writeRoutes", () => [...writeRoutes]);
   registerNotFound(app);
   registerLingeringClose(app, { lingerMs: 5000 });
-  if (config.metricsEnabled) registerMetrics(app, { sql: database.sql });
+  const metricsRoute = config.metricsEnabled ? registerMetrics(app, { sql: database.sql }) : undefined;
   await app.register(cookie);
-  registerAuth(app, {
-    db: database.hotDb,
-    sql: database.hotSql,
-    clock,
-    anonDailyLimit: config.anonDailyLimit,
-    filesDailyLimit: config.filesDailyLimit,
-    planLimits: config.planLimits,
-  });
-  await registerOpenApi(app, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
+  // Every route is registered in a scope whose onRequest hook authenticates and counts its calls.
+  const scopes = routeScopes(
+    app,
+    registerAuth(app, {
+      db: database.hotDb,
+      sql: database.hotSql,
+      clock,
+      anonDailyLimit: config.anonDailyLimit,
+      filesDailyLimit: config.filesDailyLimit,
+      planLimits: config.planLimits,
+    }),
+  );
+  if (metricsRoute) await scopes.public(app, metricsRoute);
+  await registerOpenApi(app, scopes, { publicUrl: config.publicUrl, version: deps.version ?? "0.1.0" });
 
   const db = database.db;
   const ttl = config.signedUrlTtlSec;
   const allowPrivate = config.webhooks.allowPrivate;
   // Before the routes: its tools are routes, collected as they are registered.
-  registerMcp(app, { db, clock, renderLimits: config.renderLimits, version: deps.version ?? "0.1.0" });
-  registerHealth(app, { database });
-  registerMe(app, { db });
-  registerConsoleAuthRoutes(app, { db, clock, config });
-  registerKeyRoutes(app, { db, clock });
-  registerCaptureTokenRoutes(app, { db, clock, publicUrl: config.publicUrl });
-  await registerConsoleStatic(app, { dir: config.consoleDir });
-  registerProjectRoutes(app, { db, store, clock });
-  registerAnalysisRoutes(app, {
-    threads: config.analysisThreads,
-    inlineMaxChars: config.analysisInlineMaxChars,
-    timeoutSec: config.analysisTimeoutSec,
-    maxQueue: 8 * config.analysisThreads,
-  });
-  registerFileRoute(app, { store });
-  // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
-  // onResponse hook to every request of the context it is registered in.
-  await app.register(async (uploads) => {
-    await uploads.register(multipart, {
-      // One byte over our limit so that ingest's own check trips first and names the file.
-      limits: {
-        fileSize: config.uploadMaxBytes + 1,
-        files: 20,
-        fields: 10,
-        fieldSize: 1024,
-        parts: 30,
-        headerPairs: 100,
-      },
-    });
-    registerUploadRoutes(uploads as App, {
-      db,
-      store,
-      uploadMaxBytes: config.uploadMaxBytes,
-      signedUrlTtlSec: ttl,
-      events,
-      enqueue,
-      transcription: { clock, enqueue, transcriber: transcribers.active },
-    });
-  });
-  registerUploadAnalysisRoute(app, { db, store, clock, workRoot: config.workDir });
-  registerCompositionRoutes(app, { db, clock, renderLimits: config.renderLimits });
-  registerFrameRoute(app, { frames: services.frames });
-  registerPreviewRoute(app, { previews: services.previews });
-  registerInterchangeRoutes(app, {
+  await registerMcp(app, scopes, {
     db,
     clock,
-    store,
-    signedUrlTtlSec: ttl,
     renderLimits: config.renderLimits,
+    version: deps.version ?? "0.1.0",
+  });
+  await scopes.public(app, (health) => registerHealth(health, { database }), "never-refused");
+  await scopes.key(app, (api) => registerMe(api, { db }));
+  await registerConsoleAuthRoutes(app, scopes, { db, clock, config });
+  await scopes.console(app, (console) => {
+    registerKeyRoutes(console, { db, clock });
+    registerCaptureTokenRoutes(console, { db, clock, publicUrl: config.publicUrl });
+  });
+  await scopes.public(app, (files) => registerConsoleStatic(files, { dir: config.consoleDir }), "none");
+  await scopes.key(app, (api) => {
+    registerProjectRoutes(api, { db, store, clock });
+    registerAnalysisRoutes(api, {
+      threads: config.analysisThreads,
+      inlineMaxChars: config.analysisInlineMaxChars,
+      timeoutSec: config.analysisTimeoutSec,
+      maxQueue: 8 * config.analysisThreads,
+    });
+  });
+  await scopes.public(app, (files) => registerFileRoute(files, { store }), "files");
+  // Multipart parsing is scoped to the upload routes: the plugin adds an onRequest and an
+  // onResponse hook to every request of the context it is registered in.
+  const multipartOptions = {
+    // One byte over our limit so that ingest's own check trips first and names the file.
+    limits: {
+      fileSize: config.uploadMaxBytes + 1,
+      files: 20,
+      fields: 10,
+      fieldSize: 1024,
+      parts: 30,
+      headerPairs: 100,
+    },
+  };
+  const uploadDeps = {
+    db,
+    store,
+    uploadMaxBytes: config.uploadMaxBytes,
+    signedUrlTtlSec: ttl,
+    events,
+    enqueue,
+    transcription: { clock, enqueue, transcriber: transcribers.active },
+  };
+  await scopes.capture(app, async (capture) => {
+    await capture.register(multipart, multipartOptions);
+    registerCreateUploadsRoute(capture, uploadDeps);
+  });
+  await scopes.key(app, async (uploads) => {
+    await uploads.register(multipart, multipartOptions);
+    registerUploadRoutes(uploads, uploadDeps);
   });
   // Wake-ups from other processes (assistant run events, settled generations); closed last.
   app.addHook("onClose", () => notifications.close());
-  registerRenderRoutes(app, {
-    db,
-    clock,
-    enqueue,
-    flows,
-    events,
-    allowPrivateCallbacks: allowPrivate,
-    store,
-    signedUrlTtlSec: ttl,
-    renderLimits: config.renderLimits,
-  });
-  registerRenderCheckRoutes(app, {
-    db,
-    clock,
-    store,
-    renderLimits: config.renderLimits,
-    workRoot: config.workDir,
-  });
-  registerGenerationModelsRoute(app, { generation: config.generation });
-  registerGenerationRoutes(app, {
-    db,
-    clock,
-    store,
-    signedUrlTtlSec: ttl,
-    generation: config.generation,
-    enqueue,
-    providers,
-    notifications,
-    allowPrivateCallbacks: allowPrivate,
-  });
-  registerTranscriptionRoutes(app, {
-    db,
-    clock,
-    enqueue,
-    transcriber: transcribers.active,
-    engines: transcribers.byProvider,
-    allowPrivateCallbacks: allowPrivate,
-  });
-  registerWebhookRoutes(app, { db, clock, enqueue, allowPrivate });
   app.addHook("preClose", () => assistant.close());
-  registerAssistantRoutes(app, { db, clock, assistant });
+  await scopes.key(app, (api) => {
+    registerUploadAnalysisRoute(api, { db, store, clock, workRoot: config.workDir });
+    registerCompositionRoutes(api, { db, clock, renderLimits: config.renderLimits });
+    registerFrameRoute(api, { frames: services.frames });
+    registerPreviewRoute(api, { previews: services.previews });
+    registerInterchangeRoutes(api, {
+      db,
+      clock,
+      store,
+      signedUrlTtlSec: ttl,
+      renderLimits: config.renderLimits,
+    });
+    registerRenderRoutes(api, {
+      db,
+      clock,
+      enqueue,
+      flows,
+      events,
+      allowPrivateCallbacks: allowPrivate,
+      store,
+      signedUrlTtlSec: ttl,
+      renderLimits: config.renderLimits,
+    });
+    registerRenderCheckRoutes(api, {
+      db,
+      clock,
+      store,
+      renderLimits: config.renderLimits,
+      workRoot: config.workDir,
+    });
+    registerGenerationModelsRoute(api, { generation: config.generation });
+    registerGenerationRoutes(api, {
+      db,
+      clock,
+      store,
+      signedUrlTtlSec: ttl,
+      generation: config.generation,
+      enqueue,
+      providers,
+      notifications,
+      allowPrivateCallbacks: allowPrivate,
+    });
+    registerTranscriptionRoutes(api, {
+      db,
+      clock,
+      enqueue,
+      transcriber: transcribers.active,
+      engines: transcribers.byProvider,
+      allowPrivateCallbacks: allowPrivate,
+    });
+    registerWebhookRoutes(api, { db, clock, enqueue, allowPrivate });
+    registerAssistantRoutes(api, { db, clock, assistant });
+  });
 
   return app;
 }

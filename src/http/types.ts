@@ -14,56 +14,94 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/**
- * Who is calling: set on `request.auth` by the auth hook for every authenticated request.
- * `via` says which credential: an API key (`key` set), a console session cookie (`sessionId`
- * set) or a phone capture token (`captureProjectId` set, uploads into that project only).
- */
-export interface AuthContext extends Omit<CallerIdentity, "key"> {
-  via: "key" | "session" | "capture";
-  key: CallerIdentity["key"] | null;
-  sessionId: string | null;
-  captureProjectId: string | null;
+/** What every authenticated caller is: the account, its plan and this call's quota state. */
+interface CallerBase extends Omit<CallerIdentity, "key"> {
+  /** The account's daily call quota after counting this call. */
   quota: QuotaState;
   /** Set on the in-process requests an MCP tool call makes on the caller's behalf. */
   mcp?: true;
 }
 
+/** A caller with an API key (`Authorization: Bearer crk_…`), limited to the key's scopes. */
+export interface KeyAuth extends CallerBase {
+  kind: "key";
+  key: CallerIdentity["key"];
+}
+
+/** A caller with a console session cookie (writes carried the session's CSRF token). */
+export interface SessionAuth extends CallerBase {
+  kind: "session";
+  sessionId: string;
+}
+
+/** A caller with a phone capture token (`Bearer crc_…`): uploads into `projectId` only. */
+export interface CaptureAuth extends CallerBase {
+  kind: "capture";
+  projectId: string;
+}
+
+/** Who is calling: set on `request.auth` by the onRequest hook of the route's scope. */
+export type Auth = KeyAuth | SessionAuth | CaptureAuth;
+
+/** The route groups, each a Fastify context whose onRequest hook does its kind of authentication. */
+export type ScopeKind = "public" | "key" | "console" | "capture";
+
+/** `request.auth` in each scope: none on public routes; a console session alone on console routes. */
+interface AuthByScope {
+  public: null;
+  key: KeyAuth | SessionAuth;
+  console: SessionAuth;
+  capture: Auth;
+}
+
+declare const scopeBrand: unique symbol;
+
+/** The raw request type of a scope's routes: `IncomingMessage` branded (type only) with the scope. */
+export type ScopedRawRequest<K extends ScopeKind> = IncomingMessage & { readonly [scopeBrand]: K };
+
+/** `request.auth`'s type for a request of raw type `R`: narrowed in a scope, any caller or none outside. */
+export type AuthOf<R> = R extends { readonly [scopeBrand]: infer K extends ScopeKind }
+  ? AuthByScope[K]
+  : Auth | null;
+
+/** The Fastify instance of one scope: its routes' handlers see `request.auth` narrowed (see {@link AuthOf}). */
+export type ScopedApp<K extends ScopeKind> = FastifyInstance<
+  Server,
+  ScopedRawRequest<K>,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+/** Routes that need no credential. */
+export type PublicApp = ScopedApp<"public">;
+/** The API: an API key or a console session. */
+export type KeyApp = ScopedApp<"key">;
+/** Console-only routes: the session cookie alone. */
+export type ConsoleApp = ScopedApp<"console">;
+/** Routes a phone capture token may call, besides keys and sessions. */
+export type CaptureApp = ScopedApp<"capture">;
+
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** No key needed; counted against the caller IP's anonymous quota. */
-    public?: boolean;
-    /** Counted but never refused with 429 (health checks). */
-    neverThrottle?: boolean;
-    /**
-     * A public route whose credential is a URL signature the handler checks (signed file
-     * URLs): counted against the caller IP's separate, larger file-download quota instead
-     * of the anonymous one.
-     */
-    signedUrl?: boolean;
     /** Scope a key needs beyond `read` (docs/conventions.md, Scopes). */
     scope?: Scope;
-    /** Only a console session may call it (API keys and capture tokens get 403). */
-    consoleOnly?: boolean;
-    /** A phone capture token may call it (403 on every other route). */
-    captureUpload?: boolean;
-    /** Public and not counted against any quota (the console's static files). */
-    uncounted?: boolean;
   }
   interface FastifyInstance {
     /** `"METHOD /path"` of every route registered with `config.scope = "write"`. */
     writeRoutes(): string[];
   }
-  interface FastifyRequest {
-    /** Set by the auth hook on keyed routes; null on public routes. */
-    auth: AuthContext | null;
+  // Same type parameters as Fastify's own declaration, so that `auth` can follow the raw request type.
+  interface FastifyRequest<
+    RouteGeneric,
+    RawServer,
+    RawRequest,
+    SchemaCompiler,
+    TypeProvider,
+    ContextConfig,
+    Logger,
+    RequestType,
+  > {
+    /** Set by the onRequest hook of the route's scope (see {@link AuthOf}). */
+    auth: AuthOf<RawRequest>;
   }
-}
-
-/**
- * The caller of a keyed route. Throws when called on a public route — a programming error.
- */
-export function requireAuth(request: { auth: AuthContext | null }): AuthContext {
-  if (!request.auth) throw new Error("requireAuth on a route without authentication");
-  return request.auth;
 }

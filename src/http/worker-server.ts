@@ -5,7 +5,7 @@ import type { Database } from "../db/client.ts";
 import { probeWithin } from "../domain/service/health.ts";
 import type { Queue } from "../queue/queue.ts";
 import { registerMetrics } from "./plugins/metrics.ts";
-import type { App } from "./types.ts";
+import type { App, PublicApp } from "./types.ts";
 
 /** What `/healthz` answers: every check by name, `ok` when all passed. */
 export interface WorkerHealth {
@@ -41,7 +41,8 @@ export function buildWorkerServer(deps: {
   const app = Fastify({
     loggerInstance: deps.logger.child({ role: "worker-http" }, { level: "warn" }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
-  registerMetrics(app, { sql: deps.database.sql });
+  // This server has no authentication: its routes are public as registered.
+  registerMetrics(app, { sql: deps.database.sql })(app as unknown as PublicApp);
   app.get("/healthz", async (_request, reply): Promise<WorkerHealth> => {
     const [database, queue] = await Promise.all([
       check(() => deps.database.ping()),

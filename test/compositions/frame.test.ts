@@ -1,13 +1,15 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFramePreview } from "../../src/domain/preview/render-frame.ts";
 import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
 
 let t: TestApp;
 let key: string;
+let userId: string;
 let id: string;
 beforeAll(async () => {
   t = await startTestApp();
-  key = (await t.createAccount()).key;
+  ({ key, userId } = await t.createAccount());
   const res = await t.app.inject({
     method: "POST",
     url: "/api/compositions",
@@ -92,5 +94,41 @@ describe("GET /api/compositions/:id/frame", () => {
     const other = (await t.createAccount()).key;
     const foreign = await t.app.inject({ url: `/api/compositions/${id}/frame?t=0`, headers: bearer(other) });
     expect(foreign.statusCode).toBe(404);
+  });
+});
+
+describe("frames of callers that went away", () => {
+  const frames = () =>
+    createFramePreview({
+      db: t.database.db,
+      store: t.runtime.store,
+      workRoot: t.config.workDir,
+      log: t.runtime.log,
+      stallTimeoutMs: 20_000,
+      concurrency: 2,
+      maxWaiting: 8,
+      cacheBytes: 1024 * 1024,
+    });
+
+  it("rejects with the signal's reason, and an identical request after it still gets its frame", async () => {
+    const service = frames();
+    const gone = new AbortController();
+    const left = service.frame(userId, id, 0.5, 96, { signal: gone.signal });
+    const reason = new Error("the client went away");
+    setImmediate(() => gone.abort(reason));
+    await expect(left).rejects.toBe(reason);
+    const after = await service.frame(userId, id, 0.5, 96);
+    expect(after.jpeg.length).toBeGreaterThan(0);
+  });
+
+  it("keeps rendering a shared frame for the callers still waiting", async () => {
+    const service = frames();
+    const gone = new AbortController();
+    const left = service.frame(userId, id, 1.5, 96, { signal: gone.signal });
+    const staying = service.frame(userId, id, 1.5, 96);
+    setImmediate(() => gone.abort(new Error("the client went away")));
+    await expect(left).rejects.toThrow("the client went away");
+    const green = await sharp((await staying).jpeg).stats();
+    expect(green.channels[1]?.mean).toBeGreaterThan(200);
   });
 });

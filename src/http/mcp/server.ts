@@ -11,8 +11,9 @@ import { validateCompositionFor } from "../../domain/composition/edit-compositio
 import type { RenderLimits } from "../../domain/composition/limits.ts";
 import { AppError } from "../../errors.ts";
 import { lendAuth } from "../plugins/auth.ts";
+import type { RouteScopes } from "../plugins/scopes.ts";
 import { CompositionWriteBody } from "../schemas/composition.ts";
-import { type App, type AuthContext, requireAuth } from "../types.ts";
+import type { App, KeyApp, KeyAuth, SessionAuth } from "../types.ts";
 import { ARGUMENT_CONVENTION, unexpectedArguments } from "./arguments.ts";
 import {
   argumentsLine,
@@ -94,7 +95,7 @@ function routeResult(tool: string, answer: RouteAnswer): CallToolResult {
 /** `check_composition`: the composition validation of writes and render starts, for the caller. */
 async function checkComposition(
   deps: McpDeps,
-  auth: AuthContext,
+  auth: KeyAuth | SessionAuth,
   composition: unknown,
 ): Promise<CallToolResult> {
   try {
@@ -124,7 +125,12 @@ async function checkComposition(
 }
 
 /** The MCP server of one request, answering as the caller `auth`. */
-function createServer(app: App, deps: McpDeps, routes: Map<string, RouteInfo>, auth: AuthContext): Server {
+function createServer(
+  app: App,
+  deps: McpDeps,
+  routes: Map<string, RouteInfo>,
+  auth: KeyAuth | SessionAuth,
+): Server {
   const server = new Server(
     { name: "cutroom", version: deps.version },
     { capabilities: { tools: {} }, instructions: ARGUMENT_CONVENTION },
@@ -198,11 +204,16 @@ const METHOD_NOT_ALLOWED = {
  * called on the caller's behalf (see `tools.ts`), plus `check_composition`. Call before the
  * routes are registered: it collects them as they are.
  */
-export function registerMcp(app: App, deps: McpDeps): void {
+export async function registerMcp(app: App, scopes: RouteScopes, deps: McpDeps): Promise<void> {
   const routes = collectRoutes(app);
+  await scopes.key(app, (api) => registerEndpoint(app, api, routes, deps));
+}
+
+/** `/mcp` on the API scope `api`; tool calls go through the whole `app`. */
+function registerEndpoint(app: App, api: KeyApp, routes: Map<string, RouteInfo>, deps: McpDeps): void {
   const hidden = { schema: { hide: true } };
-  app.post("/mcp", hidden, async (request, reply) => {
-    const auth = requireAuth(request);
+  api.post("/mcp", hidden, async (request, reply) => {
+    const auth = request.auth;
     const server = createServer(app, deps, routes, auth);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -221,7 +232,7 @@ export function registerMcp(app: App, deps: McpDeps): void {
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });
   for (const method of ["GET", "DELETE"] as const) {
-    app.route({
+    api.route({
       method,
       url: "/mcp",
       ...hidden,

@@ -20,7 +20,7 @@ import {
   UNLIMITED_QUOTA_HEADER,
 } from "../../domain/quota/daily-quota.ts";
 import { AppError } from "../../errors.ts";
-import type { App, AuthContext } from "../types.ts";
+import type { App, Auth, CaptureAuth, KeyAuth, SessionAuth } from "../types.ts";
 import { createAuthBatcher } from "./auth-batcher.ts";
 
 const INVALID_KEY = "Invalid or revoked API key";
@@ -31,21 +31,9 @@ export const SESSION_COOKIE = "cutroom_session";
 /** Header carrying the session's CSRF token on cookie-authenticated writes. */
 export const CSRF_HEADER = "x-csrf-token";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function userIdentity(user: UserRow) {
-  return {
-    userId: user.id,
-    plan: user.plan,
-    user: { email: user.email, name: user.name, createdAt: user.createdAt, imageModel: user.imageModel },
-  };
-}
 const BEARER = /^Bearer[ \t]+(\S+)$/i;
+
+// --- Quota headers and refusals -------------------------------------------------------------
 
 /**
  * The `X-RateLimit-*` headers of a call. A call no quota applies to (an unlimited account, an
@@ -66,13 +54,11 @@ function rateLimited(now: Date, what: string): AppError {
   });
 }
 
-function insufficientScope(needed: string): AppError {
-  return new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
-}
+// --- Calls on a caller's behalf -------------------------------------------------------------
 
 /** Header of a request the server makes on a caller's behalf (see {@link lendAuth}). */
 export const ON_BEHALF_HEADER = "x-cutroom-on-behalf";
-const lent = new Map<string, AuthContext>();
+const lent = new Map<string, KeyAuth | SessionAuth>();
 
 /**
  * Lends an authenticated request's identity to the requests the server makes on its behalf
@@ -81,35 +67,98 @@ const lent = new Map<string, AuthContext>();
  * (the outer request was); console-only routes refuse it. The token is 32 random bytes, lives
  * only in this process and only until `release`; an unknown token is refused like an invalid key.
  */
-export function lendAuth(auth: AuthContext): { token: string; release(): void } {
+export function lendAuth(auth: KeyAuth | SessionAuth): { token: string; release(): void } {
   const token = randomBytes(32).toString("base64url");
   lent.set(token, auth);
   return { token, release: () => lent.delete(token) };
 }
 
+/** The lent identity of a request made on a caller's behalf; undefined for any other request. */
+function borrowedAuth(request: FastifyRequest): KeyAuth | SessionAuth | undefined {
+  const onBehalf = request.headers[ON_BEHALF_HEADER];
+  if (onBehalf === undefined) return undefined;
+  const auth = typeof onBehalf === "string" ? lent.get(onBehalf) : undefined;
+  if (!auth) throw new AppError("unauthorized", INVALID_KEY);
+  return auth;
+}
+
+// --- Authentication per scope ---------------------------------------------------------------
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function userIdentity(user: UserRow) {
+  return {
+    userId: user.id,
+    plan: user.plan,
+    user: { email: user.email, name: user.name, createdAt: user.createdAt, imageModel: user.imageModel },
+  };
+}
+
+/** A key's scopes against the route's `config.scope`; sessions and capture tokens are not scoped. */
+function checkScope(request: FastifyRequest, auth: Auth): void {
+  const needed = request.routeOptions.config.scope;
+  if (needed && auth.kind === "key" && !hasScope(auth.key.scopes, needed)) {
+    throw new AppError("insufficient_scope", `This operation needs a key with the "${needed}" scope`);
+  }
+}
+
+/** How the calls of a public scope are counted against the caller IP's quotas. */
+export type PublicQuota =
+  /** The anonymous daily quota, refused with 429 beyond it. */
+  | "anonymous"
+  /** Counted against the anonymous quota but never refused (health checks). */
+  | "never-refused"
+  /**
+   * The separate, larger file-download quota: for routes whose credential is a URL signature
+   * the handler checks (signed file URLs).
+   */
+  | "files"
+  /** Not counted at all, with the headers of a call no quota applies to (the console's static files). */
+  | "none";
+
+/** An onRequest hook: authenticates the request, counts it and sets `request.auth`, or throws. */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** The onRequest hook of each kind of route scope (see `routeScopes`). */
+export interface Authenticators {
+  /** No credential: counts the call against the caller IP's quota. */
+  public(quota: PublicQuota): AuthHook;
+  /** An API key (`Bearer crk_…`) or, without an Authorization header, a console session. */
+  key: AuthHook;
+  /** A console session cookie alone. */
+  console: AuthHook;
+  /** As `key`, and also a phone capture token (`Bearer crc_…`). */
+  capture: AuthHook;
+}
+
+/** What authentication reads and counts with. */
+export interface AuthDeps {
+  db: Db;
+  sql: SqlExecutor;
+  clock: Clock;
+  anonDailyLimit: number;
+  /** Signed file downloads per UTC day per client IP. */
+  filesDailyLimit: number;
+  planLimits: { standard: number; upgraded: number };
+}
+
 /**
- * Registers the onRequest hook that authenticates every non-public request, counts it
- * against the daily quota and enforces route scopes. Public routes and requests without a
- * valid credential count against the caller IP's anonymous quota. Quota headers are set
- * before any error so that every response carries them.
+ * Decorates requests with `auth` (null until a scope's hook sets it), authenticates unknown
+ * routes (404/405) as API routes, and returns the onRequest hook of each kind of scope. Every
+ * hook counts the call against the daily quota (the account's, or the caller IP's anonymous one
+ * for public routes and for requests without a valid credential) and sets the quota headers
+ * before any error, so that every response carries them; keyed hooks enforce `config.scope`.
  *
  * Credentials: `Authorization: Bearer crk_…` (API key), `Bearer crc_…` (phone capture token,
- * only on `captureUpload` routes) or, without an Authorization header, the console session
- * cookie, whose writes must carry the session's token in `X-CSRF-Token` (synchronizer token).
- * `consoleOnly` routes accept the session cookie alone.
+ * only in capture scopes) or, without an Authorization header, the console session cookie,
+ * whose writes must carry the session's token in `X-CSRF-Token` (synchronizer token).
+ * Register after the cookie plugin and before any scope.
  */
-export function registerAuth(
-  app: App,
-  deps: {
-    db: Db;
-    sql: SqlExecutor;
-    clock: Clock;
-    anonDailyLimit: number;
-    /** Signed file downloads per UTC day per client IP. */
-    filesDailyLimit: number;
-    planLimits: { standard: number; upgraded: number };
-  },
-): void {
+export function registerAuth(app: App, deps: AuthDeps): Authenticators {
   app.decorateRequest("auth", null);
   const checkKey = createAuthBatcher((hash, calls) => {
     const now = deps.clock.now();
@@ -143,9 +192,14 @@ export function registerAuth(
     return quota;
   }
 
-  async function sessionAuth(request: FastifyRequest, reply: FastifyReply, now: Date): Promise<boolean> {
+  /** The session of the request's cookie; null without a cookie; throws for a dead one. */
+  async function sessionAuth(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    now: Date,
+  ): Promise<SessionAuth | null> {
     const secret = request.cookies?.[SESSION_COOKIE];
-    if (!secret) return false;
+    if (!secret) return null;
     const found = isWellFormedSecret(secret, "crs")
       ? await findLiveSession(deps.db, hashKeySecret(secret), now)
       : null;
@@ -163,18 +217,17 @@ export function registerAuth(
       }
     }
     const quota = await countUser(reply, found.user, now);
-    request.auth = {
-      ...userIdentity(found.user),
-      via: "session",
-      key: null,
-      sessionId: found.session.id,
-      captureProjectId: null,
-      quota,
-    };
-    return true;
+    return { ...userIdentity(found.user), kind: "session", sessionId: found.session.id, quota };
   }
 
-  async function captureAuth(request: FastifyRequest, reply: FastifyReply, token: string, now: Date) {
+  /** The capture token's caller; 403 (uncounted) where capture tokens may not call. */
+  async function captureAuth(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    now: Date,
+    allowed: boolean,
+  ): Promise<CaptureAuth> {
     const found = await findLiveCaptureToken(deps.db, hashKeySecret(token), now);
     if (!found) {
       await countAnonymous(request, reply, now, { refuse: true });
@@ -182,63 +235,20 @@ export function registerAuth(
         headers: { "WWW-Authenticate": 'Bearer realm="cutroom", error="invalid_token"' },
       });
     }
-    if (!request.routeOptions.config.captureUpload) {
+    if (!allowed) {
       throw new AppError("forbidden", "A phone capture token can only upload files (POST /api/v1/uploads)");
     }
     const quota = await countUser(reply, found.user, now);
-    request.auth = {
-      ...userIdentity(found.user),
-      via: "capture",
-      key: null,
-      sessionId: null,
-      captureProjectId: found.token.projectId,
-      quota,
-    };
+    return { ...userIdentity(found.user), kind: "capture", projectId: found.token.projectId, quota };
   }
 
-  app.addHook("onRequest", async (request, reply) => {
-    const config = request.routeOptions.config;
-    if (config.uncounted) return setQuotaHeaders(reply, quotaState(null, null, deps.clock.now()));
-    const onBehalf = request.headers[ON_BEHALF_HEADER];
-    if (onBehalf !== undefined) {
-      const auth = typeof onBehalf === "string" ? lent.get(onBehalf) : undefined;
-      if (!auth) throw new AppError("unauthorized", INVALID_KEY);
-      if (config.consoleOnly) throw new AppError("forbidden", "This operation needs a console session");
-      request.auth = auth;
-      if (config.scope && auth.key && !hasScope(auth.key.scopes, config.scope)) {
-        throw insufficientScope(config.scope);
-      }
-      return;
-    }
-    const now = deps.clock.now();
-    if (config.public) {
-      await countAnonymous(request, reply, now, {
-        refuse: !config.neverThrottle,
-        files: config.signedUrl === true,
-      });
-      return;
-    }
-    // A header that is not `Bearer <token>` (another scheme, a bare key, no token) carries
-    // no API key: "Missing API key". A Bearer token that is no known key is "Invalid".
-    const header = request.headers.authorization?.trim();
-    if (!header && (await sessionAuth(request, reply, now))) return;
-    if (config.consoleOnly) {
-      if (!header) await countAnonymous(request, reply, now, { refuse: true });
-      throw new AppError(
-        header ? "forbidden" : "unauthorized",
-        header
-          ? "This operation needs a console session: sign in at /console (API keys cannot manage keys, sessions or capture links)"
-          : "You are not signed in; sign in at /console",
-      );
-    }
-    const token = header ? BEARER.exec(header)?.[1] : undefined;
-    if (!token) {
-      await countAnonymous(request, reply, now, { refuse: true });
-      throw new AppError("unauthorized", "Missing API key", {
-        headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' },
-      });
-    }
-    if (isWellFormedSecret(token, "crc")) return captureAuth(request, reply, token, now);
+  /** The API key of a Bearer token (batched with concurrent checks of the same key). */
+  async function keyAuth(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    now: Date,
+  ): Promise<KeyAuth> {
     const check = isWellFormedKey(token) ? await checkKey(hashKeySecret(token)) : null;
     const found = check?.found;
     if (!check || !found) {
@@ -252,19 +262,73 @@ export function registerAuth(
     setQuotaHeaders(reply, quota);
     if (!check.granted) throw rateLimited(now, "This account's");
     // user and key are shared by every request the statement counted (see authenticateAndCount).
-    request.auth = {
-      userId: found.userId,
-      plan: found.plan,
-      user: found.user,
-      key: found.key,
-      via: "key",
-      sessionId: null,
-      captureProjectId: null,
-      quota,
-    };
-    const needed = config.scope;
-    if (needed && !hasScope(found.key.scopes, needed)) {
-      throw insufficientScope(needed);
+    return { userId: found.userId, plan: found.plan, user: found.user, key: found.key, kind: "key", quota };
+  }
+
+  /** An API key or a console session, and a capture token where `captureAllowed`. */
+  async function callerAuth(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    captureAllowed: boolean,
+  ): Promise<Auth> {
+    const now = deps.clock.now();
+    // A header that is not `Bearer <token>` (another scheme, a bare key, no token) carries
+    // no API key: "Missing API key". A Bearer token that is no known key is "Invalid".
+    const header = request.headers.authorization?.trim();
+    const session = header ? null : await sessionAuth(request, reply, now);
+    if (session) return session;
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    if (!token) {
+      await countAnonymous(request, reply, now, { refuse: true });
+      throw new AppError("unauthorized", "Missing API key", {
+        headers: { "WWW-Authenticate": 'Bearer realm="cutroom"' },
+      });
     }
+    if (isWellFormedSecret(token, "crc")) return captureAuth(request, reply, token, now, captureAllowed);
+    return keyAuth(request, reply, token, now);
+  }
+
+  const keyed =
+    (captureAllowed: boolean): AuthHook =>
+    async (request, reply) => {
+      const auth = borrowedAuth(request) ?? (await callerAuth(request, reply, captureAllowed));
+      request.auth = auth;
+      checkScope(request, auth);
+    };
+  const key = keyed(false);
+
+  // Unknown routes (404, 405) answer as API routes do: authenticated and counted.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.is404) await key(request, reply);
   });
+
+  return {
+    public: (quota) => async (request, reply) => {
+      if (quota === "none") return setQuotaHeaders(reply, quotaState(null, null, deps.clock.now()));
+      if (borrowedAuth(request)) return;
+      await countAnonymous(request, reply, deps.clock.now(), {
+        refuse: quota !== "never-refused",
+        files: quota === "files",
+      });
+    },
+    key,
+    capture: keyed(true),
+    console: async (request, reply) => {
+      if (borrowedAuth(request)) throw new AppError("forbidden", "This operation needs a console session");
+      const now = deps.clock.now();
+      const header = request.headers.authorization?.trim();
+      const session = header ? null : await sessionAuth(request, reply, now);
+      if (session) {
+        request.auth = session;
+        return;
+      }
+      if (!header) await countAnonymous(request, reply, now, { refuse: true });
+      throw new AppError(
+        header ? "forbidden" : "unauthorized",
+        header
+          ? "This operation needs a console session: sign in at /console (API keys cannot manage keys, sessions or capture links)"
+          : "You are not signed in; sign in at /console",
+      );
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { quotaState } from "../../domain/quota/daily-quota.ts";
 import { AppError, type ErrorCode, type ErrorDetail } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { setQuotaHeaders } from "./auth.ts";
+import { ClientGoneError } from "./request-signal.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "invalid_request",
@@ -123,7 +124,9 @@ export function sendError(
 /**
  * The one global error renderer: AppErrors keep their code; Fastify's own errors
  * (validation, content type, body size, JSON syntax) are mapped to wire codes; anything
- * else becomes a 500 `internal_error` whose body carries no internals (logged instead).
+ * else becomes a 500 `internal_error` whose body carries no internals (logged instead). Work
+ * stopped because the client went away (`ClientGoneError`, see `request.signal`) is logged at
+ * info level only (its 500 reaches nobody).
  */
 export function handleError(
   error: FastifyError | AppError | Error,
@@ -161,6 +164,15 @@ export function handleError(
       message = `Unsupported Content-Type ${JSON.stringify(request.headers["content-type"] ?? "")}; send application/json`;
     }
     return sendError(request, reply, { status, code, message });
+  }
+  if (error instanceof ClientGoneError) {
+    // Work stopped on `request.signal`: nobody reads this answer, and the server did no wrong.
+    request.log.info("the client went away before the response was complete");
+    return sendError(request, reply, {
+      status: 500,
+      code: "internal_error",
+      message: "Internal server error",
+    });
   }
   request.log.error({ err: loggableError(error) }, "unhandled error");
   if (isDiskFull(error)) {

@@ -3,7 +3,7 @@ import type { SqlExecutor } from "../../db/client.ts";
 import { processRegistry } from "../../metrics/process-metrics.ts";
 import { JOBS } from "../../queue/catalog.ts";
 import { registerQueueMetrics } from "../../queue/queue-metrics.ts";
-import type { App } from "../types.ts";
+import type { App, PublicApp } from "../types.ts";
 
 /**
  * `GET /metrics` in the Prometheus text format (prom-client): the process's metrics (CPU,
@@ -14,8 +14,10 @@ import type { App } from "../types.ts";
  * label set bounded. The API registers it with METRICS_ENABLED=true; a worker on its own port.
  *
  * @param deps.sql - a connection to the queue's database, for the queue gauges.
+ * @returns what registers `GET /metrics` on the instance it is given: the API's public scope, or
+ *   the worker's server itself (which has no authentication).
  */
-export function registerMetrics(app: App, deps: { sql: SqlExecutor }): void {
+export function registerMetrics(app: App, deps: { sql: SqlExecutor }): (routes: PublicApp) => void {
   const own = new Registry();
   const duration = new Histogram({
     name: "http_request_duration_seconds",
@@ -36,8 +38,10 @@ export function registerMetrics(app: App, deps: { sql: SqlExecutor }): void {
       reply.elapsedTime / 1000,
     );
   });
-  app.get("/metrics", { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
+  return (routes) => {
+    routes.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    });
+  };
 }

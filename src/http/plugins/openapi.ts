@@ -9,6 +9,7 @@ import { webhookMessagesDoc } from "../schemas/webhook.ts";
 import type { App } from "../types.ts";
 import examples from "./openapi-examples.json" with { type: "json" };
 import { completeResponses } from "./openapi-responses.ts";
+import type { RouteScopes } from "./scopes.ts";
 
 /** Operation tags, in the order the reference page shows them. */
 export const TAGS = [
@@ -44,10 +45,14 @@ export const TAGS = [
  * Registers @fastify/swagger (OpenAPI 3.1 generated from the route schemas, with the
  * bearer security scheme and the shared error body), `GET /api/v1/openapi.json` and the
  * interactive reference at `/docs` (Scalar, served from the package: no CDN, no web fonts,
- * no telemetry, so the page works offline).
+ * no telemetry, so the page works offline), both public.
  * Must be registered before the routes it documents.
  */
-export async function registerOpenApi(app: App, opts: { publicUrl: string; version: string }): Promise<void> {
+export async function registerOpenApi(
+  app: App,
+  scopes: RouteScopes,
+  opts: { publicUrl: string; version: string },
+): Promise<void> {
   app.addSchema(ErrorResponse);
   await app.register(swagger, {
     openapi: {
@@ -98,25 +103,24 @@ export async function registerOpenApi(app: App, opts: { publicUrl: string; versi
     },
   });
 
-  app.get("/api/v1/openapi.json", { config: { public: true }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
-
-  await app.register(scalar, {
-    routePrefix: "/docs",
-    configuration: {
-      url: "/api/v1/openapi.json",
-      title: "Cutroom API reference",
-      // Offline: the default Inter font comes from fonts.scalar.com; system fonts instead.
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      // Nothing that leaves the machine: no "Open API Client" button (client.scalar.com) and no
-      // developer toolbar (its share and deploy links go to scalar.com; shown on localhost).
-      hideClientButton: true,
-      showDeveloperTools: "never",
-    },
+  await scopes.public(app, async (docs) => {
+    docs.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+    await docs.register(scalar, {
+      routePrefix: "/docs",
+      configuration: {
+        url: "/api/v1/openapi.json",
+        title: "Cutroom API reference",
+        // Offline: the default Inter font comes from fonts.scalar.com; system fonts instead.
+        withDefaultFonts: false,
+        telemetry: false,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        // Nothing that leaves the machine: no "Open API Client" button (client.scalar.com) and no
+        // developer toolbar (its share and deploy links go to scalar.com; shown on localhost).
+        hideClientButton: true,
+        showDeveloperTools: "never",
+      },
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { LocalDiskStore } from "../../storage/local-disk.ts";
 import { serveSignedFile } from "../../storage/serve-signed-file.ts";
-import type { App } from "../types.ts";
+import type { PublicApp } from "../types.ts";
 
 /**
  * `GET /files/*` (local storage only): serves signed, expiring file URLs without a key,
@@ -11,13 +11,12 @@ import type { App } from "../types.ts";
  * credential, and a player's range requests must not use up the IP's API calls. S3 storage
  * uses presigned URLs instead.
  */
-export function registerFileRoute(app: App, deps: { store: BlobStore }): void {
+export function registerFileRoute(app: PublicApp, deps: { store: BlobStore }): void {
   const store = deps.store;
   if (!(store instanceof LocalDiskStore)) return;
   app.get(
     "/files/*",
     {
-      config: { public: true, signedUrl: true },
       schema: { hide: true },
     },
     (request, reply) => serveSignedFile(store, request, reply),

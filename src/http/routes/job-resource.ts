@@ -3,7 +3,7 @@ import { type TProperties, type TSchema, Type } from "typebox";
 import { notFound } from "../../errors.ts";
 import { pageWindow, toPage } from "../pagination.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../schemas/common.ts";
-import { type App, requireAuth } from "../types.ts";
+import type { KeyApp } from "../types.ts";
 
 /** What {@link registerJobResourceRoutes} registers for one job resource (renders, generations, transcriptions). */
 export interface JobResource<Row extends { id: string }> {
@@ -71,7 +71,10 @@ export interface JobResource<Row extends { id: string }> {
  * - `GET <path>/:id`: one job, 404 when it is not the caller's, `Retry-After` until terminal;
  * - `DELETE <path>/:id` (write scope): cancels it, 404 when it is not the caller's.
  */
-export function registerJobResourceRoutes<Row extends { id: string }>(app: App, r: JobResource<Row>): void {
+export function registerJobResourceRoutes<Row extends { id: string }>(
+  app: KeyApp,
+  r: JobResource<Row>,
+): void {
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[r.idParam] as string;
   const found = (id: string, row: Row | null | undefined): Row => {
     if (!row) throw notFound(`${r.noun} ${id}`);
@@ -90,7 +93,7 @@ export function registerJobResourceRoutes<Row extends { id: string }>(app: App, 
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { limit, cursor, ...filters } = request.query as Record<string, string | undefined> & {
         limit?: number;
       };
@@ -116,7 +119,7 @@ export function registerJobResourceRoutes<Row extends { id: string }>(app: App, 
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const id = idOf(request);
       const row = found(id, await r.find(auth.userId, id));
       const retryAfter = r.retryAfter(row);
@@ -139,7 +142,7 @@ export function registerJobResourceRoutes<Row extends { id: string }>(app: App, 
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const id = idOf(request);
       const row = found(id, await r.cancel.run(request, auth.userId, id));
       return reply.code(r.cancel.status?.(row) ?? 200).send(await r.present(row));

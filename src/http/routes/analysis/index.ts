@@ -8,7 +8,7 @@ import {
   SummaryResponse,
 } from "../../schemas/analysis.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
-import type { App } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** Bodies larger than this are a 413 (a 3-hour transcript is about 0.5 MB). */
 const ANALYSIS_BODY_LIMIT = 2 * 1024 * 1024;
@@ -19,7 +19,7 @@ const ERRORS = [...AUTH_ERRORS, 413, 415, 503];
  * functions of `src/domain/analysis` — no vendor or network call, read scope is enough.
  * Large inputs run on worker threads with a time budget (see `createAnalysisRunner`).
  */
-export function registerAnalysisRoutes(app: App, runnerOptions: AnalysisRunnerOptions): void {
+export function registerAnalysisRoutes(app: KeyApp, runnerOptions: AnalysisRunnerOptions): void {
   const runner = createAnalysisRunner(runnerOptions);
   app.addHook("onClose", () => runner.close());
   app.post(

@@ -24,7 +24,7 @@ import {
   StreamHeaders,
 } from "../../schemas/assistant.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { streamEvents } from "./sse.ts";
 
 const EVENT_STREAM_DOC =
@@ -49,7 +49,7 @@ const lastEventId = (h: string | undefined) => (h ? Number(h) : 0);
  * (a run streamed as server-sent events), resuming a run's stream and cancelling a run.
  */
 export function registerAssistantRoutes(
-  app: App,
+  app: KeyApp,
   deps: { db: Db; clock: Clock; assistant: Assistant },
 ): void {
   const { db, assistant } = deps;
@@ -71,7 +71,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const session = await createSession(
         { db, userId: auth.userId, now: deps.clock.now() },
         { ...request.body, model: assistant.modelInfo() },
@@ -92,7 +92,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return present(await getSession(db, auth.userId, request.params.id));
     },
   );
@@ -109,7 +109,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listSessions(db, auth.userId, pageWindow(request.query));
       const { nextCursor } = toPage(
         { rows: page.rows.map((s) => s.session), hasMore: page.hasMore },
@@ -134,7 +134,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteSession({ db, assistant }, auth.userId, request.params.id);
       return reply.code(204).send();
     },
@@ -155,7 +155,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { run } = await assistant.startRun(auth.userId, {
         ...request.body,
         idempotencyKey: request.headers["idempotency-key"],
@@ -182,7 +182,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const events = await followRun(
         { db, assistant },
         auth.userId,
@@ -208,7 +208,7 @@ export function registerAssistantRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const run = await assistant.cancel(auth.userId, request.params.runId);
       return reply.code(run.status === "running" ? 202 : 200).send(presentRunCancelled(run));
     },

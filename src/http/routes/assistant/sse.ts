@@ -7,8 +7,8 @@ export function formatEvent(e: { seq: number; type: string; data: unknown }): st
 
 /**
  * Answers 200 `text/event-stream` and writes every event `events` yields until it ends,
- * with a `: ping` comment every `pingMs`. Closing the connection aborts the iteration (the
- * producer keeps running: a disconnect is not a cancel).
+ * with a `: ping` comment every `pingMs`. Closing the connection aborts the iteration through
+ * `request.signal` (the producer keeps running: a disconnect is not a cancel).
  */
 export async function streamEvents(
   request: FastifyRequest,
@@ -18,7 +18,7 @@ export async function streamEvents(
     events: (signal: AbortSignal) => AsyncIterable<{ seq: number; type: string; data: unknown }>;
   },
 ): Promise<void> {
-  const closed = new AbortController();
+  const closed = request.signal;
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -29,12 +29,10 @@ export async function streamEvents(
     "x-accel-buffering": "no",
   });
   res.flushHeaders();
-  const onClose = () => closed.abort();
-  res.on("close", onClose);
   const ping = setInterval(() => res.write(": ping\n\n"), opts.pingMs);
   try {
-    for await (const e of opts.events(closed.signal)) {
-      if (closed.signal.aborted) break;
+    for await (const e of opts.events(closed)) {
+      if (closed.aborted) break;
       res.write(formatEvent(e));
       // Let the response uncork and reach the socket before the next database read.
       await new Promise((resolve) => setImmediate(resolve));
@@ -43,7 +41,6 @@ export async function streamEvents(
     request.log.error({ err }, "assistant event stream failed");
   } finally {
     clearInterval(ping);
-    res.off("close", onClose);
     if (!res.writableEnded) res.end();
   }
 }

@@ -10,7 +10,7 @@ import {
   serverTiming,
   serverTimingHeader,
 } from "../../schemas/preview.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 const FrameQuery = Type.Object({
   t: Type.Number({ minimum: 0, description: "Time on the timeline, seconds", examples: [12.3] }),
@@ -19,7 +19,7 @@ const FrameQuery = Type.Object({
 });
 
 /** `GET /api/compositions/:id/frame`: one frame at a time, drawn by the renderer, for previews. */
-export function registerFrameRoute(app: App, deps: { frames: FramePreview }): void {
+export function registerFrameRoute(app: KeyApp, deps: { frames: FramePreview }): void {
   app.get(
     "/api/compositions/:id/frame",
     {
@@ -65,13 +65,13 @@ export function registerFrameRoute(app: App, deps: { frames: FramePreview }): vo
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const frame = await deps.frames.frame(
         auth.userId,
         request.params.id,
         request.query.t,
         request.query.width ?? 640,
-        { proxies: request.query.proxy ?? true },
+        { proxies: request.query.proxy ?? true, signal: request.signal },
       );
       const etag = `"${frame.version}-f${frame.frame}-${frame.width}"`;
       reply

@@ -22,7 +22,7 @@ import {
   CompositionWriteBody,
   JsonPatchOperation,
 } from "../../schemas/composition.ts";
-import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import type { KeyApp, KeyAuth, SessionAuth } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 import { parseIfMatch } from "./if-match.ts";
 import { registerRelinkRoute } from "./relink.ts";
@@ -41,10 +41,10 @@ const WRITE_ERROR_TEXT = {
  * Responses carry `ETag: "<version>"`.
  */
 export function registerCompositionRoutes(
-  app: App,
+  app: KeyApp,
   deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
 ): void {
-  const ctx = (auth: AuthContext): WriteContext => ({
+  const ctx = (auth: KeyAuth | SessionAuth): WriteContext => ({
     db: deps.db,
     userId: auth.userId,
     now: deps.clock.now(),
@@ -64,7 +64,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listCompositions(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
@@ -89,7 +89,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await createComposition(ctx(auth), request.body);
       return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
     },
@@ -107,7 +107,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await getComposition(deps.db, auth.userId, request.params.id);
       return reply
         .header("ETag", `"${row.version}"`)
@@ -132,7 +132,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const headerVersion = parseIfMatch(request.headers["if-match"]);
       const bodyVersion = request.body.version;
       if (headerVersion !== undefined && bodyVersion !== undefined && headerVersion !== bodyVersion) {
@@ -178,7 +178,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await patchComposition(ctx(auth), {
         id: request.params.id,
         patch: request.body,
@@ -204,7 +204,7 @@ export function registerCompositionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteComposition(deps.db, auth.userId, request.params.id);
       return reply.code(204).send();
     },

@@ -9,7 +9,7 @@ import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
 import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
-import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import type { Auth, KeyApp } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 
 const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
@@ -27,8 +27,8 @@ const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
  * the write scope, console sessions (the account owner) and admin accounts.
  * @throws AppError 403 `insufficient_scope` otherwise.
  */
-function assertMayReadServerPaths(auth: AuthContext): void {
-  if (auth.plan === "admin" || !auth.key || hasScope(auth.key.scopes, "write")) return;
+function assertMayReadServerPaths(auth: Auth): void {
+  if (auth.plan === "admin" || auth.kind !== "key" || hasScope(auth.key.scopes, "write")) return;
   throw new AppError(
     "insufficient_scope",
     'assets=paths (server file paths) needs a key with the "write" scope; use assets=urls with a read-only key',
@@ -43,7 +43,7 @@ export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
  * MLT XML, and create a composition from an OpenTimelineIO timeline.
  */
 export function registerInterchangeRoutes(
-  app: App,
+  app: KeyApp,
   deps: {
     db: Db;
     store: BlobStore;
@@ -89,7 +89,7 @@ export function registerInterchangeRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       if (request.query.assets === "paths") assertMayReadServerPaths(auth);
       const file = await exportComposition(
         { db: deps.db, store: deps.store, ttlSec: deps.signedUrlTtlSec },
@@ -127,7 +127,7 @@ export function registerInterchangeRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       // A bare .otio document is the timeline with every option left at its default; error
       // paths then point into the body itself.
       const body = request.body;

@@ -9,7 +9,7 @@ import {
   previewSourcesHeader,
   previewSourcesValue,
 } from "../../schemas/preview.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** Default length of a preview video, seconds. */
 const DEFAULT_SECONDS = 6;
@@ -36,7 +36,7 @@ const PreviewQuery = Type.Object({
  * `GET /api/compositions/:id/preview.mp4`: "Play from here", a draft render of the next seconds
  * streamed as fragmented MP4 while ffmpeg encodes it.
  */
-export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }): void {
+export function registerPreviewRoute(app: KeyApp, deps: { previews: PreviewStream }): void {
   app.get(
     "/api/compositions/:id/preview.mp4",
     {
@@ -81,11 +81,8 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
-      // However the response ends (done, or the client went away, also while the preview is
-      // starting), ffmpeg goes with it.
-      const gone = new AbortController();
-      reply.raw.once("close", () => gone.abort());
+      const auth = request.auth;
+      // When the client goes away (also while the preview is starting), ffmpeg goes with it.
       const video = await deps.previews.open(
         auth.userId,
         request.params.id,
@@ -95,7 +92,7 @@ export function registerPreviewRoute(app: App, deps: { previews: PreviewStream }
           width: request.query.width ?? 640,
           proxies: request.query.proxy ?? true,
         },
-        gone.signal,
+        request.signal,
       );
       return reply
         .header("content-type", "video/mp4")

@@ -6,7 +6,7 @@ import { invalidRequest } from "../../../errors.ts";
 import { presentCompositionWithWarnings } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 import { parseIfMatch } from "./if-match.ts";
 
@@ -32,7 +32,7 @@ const RelinkBody = Type.Object(
 
 /** `POST /api/compositions/:id/relink`: points every clip of one upload at another. */
 export function registerRelinkRoute(
-  app: App,
+  app: KeyApp,
   deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
 ): void {
   app.post(
@@ -52,7 +52,7 @@ export function registerRelinkRoute(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       if (ifMatch === undefined) {
         throw invalidRequest('Send the version this relink is based on as If-Match, e.g. If-Match: "7"', [

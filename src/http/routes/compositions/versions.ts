@@ -16,7 +16,7 @@ import {
   VersionDiffQuery,
   VersionDiffResponse,
 } from "../../schemas/composition-version.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 import { parseIfMatch } from "./if-match.ts";
 
@@ -27,7 +27,7 @@ const READ_ERRORS = [...AUTH_ERRORS, 404] as const;
  * between two, and revert (a new version equal to an old one, with If-Match).
  */
 export function registerCompositionVersionRoutes(
-  app: App,
+  app: KeyApp,
   deps: { db: Db; clock: { now(): Date }; renderLimits: RenderLimits },
 ): void {
   app.get(
@@ -45,7 +45,7 @@ export function registerCompositionVersionRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listVersions(deps.db, {
         userId: auth.userId,
         compositionId: request.params.id,
@@ -69,7 +69,7 @@ export function registerCompositionVersionRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const found = await getVersion(deps.db, {
         userId: auth.userId,
         compositionId: request.params.id,
@@ -94,7 +94,7 @@ export function registerCompositionVersionRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const patch = await diffVersions(deps.db, {
         userId: auth.userId,
         compositionId: request.params.id,
@@ -122,7 +122,7 @@ export function registerCompositionVersionRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       if (ifMatch === undefined) {
         throw invalidRequest('Send the version this revert is based on as If-Match, e.g. If-Match: "7"', [

@@ -9,7 +9,7 @@ import {
 import { presentCaptureToken } from "../../presenters/capture-tokens.ts";
 import { responses } from "../../schemas/common.ts";
 import { CaptureToken, CaptureTokenCreated, CONSOLE_SECURITY } from "../../schemas/console.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { ConsoleApp } from "../../types.ts";
 
 const ERRORS = [400, 401, 403, 429, 500];
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
@@ -19,15 +19,12 @@ const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) })
  * into one project (`POST /api/v1/uploads` with it as bearer), listed and revocable.
  */
 export function registerCaptureTokenRoutes(
-  app: App,
+  app: ConsoleApp,
   deps: { db: Db; clock: Clock; publicUrl: string },
 ): void {
-  const consoleOnly = { config: { consoleOnly: true } } as const;
-
   app.post(
     "/api/v1/projects/:projectId/capture-tokens",
     {
-      ...consoleOnly,
       schema: {
         operationId: "createCaptureToken",
         summary: "Create a phone capture link for a project (valid 30 minutes)",
@@ -40,7 +37,7 @@ export function registerCaptureTokenRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { token, secret, url } = await createCaptureToken(deps, auth.userId, request.params.projectId);
       return reply.code(201).send({ captureToken: presentCaptureToken(token), token: secret, url });
     },
@@ -49,7 +46,6 @@ export function registerCaptureTokenRoutes(
   app.get(
     "/api/v1/projects/:projectId/capture-tokens",
     {
-      ...consoleOnly,
       schema: {
         operationId: "listCaptureTokens",
         summary: "The project's live phone capture links, newest first",
@@ -63,7 +59,7 @@ export function registerCaptureTokenRoutes(
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const rows = await listCaptureTokens(deps, auth.userId, request.params.projectId);
       return { data: rows.map(presentCaptureToken) };
     },
@@ -72,7 +68,6 @@ export function registerCaptureTokenRoutes(
   app.delete(
     "/api/v1/capture-tokens/:tokenId",
     {
-      ...consoleOnly,
       schema: {
         operationId: "revokeCaptureToken",
         summary: "Revoke a phone capture link (idempotent)",
@@ -83,7 +78,7 @@ export function registerCaptureTokenRoutes(
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await revokeCaptureToken(deps, auth.userId, request.params.tokenId);
       return reply.code(204).send();
     },

@@ -7,20 +7,17 @@ import { presentApiKey } from "../../presenters/api-keys.ts";
 import { ApiKey } from "../../schemas/account.ts";
 import { responses } from "../../schemas/common.ts";
 import { CONSOLE_SECURITY, KeyCreate, KeyCreated } from "../../schemas/console.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { ConsoleApp } from "../../types.ts";
 
 const ERRORS = [400, 401, 403, 429, 500];
 const DESCRIPTION =
   "Console only: needs the session cookie (and `X-CSRF-Token` for writes); an API key gets 403.";
 
 /** Key management for the signed-in console user: list, create (secret shown once), revoke. */
-export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): void {
-  const consoleOnly = { config: { consoleOnly: true } } as const;
-
+export function registerKeyRoutes(app: ConsoleApp, deps: { db: Db; clock: Clock }): void {
   app.get(
     "/api/v1/keys",
     {
-      ...consoleOnly,
       schema: {
         operationId: "listKeys",
         summary: "List the account's API keys (revoked ones included), oldest first",
@@ -34,7 +31,7 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return { data: (await listAccountApiKeys(deps.db, auth.userId)).map(presentApiKey) };
     },
   );
@@ -42,7 +39,6 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
   app.post(
     "/api/v1/keys",
     {
-      ...consoleOnly,
       schema: {
         operationId: "createKey",
         summary: "Create an API key; the secret is in this response only",
@@ -54,7 +50,7 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { key, secret } = await issueApiKey(deps.db, {
         userId: auth.userId,
         name: request.body.name,
@@ -67,7 +63,6 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
   app.delete(
     "/api/v1/keys/:keyId",
     {
-      ...consoleOnly,
       schema: {
         operationId: "revokeKey",
         summary: "Revoke an API key (idempotent); it stops working on its next request",
@@ -79,7 +74,7 @@ export function registerKeyRoutes(app: App, deps: { db: Db; clock: Clock }): voi
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await revokeAccountApiKey(deps, auth.userId, request.params.keyId);
       return reply.code(204).send();
     },

@@ -3,7 +3,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../../errors.ts";
-import type { App } from "../../types.ts";
+import type { PublicApp } from "../../types.ts";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cutroom console</title></head>
 <body style="font-family:system-ui;max-width:40rem;margin:3rem auto;padding:0 1rem">
@@ -17,11 +17,10 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
  * so the app's own router decides. Without a build, those paths answer 503 with a page that
  * says how to build it; the API is unaffected. Not counted against any quota.
  */
-export async function registerConsoleStatic(app: App, opts: { dir: string }): Promise<void> {
+export async function registerConsoleStatic(app: PublicApp, opts: { dir: string }): Promise<void> {
   const built = existsSync(path.join(opts.dir, "index.html"));
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => {
-      route.config = { ...(route.config ?? {}), public: true, uncounted: true };
       route.schema = { ...(route.schema ?? {}), hide: true };
     });
     const assets = path.join(opts.dir, "assets");

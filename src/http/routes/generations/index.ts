@@ -25,7 +25,7 @@ import {
   ImageGenerationCreate,
   VideoGenerationCreate,
 } from "../../schemas/generation.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { registerJobResourceRoutes } from "../job-resource.ts";
 
 /** What the generation routes need. */
@@ -52,7 +52,7 @@ const CREATE_ERRORS = [...AUTH_ERRORS, 403, 404, 503] as const;
  * Generation routes: image (waits up to IMAGE_WAIT_SEC for the result), still-to-video (always
  * queued), list, fetch and cancel. Outputs are ordinary uploads of the caller.
  */
-export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): void {
+export function registerGenerationRoutes(app: KeyApp, deps: GenerationRouteDeps): void {
   app.post(
     "/api/v1/generate/image",
     {
@@ -68,7 +68,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await generateImage(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },
@@ -97,7 +97,7 @@ export function registerGenerationRoutes(app: App, deps: GenerationRouteDeps): v
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await generateVideo(
         deps,
         { userId: auth.userId, imageModel: auth.user.imageModel },

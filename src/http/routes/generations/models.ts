@@ -2,10 +2,10 @@ import type { GenerationConfig } from "../../../config.ts";
 import { listModels } from "../../../domain/generation/models.ts";
 import { responses } from "../../schemas/common.ts";
 import { ModelCatalog } from "../../schemas/generation.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** `GET /api/v1/generate/models`: the generation models and which of them this server runs. */
-export function registerGenerationModelsRoute(app: App, deps: { generation: GenerationConfig }): void {
+export function registerGenerationModelsRoute(app: KeyApp, deps: { generation: GenerationConfig }): void {
   app.get(
     "/api/v1/generate/models",
     {
@@ -19,7 +19,7 @@ export function registerGenerationModelsRoute(app: App, deps: { generation: Gene
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return listModels(deps.generation, auth.user.imageModel);
     },
   );

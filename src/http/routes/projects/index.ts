@@ -13,7 +13,7 @@ import { pageWindow, toPage } from "../../pagination.ts";
 import { presentProject } from "../../presenters/projects.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Project, ProjectCreate, ProjectDeleteQuery, ProjectUpdate } from "../../schemas/project.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) });
 
@@ -21,7 +21,7 @@ const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 64 }) })
  * Project routes: list (newest first, cursor pages), fetch, create, update and delete (with an
  * explicit choice for the contents of a non-empty project); all scoped to the key's owner.
  */
-export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore; clock: Clock }): void {
+export function registerProjectRoutes(app: KeyApp, deps: { db: Db; store: BlobStore; clock: Clock }): void {
   app.get(
     "/api/v1/projects",
     {
@@ -34,7 +34,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listProjects(deps.db, auth.userId, pageWindow(request.query));
       return toPage(page, presentProject);
     },
@@ -52,7 +52,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return presentProject(await getProject(deps.db, auth.userId, request.params.projectId));
     },
   );
@@ -70,7 +70,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const project = await createProject(deps.db, auth.userId, request.body);
       return reply.code(201).send(presentProject(project));
     },
@@ -90,7 +90,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const project = await updateProject(deps.db, {
         userId: auth.userId,
         projectId: request.params.projectId,
@@ -117,7 +117,7 @@ export function registerProjectRoutes(app: App, deps: { db: Db; store: BlobStore
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteProject(
         { db: deps.db, store: deps.store, log: request.log },
         { userId: auth.userId, projectId: request.params.projectId, contents: request.query.contents },

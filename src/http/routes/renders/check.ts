@@ -1,4 +1,3 @@
-import type { FastifyReply } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import type { Db } from "../../../db/client.ts";
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
@@ -8,7 +7,7 @@ import type { BlobStore } from "../../../storage/blob-store.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { CompositionParams } from "../../schemas/composition.ts";
 import { RenderCheck, RenderCheckQuery, RenderCreate } from "../../schemas/render.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** What the render check routes need. */
 export interface RenderCheckRouteDeps {
@@ -29,13 +28,9 @@ const CHECK_DESCRIPTION =
  * `GET /api/compositions/:id/check` checks a stored composition with output options from the
  * query. Closing the connection aborts the check's downloads.
  */
-export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps): void {
-  const check = (userId: string, body: StartRenderBody, reply: FastifyReply) => {
-    const closed = new AbortController();
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableEnded) closed.abort(new Error("the client went away"));
-    });
-    return preflightRender(
+export function registerRenderCheckRoutes(app: KeyApp, deps: RenderCheckRouteDeps): void {
+  const check = (userId: string, body: StartRenderBody, signal: AbortSignal) =>
+    preflightRender(
       {
         db: deps.db,
         store: deps.store,
@@ -43,9 +38,8 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         limits: deps.renderLimits,
         now: deps.clock.now(),
       },
-      { userId, body, signal: closed.signal },
+      { userId, body, signal },
     );
-  };
 
   app.post(
     "/api/render/check",
@@ -61,9 +55,9 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         }),
       },
     },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      return check(auth.userId, request.body, reply);
+    async (request) => {
+      const auth = request.auth;
+      return check(auth.userId, request.body, request.signal);
     },
   );
 
@@ -80,9 +74,9 @@ export function registerRenderCheckRoutes(app: App, deps: RenderCheckRouteDeps):
         response: responses({ 200: RenderCheck }, [...AUTH_ERRORS, 404]),
       },
     },
-    async (request, reply) => {
-      const auth = requireAuth(request);
-      return check(auth.userId, { compositionId: request.params.id, output: request.query }, reply);
+    async (request) => {
+      const auth = request.auth;
+      return check(auth.userId, { compositionId: request.params.id, output: request.query }, request.signal);
     },
   );
 }

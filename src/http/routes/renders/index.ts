@@ -15,7 +15,7 @@ import type { BlobStore } from "../../../storage/blob-store.ts";
 import { presentRender } from "../../presenters/renders.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { Render, RenderCreate, RenderParams } from "../../schemas/render.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { registerJobResourceRoutes } from "../job-resource.ts";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -43,7 +43,7 @@ export interface RenderRouteDeps {
  * poll one (non-terminal responses carry `Retry-After: 1`), cancel, and the retired
  * events stream (410).
  */
-export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
+export function registerRenderRoutes(app: KeyApp, deps: RenderRouteDeps): void {
   app.post(
     "/api/render",
     {
@@ -65,7 +65,7 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { render, created } = await startRender(
         {
           db: deps.db,
@@ -151,7 +151,6 @@ export function registerRenderRoutes(app: App, deps: RenderRouteDeps): void {
       },
     },
     async (request) => {
-      requireAuth(request);
       throw new AppError(
         "gone",
         `The render events stream was retired; poll GET /api/render/${request.params.jobId} (it carries Retry-After)`,

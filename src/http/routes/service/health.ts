@@ -2,14 +2,13 @@ import { Type } from "typebox";
 import type { Database } from "../../../db/client.ts";
 import { checkDatabase } from "../../../domain/service/health.ts";
 import { responses } from "../../schemas/common.ts";
-import type { App } from "../../types.ts";
+import type { PublicApp } from "../../types.ts";
 
 /** `GET /api/v1/health`: database round trip; 503 when it does not answer within 2 s. */
-export function registerHealth(app: App, deps: { database: Database }): void {
+export function registerHealth(app: PublicApp, deps: { database: Database }): void {
   app.get(
     "/api/v1/health",
     {
-      config: { public: true, neverThrottle: true },
       schema: {
         operationId: "getHealth",
         summary: "Health check",

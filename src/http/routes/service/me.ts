@@ -7,21 +7,22 @@ import { presentApiKey } from "../../presenters/api-keys.ts";
 import { presentUser } from "../../presenters/users.ts";
 import { Me, SettingsUpdate, User } from "../../schemas/account.ts";
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
-import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import type { KeyApp, KeyAuth, SessionAuth } from "../../types.ts";
 
 type Presented = { user: Record<string, unknown>; apiKey: Record<string, unknown> | null };
 
 /** The user and key as `/me` shows them, built once per identity (the auth hook shares one per statement). */
 const presented = new WeakMap<object, Presented>();
 
-function present(auth: AuthContext): Presented {
-  let p = auth.key ? presented.get(auth.key) : undefined;
+function present(auth: KeyAuth | SessionAuth): Presented {
+  const key = auth.kind === "key" ? auth.key : null;
+  let p = key ? presented.get(key) : undefined;
   if (!p) {
     p = {
       user: presentUser({ id: auth.userId, plan: auth.plan, ...auth.user }),
-      apiKey: auth.key && presentApiKey(auth.key),
+      apiKey: key && presentApiKey(key),
     };
-    if (auth.key) presented.set(auth.key, p);
+    if (key) presented.set(key, p);
   }
   return p;
 }
@@ -30,7 +31,7 @@ function present(auth: AuthContext): Presented {
  * `GET /api/v1/me`: the key's owner, the key's details (never its secret) and the quota state;
  * `PATCH /api/v1/me/settings`: the owner's settings (the image-model preference).
  */
-export function registerMe(app: App, deps: { db: Db }): void {
+export function registerMe(app: KeyApp, deps: { db: Db }): void {
   app.get(
     "/api/v1/me",
     {
@@ -44,7 +45,7 @@ export function registerMe(app: App, deps: { db: Db }): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       // The auth statement already read the owner: no second round trip.
       const { user, apiKey } = present(auth);
       const { limit, remaining, resetAt } = auth.quota;
@@ -70,7 +71,7 @@ export function registerMe(app: App, deps: { db: Db }): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const stored = await setImageModelPreference(deps.db, auth.userId, request.body.imageModel);
       const { user } = present(auth);
       return { user: { ...user, settings: { imageModel: effectiveImageModelId(stored) } } };

@@ -21,7 +21,7 @@ import {
   TranscriptionExportQuery,
   TranscriptionParams,
 } from "../../schemas/transcription.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 import { registerJobResourceRoutes } from "../job-resource.ts";
 
 /** What the transcription routes need. */
@@ -42,7 +42,7 @@ const SRT_EXAMPLE = "1\n00:00:01,650 --> 00:00:04,100\nand mister john dashwood 
 const MIME = { srt: "application/x-subrip", vtt: "text/vtt", txt: "text/plain" } as const;
 
 /** Transcription routes: create (always queued), list, fetch, export as captions or text, cancel. */
-export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDeps): void {
+export function registerTranscriptionRoutes(app: KeyApp, deps: TranscriptionRouteDeps): void {
   app.post(
     "/api/v1/transcriptions",
     {
@@ -58,7 +58,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await requestTranscription(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/transcriptions/${row.id}`);
       reply.header("Retry-After", RETRY_AFTER);
@@ -147,7 +147,7 @@ export function registerTranscriptionRoutes(app: App, deps: TranscriptionRouteDe
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const format = request.query.format as keyof typeof MIME;
       const file = await exportTranscription(deps.db, auth.userId, request.params.id, format);
       reply.header("Content-Type", `${MIME[format]}; charset=utf-8`);

@@ -6,10 +6,10 @@ import {
 import { AUTH_ERRORS, responses } from "../../schemas/common.ts";
 import { UploadParams } from "../../schemas/upload.ts";
 import { UploadAnalysis, UploadAnalysisQuery } from "../../schemas/upload-analysis.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** `GET /api/v1/uploads/{id}/analysis`: scene cuts, silences, loudness and waveform peaks. */
-export function registerUploadAnalysisRoute(app: App, deps: UploadAnalysisDeps): void {
+export function registerUploadAnalysisRoute(app: KeyApp, deps: UploadAnalysisDeps): void {
   app.get(
     "/api/v1/uploads/:id/analysis",
     {
@@ -25,7 +25,7 @@ export function registerUploadAnalysisRoute(app: App, deps: UploadAnalysisDeps):
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const q = request.query;
       const result = await uploadAnalysis(deps, auth.userId, request.params.id, {
         sceneThreshold: q.sceneThreshold ?? ANALYSIS_DEFAULTS.sceneThreshold,

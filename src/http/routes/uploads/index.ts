@@ -13,7 +13,7 @@ import { presentUpload } from "../../presenters/uploads.ts";
 import { AUTH_ERRORS, Page, PageQuery, responses } from "../../schemas/common.ts";
 import { Transcription } from "../../schemas/transcription.ts";
 import { Upload, UploadParams, UploadWithUsers } from "../../schemas/upload.ts";
-import { type App, type AuthContext, requireAuth } from "../../types.ts";
+import type { Auth, CaptureApp, KeyApp } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 
 /** What the upload routes need. */
@@ -31,21 +31,21 @@ export interface UploadRouteDeps {
 }
 
 /** A phone capture token uploads only into its own project (the default when `projectId` is not sent). */
-function assertCaptureProject(auth: AuthContext, projectId: string): void {
-  if (auth.captureProjectId && projectId !== auth.captureProjectId) {
+function assertCaptureProject(auth: Auth, projectId: string): void {
+  if (auth.kind === "capture" && projectId !== auth.projectId) {
     throw new AppError("forbidden", "This phone capture link may only upload into its own project");
   }
 }
 
 /**
- * Upload routes: multipart upload (streamed to storage, typed by content, probed, all or
- * nothing), list, fetch (fresh signed URLs) and delete (objects removed).
+ * The multipart upload (streamed to storage, typed by content, probed, all or nothing), which
+ * phone capture tokens may also call. Needs the multipart plugin in the scope.
  */
-export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
+export function registerCreateUploadsRoute(app: CaptureApp, deps: UploadRouteDeps): void {
   app.post(
     "/api/v1/uploads",
     {
-      config: { scope: "write", captureUpload: true },
+      config: { scope: "write" },
       // The multipart body is parsed by the handler as a stream; the schema documents it only.
       validatorCompiler: () => () => true,
       schema: {
@@ -88,34 +88,28 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
-      const aborted = new AbortController();
-      const onClose = () => {
-        if (!request.raw.complete) aborted.abort(new Error("client aborted the upload"));
-      };
-      request.raw.once("close", onClose);
-      try {
-        const { uploads, transcriptions } = await receiveUploads(deps, {
-          userId: auth.userId,
-          parts: request.parts(),
-          maxBytes: deps.uploadMaxBytes,
-          signal: aborted.signal,
-          // The request body's chunks are ours: the local store moves them to its writer thread.
-          transferChunks: true,
-          checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
-          defaultProjectId: auth.captureProjectId,
-        });
-        const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
-        return reply.code(201).send({
-          data,
-          ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
-        });
-      } finally {
-        request.raw.off("close", onClose);
-      }
+      const auth = request.auth;
+      const { uploads, transcriptions } = await receiveUploads(deps, {
+        userId: auth.userId,
+        parts: request.parts(),
+        maxBytes: deps.uploadMaxBytes,
+        signal: request.signal,
+        // The request body's chunks are ours: the local store moves them to its writer thread.
+        transferChunks: true,
+        checkProjectId: (projectId) => assertCaptureProject(auth, projectId),
+        defaultProjectId: auth.kind === "capture" ? auth.projectId : null,
+      });
+      const data = await Promise.all(uploads.map((r) => presentUpload(deps, r)));
+      return reply.code(201).send({
+        data,
+        ...(transcriptions.length > 0 ? { transcriptions: transcriptions.map(presentTranscription) } : {}),
+      });
     },
   );
+}
 
+/** Upload routes: list, fetch (fresh signed URLs) and delete (objects removed). */
+export function registerUploadRoutes(app: KeyApp, deps: UploadRouteDeps): void {
   app.get(
     "/api/v1/uploads",
     {
@@ -132,7 +126,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listUploads(deps.db, {
         userId: auth.userId,
         projectId: request.query.projectId,
@@ -157,7 +151,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { upload, usedBy } = await getUpload(deps.db, auth.userId, request.params.id);
       return { ...(await presentUpload(deps, upload)), usedBy };
     },
@@ -185,7 +179,7 @@ export function registerUploadRoutes(app: App, deps: UploadRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteUpload(deps, {
         userId: auth.userId,
         id: request.params.id,

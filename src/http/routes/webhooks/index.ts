@@ -35,7 +35,7 @@ import {
   WebhookEndpointWithSecret,
   WebhookParams,
 } from "../../schemas/webhook.ts";
-import { type App, requireAuth } from "../../types.ts";
+import type { KeyApp } from "../../types.ts";
 
 /** What the webhook routes need. */
 export interface WebhookRouteDeps {
@@ -55,7 +55,7 @@ const ERRORS_WRITE = [...AUTH_ERRORS, 403, 404] as const;
  * each endpoint's delivery log with manual redelivery, and the account's callback secret that
  * signs per-request `callbackUrl` messages (docs/webhooks.md).
  */
-export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
+export function registerWebhookRoutes(app: KeyApp, deps: WebhookRouteDeps): void {
   const { db } = deps;
 
   app.post(
@@ -75,7 +75,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const endpoint = await createWebhookEndpoint(deps, auth.userId, request.body);
       reply.header("Location", `/api/v1/webhooks/${endpoint.id}`);
       return reply.code(201).send(presentWebhookEndpointWithSecret(endpoint));
@@ -94,7 +94,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listWebhookEndpoints(db, auth.userId, pageWindow(request.query));
       return toPage(page, presentWebhookEndpoint);
     },
@@ -116,7 +116,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return presentCallbackSecret(await getCallbackSecret(db, auth.userId));
     },
   );
@@ -135,7 +135,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       return presentCallbackSecret(await rotateCallbackSecret(deps, auth.userId));
     },
   );
@@ -153,7 +153,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) =>
-      presentWebhookEndpoint(await getWebhookEndpoint(db, requireAuth(request).userId, request.params.id)),
+      presentWebhookEndpoint(await getWebhookEndpoint(db, request.auth.userId, request.params.id)),
   );
 
   app.patch(
@@ -172,7 +172,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await changeWebhookEndpoint(deps, auth.userId, request.params.id, request.body);
       return presentWebhookEndpoint(row);
     },
@@ -192,7 +192,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       await deleteWebhookEndpoint(db, auth.userId, request.params.id);
       return reply.code(204).send();
     },
@@ -213,7 +213,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const row = await rotateWebhookEndpointSecret(deps, auth.userId, request.params.id);
       return presentWebhookEndpointWithSecret(row);
     },
@@ -234,7 +234,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const delivery = await sendTestWebhook(deps, auth.userId, request.params.id);
       return reply.code(202).send(presentWebhookDelivery(delivery));
     },
@@ -255,7 +255,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const page = await listWebhookDeliveries(db, auth.userId, request.params.id, pageWindow(request.query));
       return toPage(page, presentWebhookDelivery);
     },
@@ -276,7 +276,7 @@ export function registerWebhookRoutes(app: App, deps: WebhookRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = request.auth;
       const { id, deliveryId } = request.params;
       const row = await redeliverWebhook(deps, auth.userId, { endpointId: id, deliveryId });
       return reply.code(202).send(presentWebhookDelivery(row));

@@ -12,7 +12,14 @@ import type { Canvas } from "../composition/schema.ts";
 import { type AssetLinks, resolveExportMedia, resolveImportMedia, type UnmatchedMedia } from "./media.ts";
 import { compositionToMlt } from "./mlt.ts";
 import { compositionToOtio } from "./otio-export.ts";
-import { listOtioMedia, otioToComposition, parseOtio, withoutClips } from "./otio-import.ts";
+import {
+  listOtioMedia,
+  otioToComposition,
+  parseOtio,
+  withoutClips,
+  withProbedDurations,
+} from "./otio-import.ts";
+import type { ImportWarning } from "./otio-items.ts";
 
 /** Interchange formats of the export route. */
 export type ExportFormat = "otio" | "mlt";
@@ -81,6 +88,9 @@ export interface ImportRequest {
  * Creates a composition (version 1) from an OpenTimelineIO timeline: validates the document,
  * matches its media to the caller's uploads, converts it and stores it through the same
  * validation as `POST /api/compositions`. Nothing is stored when any step fails.
+ * Nested stacks are flattened, legacy schema names upgraded; what Cutroom cannot carry
+ * (effects, generators other than SolidColor, track ranges…) is left out and listed in
+ * `warnings` with the JSON Pointer of its item.
  *
  * @param otioPath - where the document is in the request body, for error paths: `/otio`, or ""
  *   when the body is the bare document.
@@ -92,7 +102,7 @@ export async function importComposition(
   ctx: WriteContext,
   input: ImportRequest,
   otioPath = "/otio",
-): Promise<CompositionRow> {
+): Promise<{ row: CompositionRow; warnings: ImportWarning[] }> {
   const parsed = parseOtio(input.otio, otioPath);
   const mode = input.unmatched ?? "error";
   const { resolved, unmatched } = await resolveImportMedia(
@@ -102,8 +112,12 @@ export async function importComposition(
     input.media ?? {},
     mode,
   );
+  const probed = (path: string) => {
+    const use = resolved.get(path);
+    return use && "uploadId" in use ? (use.duration ?? null) : null;
+  };
   const conversion = otioToComposition(
-    mode === "error" ? parsed : withoutClips(parsed, unmatched, mode),
+    withProbedDurations(mode === "error" ? parsed : withoutClips(parsed, unmatched, mode), probed),
     (path) => {
       const use = resolved.get(path);
       if (!use) throw new Error(`no media resolution for ${path}`);
@@ -111,11 +125,12 @@ export async function importComposition(
     },
     { name: input.name, projectId: input.projectId, canvas: input.canvas },
   );
-  return rewriteInvalidRequest(
+  const row = await rewriteInvalidRequest(
     () => createComposition({ ...ctx, author: { ...ctx.author, kind: "import" } }, conversion.body),
     {
       detail: conversion.toOtioDetail,
       message: (message) => `The imported timeline is not a valid composition: ${message}`,
     },
   );
+  return { row, warnings: conversion.warnings };
 }

@@ -1,5 +1,6 @@
 import { type Static, Type } from "typebox";
 import { CanvasSchema } from "../../domain/composition/schema.ts";
+import { CompositionResponse } from "./composition.ts";
 
 /** An OTIO `RationalTime.1` at 25 fps, for the examples. */
 const frames = (value: number) => ({ OTIO_SCHEMA: "RationalTime.1", rate: 25, value });
@@ -128,4 +129,25 @@ export const ImportRequest = Type.Dependent(
       OTIO_EXAMPLE,
     ],
   },
+);
+
+/** Something of an imported document that the composition does not carry. */
+const ImportWarningBody = Type.Object(
+  {
+    path: Type.String({ description: "JSON Pointer of the item in the request body" }),
+    message: Type.String({ description: "What was not carried, and what was done instead" }),
+  },
+  { title: "ImportWarning", additionalProperties: false },
+);
+
+/** Response of `POST /api/compositions/import`: the composition and the import's warnings. */
+export const ImportResponse = Type.Object(
+  {
+    ...CompositionResponse.properties,
+    warnings: Type.Array(ImportWarningBody, {
+      description:
+        "Every effect, item or setting of the document the composition does not carry (effects other than LinearTimeWarp, FreezeFrame, generators other than SolidColor, track source ranges, transitions shortened to fit, …), each with the path of its item; empty when everything was carried",
+    }),
+  },
+  { title: "CompositionImported", additionalProperties: false },
 );

@@ -2,13 +2,21 @@ import type { Db } from "../../../db/client.ts";
 import { hasScope } from "../../../domain/auth/scopes.ts";
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
 import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
+import { parseOtioJson } from "../../../domain/interchange/otio-json.ts";
 import { AppError } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";
+import { replaceJsonParser } from "../../plugins/json-body.ts";
 import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
-import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
-import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
+import { CompositionParams } from "../../schemas/composition.ts";
+import {
+  ExportQuery,
+  ImportRequest,
+  ImportResponse,
+  isBareOtio,
+  OTIO_EXAMPLE,
+} from "../../schemas/interchange.ts";
 import { type App, type AuthContext, requireAuth } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 
@@ -107,6 +115,15 @@ export function registerInterchangeRoutes(
     },
   );
 
+  // OpenTimelineIO's JSON has `Inf`, `NaN` and integers beyond 2^53: this route reads it with a
+  // parser of its own, in a scope of its own.
+  app.register(async (scope: App) => {
+    replaceJsonParser(scope, IMPORT_BODY_LIMIT, parseOtioJson);
+    registerImportRoute(scope, deps);
+  });
+}
+
+function registerImportRoute(app: App, deps: Parameters<typeof registerInterchangeRoutes>[1]): void {
   app.post(
     "/api/compositions/import",
     {
@@ -119,7 +136,7 @@ export function registerInterchangeRoutes(
           "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. The body is `{ otio, … }` with options, or the bare `.otio` document. Each external media reference is matched to one of your uploads: through `media` (clip path, reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. Clips whose media match nothing refuse the import, unless `unmatched` is `drop` (left out, later items move up) or `gap` (their time left empty). The result is validated like `POST /api/compositions`; nothing is stored on error.",
         tags: ["Compositions"],
         body: ImportRequest,
-        response: responses({ 201: CompositionResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
+        response: responses({ 201: ImportResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
           400: "Invalid OpenTimelineIO document (each `details[].path` is a JSON Pointer into the body, e.g. `/otio/tracks/children/0/children/2/source_range`), media matching none of your uploads (every one listed, with the path of its clip), or a timeline that breaks a composition rule (the detail points at the OTIO item)",
           404: "`projectId` is not one of your projects",
           413: "The body is larger than 16 MiB",
@@ -131,7 +148,7 @@ export function registerInterchangeRoutes(
       // A bare .otio document is the timeline with every option left at its default; error
       // paths then point into the body itself.
       const body = request.body;
-      const row = await importComposition(
+      const { row, warnings } = await importComposition(
         {
           db: deps.db,
           userId: auth.userId,
@@ -142,7 +159,10 @@ export function registerInterchangeRoutes(
         isBareOtio(body) ? { otio: body } : body,
         isBareOtio(body) ? "" : "/otio",
       );
-      return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
+      return reply
+        .code(201)
+        .header("ETag", `"${row.version}"`)
+        .send({ ...presentComposition(row), warnings });
     },
   );
 }

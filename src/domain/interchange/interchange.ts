@@ -1,6 +1,6 @@
 import type { CompositionRow } from "../../db/repositories/compositions.ts";
 import { findComposition } from "../../db/repositories/compositions.ts";
-import { notFound, rewriteInvalidRequest } from "../../errors.ts";
+import { invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import {
   createComposition,
@@ -8,7 +8,9 @@ import {
   toCompositionResource,
   type WriteContext,
 } from "../composition/edit-composition.ts";
-import type { Canvas } from "../composition/schema.ts";
+import { CANVAS_FPS, type Canvas } from "../composition/schema.ts";
+import { parseEdl } from "./edl.ts";
+import { compositionToEdl, edlToComposition, edlTrack, listEdlMedia } from "./edl-convert.ts";
 import { type AssetLinks, resolveExportMedia, resolveImportMedia, type UnmatchedMedia } from "./media.ts";
 import { compositionToMlt } from "./mlt.ts";
 import { compositionToOtio } from "./otio-export.ts";
@@ -22,7 +24,7 @@ import {
 import type { ImportWarning } from "./otio-items.ts";
 
 /** Interchange formats of the export route. */
-export type ExportFormat = "otio" | "mlt";
+export type ExportFormat = "otio" | "mlt" | "edl";
 
 /** A serialised composition ready to send as a download. */
 export interface ExportedFile {
@@ -51,13 +53,21 @@ function fileStem(name: string): string {
  */
 export async function exportComposition(
   deps: { db: EditContext["db"]; store: BlobStore; ttlSec: number },
-  input: { userId: string; id: string; format: ExportFormat; links: AssetLinks },
+  input: { userId: string; id: string; format: ExportFormat; links: AssetLinks; track?: number | undefined },
 ): Promise<ExportedFile> {
   const row = await findComposition(deps.db, input.userId, input.id);
   if (!row) throw notFound(`Composition ${input.id}`);
   const composition = toCompositionResource(row);
+  const track = input.format === "edl" ? edlTrack(composition, input.track) : -1;
   const media = await resolveExportMedia(deps, input.userId, composition, input.links);
   const stem = fileStem(composition.name);
+  if (input.format === "edl") {
+    return {
+      body: compositionToEdl(composition, media, track),
+      contentType: "text/plain; charset=utf-8",
+      filename: `${stem}.edl`,
+    };
+  }
   if (input.format === "mlt") {
     return {
       body: compositionToMlt(composition, media),
@@ -133,4 +143,56 @@ export async function importComposition(
     },
   );
   return { row, warnings: conversion.warnings };
+}
+
+/** Body of an EDL import: the EDL's text and the options OTIO imports take, plus the frame rate. */
+export interface EdlImportRequest extends Omit<ImportRequest, "otio"> {
+  edl: string;
+  /** Canvas and timecode rate (drop-frame EDLs default to 29.97). */
+  fps?: number | undefined;
+}
+
+/**
+ * Creates a composition (version 1, one video track) from a CMX 3600 EDL: events matched to
+ * the caller's uploads by clip name (`* FROM CLIP NAME`) or reel, as OTIO media are (the same
+ * `media` map, keyed by name or by `event 012`), cuts, dissolves and wipes, `M2` speeds.
+ * @throws 400 naming the event for a malformed EDL, unmatched media (unless `unmatched`
+ *   says otherwise), or a missing `fps` for a non-drop-frame EDL.
+ */
+export async function importEdl(
+  ctx: WriteContext,
+  input: EdlImportRequest,
+): Promise<{ row: CompositionRow; warnings: ImportWarning[] }> {
+  const drop = /^FCM:\s*DROP FRAME/im.test(input.edl) || /\d{2}:\d{2}:\d{2};\d{2}/.test(input.edl);
+  const fps = input.fps ?? input.canvas?.fps ?? (drop ? 29.97 : undefined);
+  if (fps === undefined || !(CANVAS_FPS as readonly number[]).includes(fps)) {
+    throw invalidRequest(
+      fps === undefined
+        ? "An EDL's timecode needs its frame rate: send fps (a query parameter with a text/plain body)"
+        : `fps must be one of ${CANVAS_FPS.join(", ")}`,
+      [{ path: "/fps", message: `one of ${CANVAS_FPS.join(", ")}` }],
+    );
+  }
+  const edl = parseEdl(input.edl, fps);
+  const mode = input.unmatched ?? "error";
+  const { resolved } = await resolveImportMedia(
+    ctx.db,
+    ctx.userId,
+    listEdlMedia(edl),
+    input.media ?? {},
+    mode,
+  );
+  const { body, warnings } = edlToComposition(edl, fps as Canvas["fps"], (path) => resolved.get(path), {
+    name: input.name,
+    projectId: input.projectId,
+    canvas: input.canvas,
+  });
+  const row = await rewriteInvalidRequest(
+    () => createComposition({ ...ctx, author: { ...ctx.author, kind: "import" } }, body),
+    {
+      detail: (d) => d,
+      message: (message) => `The imported EDL is not a valid composition: ${message}`,
+    },
+  );
+  return { row, warnings };
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { CanvasSchema } from "../../domain/composition/schema.ts";
+import { CANVAS_FPS, CanvasSchema } from "../../domain/composition/schema.ts";
 import { CompositionResponse } from "./composition.ts";
 
 /** An OTIO `RationalTime.1` at 25 fps, for the examples. */
@@ -47,9 +47,18 @@ export const OTIO_EXAMPLE = {
 
 /** Query of `GET /api/compositions/:id/export`. */
 export const ExportQuery = Type.Object({
-  format: Type.Union([Type.Literal("otio"), Type.Literal("mlt")], {
-    description: "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt)",
+  format: Type.Union([Type.Literal("otio"), Type.Literal("mlt"), Type.Literal("edl")], {
+    description:
+      "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt); `edl`: CMX 3600 EDL of one video track",
   }),
+  track: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 99,
+      description:
+        "`format=edl` only: index of the video track to write (needed when several video tracks have clips; an EDL holds one)",
+    }),
+  ),
   assets: Type.Optional(
     Type.Union([Type.Literal("urls"), Type.Literal("paths")], {
       description:
@@ -70,7 +79,21 @@ const OtioDocument = Type.Object(
 /** The import options around the document: `{ otio, media?, unmatched?, … }`. */
 export const ImportBody = Type.Object(
   {
-    otio: OtioDocument,
+    otio: Type.Optional(OtioDocument),
+    edl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 16 * 1024 * 1024,
+        description: "A CMX 3600 EDL's text, instead of `otio` (or send the EDL itself as a text/plain body)",
+      }),
+    ),
+    fps: Type.Optional(
+      Type.Number({
+        enum: [...CANVAS_FPS],
+        description:
+          "With `edl`: the frame rate its timecode counts, and the canvas rate (drop-frame EDLs default to 29.97)",
+      }),
+    ),
     media: Type.Optional(
       Type.Record(Type.String({ maxLength: 4096 }), Type.String({ minLength: 1, maxLength: 64 }), {
         description:
@@ -151,3 +174,14 @@ export const ImportResponse = Type.Object(
   },
   { title: "CompositionImported", additionalProperties: false },
 );
+
+/** Query of `POST /api/compositions/import`: the EDL rate when the body is the EDL's text. */
+export const ImportQuery = Type.Object({
+  fps: Type.Optional(
+    Type.Number({
+      enum: [...CANVAS_FPS],
+      description:
+        "With a text/plain EDL body: the frame rate its timecode counts (drop-frame EDLs default to 29.97)",
+    }),
+  ),
+});

@@ -288,6 +288,29 @@ describe("OpenTimelineIO's own sample files", () => {
     },
   );
 
+  it.each(FILES)("%s round-trips: import → export → import gives the same composition", async (file) => {
+    const first = await importFile(file, {});
+    expect(first.statusCode, first.body).toBe(201);
+    const a = first.json();
+    const exported = await t.app.inject({
+      method: "GET",
+      url: `/api/compositions/${a.id}/export?format=otio`,
+      headers: bearer(key),
+    });
+    expect(exported.statusCode).toBe(200);
+    const again = await t.app.inject({
+      method: "POST",
+      url: "/api/compositions/import",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      payload: exported.body,
+    });
+    expect(again.statusCode, again.body).toBe(201);
+    const b = again.json();
+    expect(b.warnings).toEqual([]);
+    for (const field of ["name", "canvas", "tracks", "markers", "metadata"])
+      expect(b[field], field).toEqual(a[field]);
+  });
+
   it("lists what it cannot carry as warnings with the item's path", async () => {
     const effects = (await importFile("effects.otio", {})).json() as Imported;
     expect(effects.warnings).toContainEqual({

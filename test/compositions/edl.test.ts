@@ -144,6 +144,13 @@ describe("CMX 3600 EDL", () => {
     );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.message).toMatch(/^event 002: /);
+    // A composition rule the EDL breaks is named by its event: a dissolve longer than its clip.
+    const long = await importText(RESOLVE.replace("W001 010", "W001 090"), "?fps=24");
+    expect(long.statusCode).toBe(400);
+    expect(long.json().error.details).toContainEqual({
+      path: "event 002",
+      message: expect.stringMatching(/^event 002: transition\/duration: /),
+    });
     const noFps = await importText(RESOLVE);
     expect(noFps.statusCode).toBe(400);
     expect(noFps.json().error.message).toMatch(/fps/);

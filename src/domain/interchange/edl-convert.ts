@@ -35,7 +35,7 @@ export function listEdlMedia(edl: ParsedEdl): OtioMediaUse[] {
  * n frames becomes a transition of n frames centred `floor(n / 2)` frames after the EDL's
  * record in (Cutroom centres transitions on the cut); from black (`BL`) or after a gap it is a
  * `fadeIn`, to black a `fadeOut`. `M2` gives `speed` (source rate / canvas rate). Audio-only
- * events are warnings.
+ * events are warnings. `clipEvents[i]` names the event clip `i` came from ("event 012").
  */
 export function edlToComposition(
   edl: ParsedEdl,
@@ -46,7 +46,7 @@ export function edlToComposition(
     projectId?: string | null | undefined;
     canvas?: Partial<Canvas> | undefined;
   },
-): { body: CompositionWrite; warnings: ImportWarning[] } {
+): { body: CompositionWrite; warnings: ImportWarning[]; clipEvents: string[] } {
   const rate = timecodeRate(fps, edl.drop);
   const warnings: ImportWarning[] = [];
   const video = edl.events.filter((e) => {
@@ -59,6 +59,8 @@ export function edlToComposition(
   const origin = timecodeToFrames(`${hour}:00:00:00`, rate);
   const sec = (frames: number) => roundSeconds(frames / fps);
   const clips: ClipWrite[] = [];
+  /** The event each clip came from, for error messages. */
+  const clipEvents: string[] = [];
   let lastEnd = Number.NaN;
   for (const e of [...video].sort((a, b) => a.recIn - b.recIn)) {
     const n = transitionFrames(e);
@@ -108,6 +110,7 @@ export function edlToComposition(
       clip.fadeIn = sec(n);
     }
     clips.push(clip);
+    clipEvents.push(`event ${e.number}`);
     lastEnd = e.recOut;
   }
   const body: CompositionWrite = {
@@ -116,7 +119,7 @@ export function edlToComposition(
     tracks: [{ kind: "video", clips }],
   };
   if (overrides.projectId !== undefined) body.projectId = overrides.projectId;
-  return { body, warnings };
+  return { body, warnings, clipEvents };
 }
 
 /**

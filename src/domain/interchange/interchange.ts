@@ -182,15 +182,27 @@ export async function importEdl(
     input.media ?? {},
     mode,
   );
-  const { body, warnings } = edlToComposition(edl, fps as Canvas["fps"], (path) => resolved.get(path), {
-    name: input.name,
-    projectId: input.projectId,
-    canvas: input.canvas,
-  });
+  const { body, warnings, clipEvents } = edlToComposition(
+    edl,
+    fps as Canvas["fps"],
+    (path) => resolved.get(path),
+    {
+      name: input.name,
+      projectId: input.projectId,
+      canvas: input.canvas,
+    },
+  );
   const row = await rewriteInvalidRequest(
     () => createComposition({ ...ctx, author: { ...ctx.author, kind: "import" } }, body),
     {
-      detail: (d) => d,
+      // A clip's detail names its event: "event 012: transition/duration: …".
+      detail: (d) => {
+        const clip = /^\/tracks\/0\/clips\/(\d+)(?:\/(.*))?$/.exec(d.path);
+        const event = clip ? clipEvents[Number(clip[1])] : undefined;
+        return event
+          ? { path: event, message: `${event}: ${clip?.[2] ? `${clip[2]}: ` : ""}${d.message}` }
+          : d;
+      },
       message: (message) => `The imported EDL is not a valid composition: ${message}`,
     },
   );

@@ -6,7 +6,13 @@ import { toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 import { resolveExportMedia } from "./media.ts";
 import { compositionToOtio, rationalTime, timeRange } from "./otio-export.ts";
-import { listOtioMedia, otioToComposition, parseOtio, type ResolvedUse } from "./otio-import.ts";
+import {
+  listOtioMedia,
+  otioToComposition,
+  parseOtio,
+  type ResolvedUse,
+  withProbedDurations,
+} from "./otio-import.ts";
 
 const R = 24;
 const rt = (frames: number, rate = R) => ({ OTIO_SCHEMA: "RationalTime.1", rate, value: frames });
@@ -188,6 +194,10 @@ describe("OTIO import sequencing", () => {
     expect(parseOtio(timeline([{ OTIO_SCHEMA: "Effect.1" }])).warnings).toEqual([
       { path: "/otio/tracks/children/0/children/0", message: "item Effect.1 not carried" },
     ]);
+    // Without a range on the clip or its media, the upload's probed length is the clip's.
+    const bare = parseOtio(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }]));
+    const probed = withProbedDurations(bare, () => 2.5);
+    expect(probed.tracks[0]?.items[0]?.duration).toBe(2.5);
     expect(badRequest(() => convert(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }])))).toEqual([
       {
         path: "/otio/tracks/children/0/children/0/source_range",

@@ -400,11 +400,12 @@ describe("OpenTimelineIO import", () => {
     ]);
 
     otio.tracks.children[1].kind = "Audio";
-    otio.tracks.children[0].children.push({ OTIO_SCHEMA: "Stack.1", children: [] });
+    // A nested stack is flattened; a malformed one is named by its path.
+    otio.tracks.children[0].children.push({ OTIO_SCHEMA: "Stack.1", children: "clips" });
     const nested = await importOtio({ otio });
     expect(nested.json().error.details[0]).toEqual({
-      path: "/otio/tracks/children/0/children/5/OTIO_SCHEMA",
-      message: expect.stringContaining("compound clips"),
+      path: "/otio/tracks/children/0/children/5/children",
+      message: expect.any(String),
     });
 
     const notTimeline = await importOtio({ otio: { OTIO_SCHEMA: "Track.1" } });

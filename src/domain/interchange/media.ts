@@ -136,7 +136,8 @@ export async function resolveImportMedia(
         byName.get(use.name) ??
         byName.get(baseName(use.targetUrl));
     }
-    if (row) out.set(use.path, { uploadId: row.id, uploadType: row.type });
+    if (row)
+      out.set(use.path, { uploadId: row.id, uploadType: row.type, duration: row.media?.duration ?? null });
     else if (use.targetUrl.startsWith("https://") && !use.uploadIdHint)
       out.set(use.path, { src: use.targetUrl });
     else if (unmatched !== "error") skipped.add(use.path);

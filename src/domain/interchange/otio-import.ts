@@ -7,47 +7,23 @@ import {
   type ClipWrite,
   type CompositionWrite,
   type MarkerWriteSchema,
-  TRANSITION_TYPES,
   type TrackWrite,
 } from "../composition/schema.ts";
-import { CLIP_EXTRAS, CUTROOM_NS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
+import { CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 import {
-  Clip,
-  Gap,
-  type OtioClipIn,
-  type OtioMarkerIn,
-  type OtioMediaReferenceIn,
-  type OtioRationalTimeIn,
-  type OtioTimeRangeIn,
-  type OtioTrackIn,
-  parseAt,
-  Stack,
-  Timeline,
-  Track,
-  Transition,
-} from "./otio-schema.ts";
-
-/** A transition item of a parsed track. */
-interface TransitionItem {
-  kind: "transition";
-  path: string;
-  duration: number;
-  type: (typeof TRANSITION_TYPES)[number];
-}
-/** A gap (or a disabled clip, which leaves empty time) of a parsed track. */
-interface GapItem {
-  kind: "gap";
-  path: string;
-  duration: number;
-}
-/** A clip item of a parsed track. */
-interface ClipItem {
-  kind: "clip";
-  path: string;
-  clip: OtioClipIn;
-  reference: OtioMediaReferenceIn | null;
-  duration: number;
-}
+  type ClipItem,
+  cutroom,
+  type ImportWarning,
+  type OtioItem,
+  parseItem,
+  parseItems,
+  rangeSeconds,
+  requireDuration,
+  seconds,
+  type TransitionItem,
+  upgradeSchema,
+} from "./otio-items.ts";
+import { type OtioMarkerIn, type OtioTrackIn, parseAt, Stack, Timeline, Track } from "./otio-schema.ts";
 
 /** A validated OTIO timeline, flattened to what the importer reads. */
 export interface ParsedOtio {
@@ -56,7 +32,11 @@ export interface ParsedOtio {
   name: string;
   metadata: Record<string, unknown>;
   stackMarkers: { path: string; marker: OtioMarkerIn }[];
-  tracks: { path: string; track: OtioTrackIn; items: (TransitionItem | GapItem | ClipItem)[] }[];
+  tracks: { path: string; track: OtioTrackIn; items: OtioItem[] }[];
+  /** The timeline's frame rate: its `global_start_time`'s, else the one most of its items' ranges use. */
+  rate: number | undefined;
+  /** What the document holds that Cutroom does not carry. */
+  warnings: ImportWarning[];
 }
 
 /** One external media source an OTIO document refers to, and where. */
@@ -74,37 +54,9 @@ export interface OtioMediaUse {
 }
 
 /** What an {@link OtioMediaUse} resolved to: one of the caller's uploads, or an https `src`. */
-export type ResolvedUse = { uploadId: string; uploadType: string } | { src: string };
-
-/** Seconds of a `RationalTime.1`, unrounded: sums stay exact until a value is written out. */
-const seconds = (t: OtioRationalTimeIn) => t.value / t.rate;
-const rangeSeconds = (r: OtioTimeRangeIn) => ({
-  start: seconds(r.start_time),
-  duration: seconds(r.duration),
-});
-
-/** Our namespace inside an OTIO `metadata` object, or `{}`. */
-function cutroom(metadata: Record<string, unknown> | null | undefined): Record<string, unknown> {
-  const ns = metadata?.[CUTROOM_NS];
-  return ns && typeof ns === "object" && !Array.isArray(ns) ? (ns as Record<string, unknown>) : {};
-}
-
-function activeReference(clip: OtioClipIn): OtioMediaReferenceIn | null {
-  if (clip.media_references) {
-    const key = clip.active_media_reference_key ?? "DEFAULT_MEDIA";
-    return clip.media_references[key] ?? Object.values(clip.media_references)[0] ?? null;
-  }
-  return clip.media_reference ?? null;
-}
-
-/** The transition type a Cutroom export recorded, else `fade` (other tools' type names differ). */
-function transitionType(metadata: Record<string, unknown> | null | undefined): TransitionItem["type"] {
-  const ours = cutroom(metadata).type;
-  if (typeof ours === "string" && (TRANSITION_TYPES as readonly string[]).includes(ours)) {
-    return ours as TransitionItem["type"];
-  }
-  return "fade";
-}
+export type ResolvedUse =
+  | { uploadId: string; uploadType: string /** probed length, seconds */; duration?: number | null }
+  | { src: string };
 
 /**
  * Validates an OpenTimelineIO `Timeline.1` object (as parsed from JSON) and flattens it.
@@ -115,55 +67,86 @@ function transitionType(metadata: Record<string, unknown> | null | undefined): T
 export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
   const timeline = parseAt(Timeline, raw, path);
   const stack = parseAt(Stack, timeline.tracks, `${path}/tracks`);
+  const warnings: ImportWarning[] = [];
   const tracks = stack.children.map((child, j) => {
     const trackPath = `${path}/tracks/children/${j}`;
-    const track = parseAt(Track, child, trackPath);
-    const items = track.children.map((item, i): TransitionItem | GapItem | ClipItem => {
-      const itemPath = `${trackPath}/children/${i}`;
-      const schema = item.OTIO_SCHEMA;
-      if (schema === "Transition.1") {
-        const t = parseAt(Transition, item, itemPath);
-        return {
-          kind: "transition",
-          path: itemPath,
-          duration: seconds(t.in_offset) + seconds(t.out_offset),
-          type: transitionType(t.metadata),
-        };
-      }
-      if (schema === "Gap.1") {
-        const g = parseAt(Gap, item, itemPath);
-        return { kind: "gap", path: itemPath, duration: rangeSeconds(g.source_range).duration };
-      }
-      if (schema === "Clip.1" || schema === "Clip.2") {
-        const clip = parseAt(Clip, item, itemPath);
-        const reference = activeReference(clip);
-        const range = clip.source_range ?? reference?.available_range;
-        if (!range) {
-          throw invalidRequest("A clip has neither a source_range nor an available_range", [
-            { path: `${itemPath}/source_range`, message: "required" },
-          ]);
-        }
-        const duration = rangeSeconds(range).duration;
-        if (clip.enabled === false) return { kind: "gap", path: itemPath, duration };
-        return { kind: "clip", path: itemPath, clip, reference, duration };
-      }
-      throw invalidRequest(`Unsupported OpenTimelineIO item ${schema}`, [
-        {
-          path: `${itemPath}/OTIO_SCHEMA`,
-          message: /^(Stack|Track)\./.test(schema)
-            ? "nested stacks and tracks (compound clips) are not supported: flatten them first"
-            : "must be Clip.2, Clip.1, Gap.1 or Transition.1",
-        },
-      ]);
-    });
-    return { path: trackPath, track, items };
+    const schema = upgradeSchema(child.OTIO_SCHEMA);
+    if (schema !== "Track.1") {
+      // A clip or nested stack straight in the top-level stack: a video track of its own.
+      const name = typeof child.name === "string" ? child.name : null;
+      const items = parseItem(child, `${trackPath}`, warnings);
+      return {
+        path: trackPath,
+        track: { OTIO_SCHEMA: "Track.1" as const, kind: "Video" as const, name, children: [] },
+        items,
+      };
+    }
+    const track = parseAt(Track, { ...child, OTIO_SCHEMA: schema }, trackPath);
+    if (track.source_range) {
+      warnings.push({
+        path: `${trackPath}/source_range`,
+        message: "source_range of a track not carried: the track plays from its start",
+      });
+    }
+    for (const [k, e] of (
+      (track.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []
+    ).entries()) {
+      warnings.push({
+        path: `${trackPath}/effects/${k}`,
+        message: `effect on a track not carried: ${String(e?.OTIO_SCHEMA)}`,
+      });
+    }
+    return { path: trackPath, track, items: parseItems(track.children, trackPath, warnings) };
   });
+  for (const [k, e] of ((stack.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []).entries()) {
+    warnings.push({
+      path: `${path}/tracks/effects/${k}`,
+      message: `effect on the stack not carried: ${String(e?.OTIO_SCHEMA)}`,
+    });
+  }
+  const start = timeline.global_start_time;
+  const counts = new Map<number, number>();
+  for (const t of tracks) {
+    for (const item of t.items) {
+      const rate =
+        item.kind === "clip"
+          ? item.clip.source_range?.duration.rate
+          : item.kind === "gap"
+            ? item.rate
+            : undefined;
+      if (rate !== undefined) counts.set(rate, (counts.get(rate) ?? 0) + 1);
+    }
+  }
   return {
     root: path,
     name: timeline.name ?? "",
     metadata: timeline.metadata ?? {},
     stackMarkers: (stack.markers ?? []).map((marker, i) => ({ path: `${path}/tracks/markers/${i}`, marker })),
     tracks,
+    rate: start ? start.rate : [...counts].sort((a, b) => b[1] - a[1])[0]?.[0],
+    warnings,
+  };
+}
+
+/**
+ * The document with the length of each clip that has no range (neither `source_range` nor
+ * `available_range`) taken from `probed` (its upload's probed duration, seconds).
+ * @throws AppError 400 naming the clip when no length is known.
+ */
+export function withProbedDurations(
+  doc: ParsedOtio,
+  probed: (clipPath: string) => number | null,
+): ParsedOtio {
+  return {
+    ...doc,
+    tracks: doc.tracks.map((t) => ({
+      ...t,
+      items: t.items.map((item) =>
+        item.kind === "clip" && item.duration === null
+          ? { ...item, duration: requireDuration({ ...item, duration: probed(item.path) }) }
+          : item,
+      ),
+    })),
   };
 }
 
@@ -180,7 +163,8 @@ export function withoutClips(doc: ParsedOtio, paths: Set<string>, mode: "drop" |
       const items: ParsedOtio["tracks"][number]["items"] = [];
       t.items.forEach((item, i) => {
         if (item.kind === "clip" && paths.has(item.path)) {
-          if (mode === "gap") items.push({ kind: "gap", path: item.path, duration: item.duration });
+          if (mode === "gap")
+            items.push({ kind: "gap", path: item.path, duration: item.duration ?? 0, replaces: item });
           else if (items.at(-1)?.kind === "transition") items.pop();
           return;
         }
@@ -240,7 +224,13 @@ function mediaAsset(use: ResolvedUse, audio: boolean, hintedType: unknown, targe
   return { type, uploadId: use.uploadId };
 }
 
-function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path: string) => ResolvedUse) {
+function buildClip(
+  item: ClipItem,
+  duration: number,
+  start: number,
+  audio: boolean,
+  resolve: (path: string) => ResolvedUse,
+) {
   const ours = cutroom(item.clip.metadata);
   const ref = item.reference;
   const clip: Record<string, unknown> = {};
@@ -249,7 +239,7 @@ function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path
   // Rounded ends, so that touching items still touch after rounding.
   const first = roundSeconds(start);
   clip.start = first;
-  clip.duration = roundSeconds(roundSeconds(start + item.duration) - first);
+  clip.duration = roundSeconds(roundSeconds(start + duration) - first);
   if (ours.asset) {
     clip.asset = ours.asset;
   } else if (ref?.OTIO_SCHEMA === "GeneratorReference.1") {
@@ -271,12 +261,10 @@ function buildClip(item: ClipItem, start: number, audio: boolean, resolve: (path
       ref?.OTIO_SCHEMA === "ExternalReference.1" ? ref.target_url : "",
     );
   }
-  const source = item.clip.source_range ? rangeSeconds(item.clip.source_range) : null;
   const available = ref?.available_range ? rangeSeconds(ref.available_range) : null;
-  const trim = roundSeconds(Math.max(0, (source?.start ?? available?.start ?? 0) - (available?.start ?? 0)));
+  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? 0)));
   if (trim > 0) clip.trim = trim;
-  const warp = (item.clip.effects ?? []).find((e) => /^LinearTimeWarp\./.test(e.OTIO_SCHEMA));
-  if (warp?.time_scalar !== undefined && warp.time_scalar !== 1) clip.speed = warp.time_scalar;
+  if (item.speed !== 1) clip.speed = item.speed;
   for (const key of CLIP_EXTRAS) if (ours[key] !== undefined) clip[key] = ours[key];
   return clip as ClipWrite;
 }
@@ -299,19 +287,13 @@ function nearestFps(rate: number | undefined): Canvas["fps"] {
   return Math.abs(best - rate) < 0.01 ? best : 30;
 }
 
-function firstRate(doc: ParsedOtio): number | undefined {
-  for (const t of doc.tracks) {
-    for (const item of t.items)
-      if (item.kind === "clip" && item.clip.source_range) return item.clip.source_range.duration.rate;
-  }
-  return undefined;
-}
-
 /** The converted composition body and how to point an error in it back into the OTIO document. */
 export interface OtioConversion {
   body: CompositionWrite;
   /** Maps a JSON Pointer into `body` to a detail pointing into the OTIO document. */
   toOtioDetail(detail: ErrorDetail): ErrorDetail;
+  /** What the document holds that the composition does not carry (the parser's warnings too). */
+  warnings: ImportWarning[];
 }
 
 /**
@@ -340,7 +322,7 @@ export function otioToComposition(
   const canvas = {
     width: 1920,
     height: 1080,
-    fps: nearestFps(firstRate(doc)),
+    fps: nearestFps(doc.rate),
     background: "#000000",
     ...canvasIn,
     ...overrides.canvas,
@@ -349,6 +331,16 @@ export function otioToComposition(
   const markerPaths = doc.stackMarkers.map((m) => m.path);
   const trackPaths: string[] = [];
   const clipPaths: string[][] = [];
+  const warnings: ImportWarning[] = [...doc.warnings];
+  /** A transition or fade no longer than `limit`: OTIO's offsets may fit where a centred one does not. */
+  const fitted = (t: TransitionItem, limit: number, fits: boolean) => {
+    if (t.duration <= limit + 1e-9 || !fits) return roundSeconds(t.duration);
+    warnings.push({
+      path: t.path,
+      message: `transition of ${roundSeconds(t.duration)} s shortened to ${roundSeconds(limit)} s (Cutroom centres transitions on the cut)`,
+    });
+    return roundSeconds(limit);
+  };
 
   const tracks: TrackWrite[] = doc.tracks.map(({ path, track, items }) => {
     const audio = track.kind === "Audio";
@@ -362,9 +354,20 @@ export function otioToComposition(
     let cursor = 0;
     let pending: TransitionItem | null = null;
     let previous: "none" | "clip" | "gap" = "none";
+    let gapBefore = 0;
+    /** A clip's markers, moved from its source time to the timeline. */
+    const clipMarkers = (item: ClipItem, start: number, speed: number) => {
+      (item.clip.markers ?? []).forEach((m, i) => {
+        const at = seconds(m.marked_range.start_time);
+        if (item.piece && (at < item.piece.from - 1e-9 || at >= item.piece.to - 1e-9)) return;
+        markers.push(marker(m, (t) => start + (t - item.sourceStart) / speed));
+        markerPaths.push(`${item.path}/markers/${i}`);
+      });
+    };
     const fadeOutLast = (t: TransitionItem) => {
       const last = clips.at(-1);
-      if (previous === "clip" && last) last.fadeOut = roundSeconds(t.duration);
+      if (previous === "clip" && last)
+        last.fadeOut = fitted(t, last.duration, t.before <= last.duration + 1e-9);
     };
     for (const item of items) {
       if (item.kind === "transition") {
@@ -372,27 +375,34 @@ export function otioToComposition(
         continue;
       }
       if (item.kind === "gap") {
+        if (item.replaces) clipMarkers(item.replaces, cursor, item.replaces.speed);
         if (pending) fadeOutLast(pending);
         pending = null;
         cursor += item.duration;
+        gapBefore = previous === "gap" ? gapBefore + item.duration : item.duration;
         previous = "gap";
         continue;
       }
-      const clip = buildClip(item, cursor, audio, resolve);
+      const duration = requireDuration(item);
+      const clip = buildClip(item, duration, cursor, audio, resolve);
       if (pending) {
-        if (previous === "none") clip.fadeIn = roundSeconds(pending.duration);
-        else clip.transition = { type: pending.type, duration: roundSeconds(pending.duration) };
+        const fits = pending.after <= clip.duration + 1e-9;
+        if (previous === "none") clip.fadeIn = fitted(pending, clip.duration, fits);
+        else {
+          const last = clips.at(-1);
+          const room = previous === "clip" && last ? last.duration : gapBefore;
+          const before = previous === "clip" && last ? pending.before <= last.duration + 1e-9 : true;
+          clip.transition = {
+            type: pending.type,
+            duration: fitted(pending, Math.min(clip.duration, room), fits && before),
+          };
+        }
         pending = null;
       }
-      (item.clip.markers ?? []).forEach((m, i) => {
-        const sourceStart = item.clip.source_range ? seconds(item.clip.source_range.start_time) : 0;
-        const start = cursor;
-        markers.push(marker(m, (t) => start + (t - sourceStart) / (clip.speed ?? 1)));
-        markerPaths.push(`${item.path}/markers/${i}`);
-      });
+      clipMarkers(item, cursor, clip.speed ?? 1);
       clips.push(clip);
       paths.push(item.path);
-      cursor += item.duration;
+      cursor += duration;
       previous = "clip";
     }
     if (pending) fadeOutLast(pending);
@@ -435,5 +445,5 @@ export function otioToComposition(
         : { path: doc.root, message: `${detail.path}: ${detail.message}` })
     );
   };
-  return { body, toOtioDetail };
+  return { body, toOtioDetail, warnings };
 }

@@ -62,6 +62,8 @@ export const MediaReference = z.discriminatedUnion("OTIO_SCHEMA", [
 
 const Effect = z.looseObject({
   OTIO_SCHEMA: z.string(),
+  effect_name: z.unknown().optional(),
+  name: z.unknown().optional(),
   time_scalar: finite.optional(),
 });
 
@@ -107,6 +109,7 @@ export const Track = z.looseObject({
   kind: z.enum(["Video", "Audio"], { message: 'must be "Video" or "Audio"' }).default("Video"),
   enabled: z.boolean().nullish(),
   source_range: TimeRange.nullish(),
+  effects: z.array(Effect).nullish(),
   markers: z.array(Marker).nullish(),
   metadata: Metadata,
   children: z.array(z.looseObject({ OTIO_SCHEMA: z.string() })).max(10_000),
@@ -116,6 +119,8 @@ export const Track = z.looseObject({
 export const Stack = z.looseObject({
   OTIO_SCHEMA: z.literal("Stack.1"),
   name: Name,
+  source_range: TimeRange.nullish(),
+  effects: z.array(Effect).nullish(),
   markers: z.array(Marker).nullish(),
   metadata: Metadata,
   children: z.array(z.looseObject({ OTIO_SCHEMA: z.string() })).max(100),
@@ -125,6 +130,7 @@ export const Stack = z.looseObject({
 export const Timeline = z.looseObject({
   OTIO_SCHEMA: z.literal("Timeline.1", { message: "must be a Timeline.1 object" }),
   name: Name,
+  global_start_time: RationalTime.nullish(),
   metadata: Metadata,
   tracks: z.looseObject({ OTIO_SCHEMA: z.string() }),
 });

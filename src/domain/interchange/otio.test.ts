@@ -6,7 +6,13 @@ import { toFrameRate } from "../render/timeline.ts";
 import type { ResolvedMedia } from "./common.ts";
 import { resolveExportMedia } from "./media.ts";
 import { compositionToOtio, rationalTime, timeRange } from "./otio-export.ts";
-import { listOtioMedia, otioToComposition, parseOtio, type ResolvedUse } from "./otio-import.ts";
+import {
+  listOtioMedia,
+  otioToComposition,
+  parseOtio,
+  type ResolvedUse,
+  withProbedDurations,
+} from "./otio-import.ts";
 
 const R = 24;
 const rt = (frames: number, rate = R) => ({ OTIO_SCHEMA: "RationalTime.1", rate, value: frames });
@@ -179,20 +185,24 @@ describe("OTIO import sequencing", () => {
     });
   });
 
-  it("refuses unknown items, nested stacks and other generators with the item's path", () => {
-    expect(badRequest(() => parseOtio(timeline([gap(1), { OTIO_SCHEMA: "Track.1", children: [] }])))).toEqual(
-      [
-        {
-          path: "/otio/tracks/children/0/children/1/OTIO_SCHEMA",
-          message: expect.stringContaining("compound"),
-        },
-      ],
-    );
-    expect(badRequest(() => parseOtio(timeline([{ OTIO_SCHEMA: "Effect.1" }])))[0]?.path).toBe(
-      "/otio/tracks/children/0/children/0/OTIO_SCHEMA",
-    );
-    expect(badRequest(() => parseOtio(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }])))).toEqual([
-      { path: "/otio/tracks/children/0/children/0/source_range", message: "required" },
+  it("flattens nested tracks, warns about unknown items and other generators, refuses what has no length", () => {
+    const nested = parseOtio(timeline([gap(1), { OTIO_SCHEMA: "Sequence.1", children: [gap(2)] }]));
+    expect(nested.tracks[0]?.items.map((i) => [i.kind, i.duration])).toEqual([
+      ["gap", 1 / 24],
+      ["gap", 2 / 24],
+    ]);
+    expect(parseOtio(timeline([{ OTIO_SCHEMA: "Effect.1" }])).warnings).toEqual([
+      { path: "/otio/tracks/children/0/children/0", message: "item Effect.1 not carried" },
+    ]);
+    // Without a range on the clip or its media, the upload's probed length is the clip's.
+    const bare = parseOtio(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }]));
+    const probed = withProbedDurations(bare, () => 2.5);
+    expect(probed.tracks[0]?.items[0]?.duration).toBe(2.5);
+    expect(badRequest(() => convert(timeline([{ OTIO_SCHEMA: "Clip.2", name: "x" }])))).toEqual([
+      {
+        path: "/otio/tracks/children/0/children/0/source_range",
+        message: expect.stringContaining("required"),
+      },
     ]);
     const sequence = {
       ...clip("frames", 0, 24),
@@ -210,7 +220,12 @@ describe("OTIO import sequencing", () => {
         DEFAULT_MEDIA: { OTIO_SCHEMA: "GeneratorReference.1", generator_kind: "SMPTEBars", parameters: {} },
       },
     };
-    expect(badRequest(() => convert(timeline([bars])))[0]?.path).toBe("/otio/tracks/children/0/children/0");
+    expect(parseOtio(timeline([bars])).warnings).toEqual([
+      {
+        path: "/otio/tracks/children/0/children/0",
+        message: expect.stringContaining('generator "SMPTEBars"'),
+      },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
-import type { FastifyRequest } from "fastify";
+import type { IncomingMessage } from "node:http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidRequest, unsupportedMediaType } from "../../errors.ts";
 import type { App } from "../types.ts";
 
@@ -16,7 +17,6 @@ const JSON_TYPES = ["application/json", "application/json-patch+json"];
  */
 export function registerJsonBodyParser(app: App): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
   app.removeContentTypeParser("application/json");
   app.removeContentTypeParser("text/plain");
   app.addHook("preParsing", async (request, _reply, payload) => {
@@ -33,14 +33,48 @@ export function registerJsonBodyParser(app: App): void {
     (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
       let text: string;
       try {
-        text = utf8.decode(body);
-      } catch {
-        done(invalidRequest("The request body is not valid UTF-8 (RFC 8259 requires UTF-8 JSON)"));
+        text = decodeUtf8Body(body);
+      } catch (error) {
+        done(error as Error);
         return;
       }
       parseJson(request, text, done);
     },
   );
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A request body as text, strictly UTF-8.
+ * @throws AppError 400 `invalid_request` when the bytes are not UTF-8.
+ */
+export function decodeUtf8Body(body: Buffer): string {
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw invalidRequest("The request body is not valid UTF-8 (RFC 8259 requires UTF-8 JSON)");
+  }
+}
+
+/**
+ * Replaces the JSON parser of one plugin scope with `parse` (strict UTF-8 first, as above):
+ * for routes whose bodies extend JSON, such as OpenTimelineIO documents. Takes the scope of any
+ * route group (its raw request type is the group's).
+ */
+export function replaceJsonParser<Raw extends IncomingMessage>(
+  scope: Pick<FastifyInstance<App["server"], Raw>, "removeContentTypeParser" | "addContentTypeParser">,
+  bodyLimit: number,
+  parse: (text: string) => unknown,
+): void {
+  scope.removeContentTypeParser("application/json");
+  scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit }, (_request, body, done) => {
+    try {
+      done(null, parse(decodeUtf8Body(body as Buffer)));
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 }
 
 /** Whether the request declares a body (a non-zero Content-Length, or chunked). */

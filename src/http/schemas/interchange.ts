@@ -1,5 +1,6 @@
 import { type Static, Type } from "typebox";
-import { CanvasSchema } from "../../domain/composition/schema.ts";
+import { CANVAS_FPS, CanvasSchema } from "../../domain/composition/schema.ts";
+import { CompositionResponse } from "./composition.ts";
 
 /** An OTIO `RationalTime.1` at 25 fps, for the examples. */
 const frames = (value: number) => ({ OTIO_SCHEMA: "RationalTime.1", rate: 25, value });
@@ -46,9 +47,18 @@ export const OTIO_EXAMPLE = {
 
 /** Query of `GET /api/compositions/:id/export`. */
 export const ExportQuery = Type.Object({
-  format: Type.Union([Type.Literal("otio"), Type.Literal("mlt")], {
-    description: "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt)",
+  format: Type.Union([Type.Literal("otio"), Type.Literal("mlt"), Type.Literal("edl")], {
+    description:
+      "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt); `edl`: CMX 3600 EDL of one video track",
   }),
+  track: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 99,
+      description:
+        "`format=edl` only: index of the video track to write (needed when several video tracks have clips; an EDL holds one)",
+    }),
+  ),
   assets: Type.Optional(
     Type.Union([Type.Literal("urls"), Type.Literal("paths")], {
       description:
@@ -69,7 +79,21 @@ const OtioDocument = Type.Object(
 /** The import options around the document: `{ otio, media?, unmatched?, … }`. */
 export const ImportBody = Type.Object(
   {
-    otio: OtioDocument,
+    otio: Type.Optional(OtioDocument),
+    edl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 16 * 1024 * 1024,
+        description: "A CMX 3600 EDL's text, instead of `otio` (or send the EDL itself as a text/plain body)",
+      }),
+    ),
+    fps: Type.Optional(
+      Type.Number({
+        enum: [...CANVAS_FPS],
+        description:
+          "With `edl`: the frame rate its timecode counts, and the canvas rate (drop-frame EDLs default to 29.97)",
+      }),
+    ),
     media: Type.Optional(
       Type.Record(Type.String({ maxLength: 4096 }), Type.String({ minLength: 1, maxLength: 64 }), {
         description:
@@ -129,3 +153,35 @@ export const ImportRequest = Type.Dependent(
     ],
   },
 );
+
+/** Something of an imported document that the composition does not carry. */
+const ImportWarningBody = Type.Object(
+  {
+    path: Type.String({ description: "JSON Pointer of the item in the request body" }),
+    message: Type.String({ description: "What was not carried, and what was done instead" }),
+  },
+  { title: "ImportWarning", additionalProperties: false },
+);
+
+/** Response of `POST /api/compositions/import`: the composition and the import's warnings. */
+export const ImportResponse = Type.Object(
+  {
+    ...CompositionResponse.properties,
+    warnings: Type.Array(ImportWarningBody, {
+      description:
+        "Every effect, item or setting of the document the composition does not carry (effects other than LinearTimeWarp, FreezeFrame, generators other than SolidColor, track source ranges, transitions shortened to fit, …), each with the path of its item; empty when everything was carried",
+    }),
+  },
+  { title: "CompositionImported", additionalProperties: false },
+);
+
+/** Query of `POST /api/compositions/import`: the EDL rate when the body is the EDL's text. */
+export const ImportQuery = Type.Object({
+  fps: Type.Optional(
+    Type.Number({
+      enum: [...CANVAS_FPS],
+      description:
+        "With a text/plain EDL body: the frame rate its timecode counts (drop-frame EDLs default to 29.97)",
+    }),
+  ),
+});

@@ -1,14 +1,23 @@
 import type { Db } from "../../../db/client.ts";
 import { hasScope } from "../../../domain/auth/scopes.ts";
 import type { RenderLimits } from "../../../domain/composition/limits.ts";
-import { exportComposition, importComposition } from "../../../domain/interchange/interchange.ts";
-import { AppError } from "../../../errors.ts";
+import { exportComposition, importComposition, importEdl } from "../../../domain/interchange/interchange.ts";
+import { parseOtioJson } from "../../../domain/interchange/otio-json.ts";
+import { AppError, invalidRequest } from "../../../errors.ts";
 import type { BlobStore } from "../../../storage/blob-store.ts";
 import { contentDispositionFor } from "../../../storage/content-disposition.ts";
+import { replaceJsonParser } from "../../plugins/json-body.ts";
 import { presentComposition } from "../../presenters/compositions.ts";
 import { AUTH_ERRORS, responses, STANDARD_HEADERS } from "../../schemas/common.ts";
-import { CompositionParams, CompositionResponse } from "../../schemas/composition.ts";
-import { ExportQuery, ImportRequest, isBareOtio, OTIO_EXAMPLE } from "../../schemas/interchange.ts";
+import { CompositionParams } from "../../schemas/composition.ts";
+import {
+  ExportQuery,
+  ImportQuery,
+  ImportRequest,
+  ImportResponse,
+  isBareOtio,
+  OTIO_EXAMPLE,
+} from "../../schemas/interchange.ts";
 import type { Auth, KeyApp } from "../../types.ts";
 import { versionAuthor } from "../../version-author.ts";
 
@@ -19,6 +28,17 @@ const MLT_EXAMPLE = `<?xml version="1.0" encoding="utf-8"?>
   <playlist id="playlist1"><blank length="25"/><entry producer="producer0" in="25" out="99"/></playlist>
   <tractor id="main" in="0" out="99"><multitrack>…</multitrack>…</tractor>
 </mlt>`;
+
+const EDL_EXAMPLE = `TITLE: Launch teaser
+FCM: NON-DROP FRAME
+
+001  AX       V     C            00:00:01:00 00:00:04:00 01:00:00:00 01:00:03:00
+* FROM CLIP NAME: opening.mp4
+
+002  AX       V     C            00:00:02:00 00:00:02:00 01:00:03:00 01:00:03:00
+002  AX       V     D    012 00:00:01:00 00:00:05:00 01:00:03:00 01:00:07:00
+* TO CLIP NAME: product.mp4
+`;
 
 /**
  * `assets=paths` exports absolute file paths on the server, which tell a caller where and how
@@ -33,6 +53,17 @@ function assertMayReadServerPaths(auth: Auth): void {
     "insufficient_scope",
     'assets=paths (server file paths) needs a key with the "write" scope; use assets=urls with a read-only key',
   );
+}
+
+/**
+ * The OTIO document of an options body that has no EDL.
+ * @throws AppError 400 when the body has neither (or both).
+ */
+function requireOne(otio: unknown): unknown {
+  if (otio !== undefined) return otio;
+  throw invalidRequest('The body needs "otio" (an OpenTimelineIO document) or "edl" (a CMX 3600 EDL)', [
+    { path: "/otio", message: "required (or edl)" },
+  ]);
 }
 
 /** Largest import body, bytes: OTIO files are verbose (a few KiB per clip from editing applications). */
@@ -59,7 +90,7 @@ export function registerInterchangeRoutes(
         operationId: "exportComposition",
         summary: "Export a composition as OpenTimelineIO or MLT",
         description:
-          "A download (`Content-Disposition: attachment`) of the composition as OpenTimelineIO JSON (`format=otio`, `.otio`) or MLT XML (`format=mlt`, `.mlt`, for Kdenlive, Shotcut and `melt`). Media are referenced by signed URL (`assets=urls`, default) or by absolute path on the server (`assets=paths`, local-disk storage only; needs a key with the `write` scope, a console session or an admin account, since the paths show the server's storage layout). What each format keeps and loses is in docs/interchange.md.",
+          "A download (`Content-Disposition: attachment`) of the composition as OpenTimelineIO JSON (`format=otio`, `.otio`) MLT XML (`format=mlt`, `.mlt`, for Kdenlive, Shotcut and `melt`) or a CMX 3600 EDL of one video track (`format=edl`, `.edl`, timecode at the canvas rate, drop-frame at 29.97 and 59.94; `track` picks the video track when several have clips, else 400). Media are referenced by signed URL (`assets=urls`, default) or by absolute path on the server (`assets=paths`, local-disk storage only; needs a key with the `write` scope, a console session or an admin account, since the paths show the server's storage layout). What each format keeps and loses is in docs/interchange.md.",
         tags: ["Compositions"],
         params: CompositionParams,
         querystring: ExportQuery,
@@ -83,6 +114,7 @@ export function registerInterchangeRoutes(
                 schema: { type: "object", additionalProperties: true, examples: [OTIO_EXAMPLE] },
               },
               "application/xml": { schema: { type: "string", examples: [MLT_EXAMPLE] } },
+              "text/plain": { schema: { type: "string", examples: [EDL_EXAMPLE] } },
             },
           },
         },
@@ -98,6 +130,7 @@ export function registerInterchangeRoutes(
           id: request.params.id,
           format: request.query.format,
           links: request.query.assets ?? "urls",
+          track: request.query.track,
         },
       );
       return reply
@@ -107,6 +140,23 @@ export function registerInterchangeRoutes(
     },
   );
 
+  // OpenTimelineIO's JSON has `Inf`, `NaN` and integers beyond 2^53: this route reads it with a
+  // parser of its own, in a scope of its own.
+  app.register(async (child) => {
+    // The same key scope, one level down: its hooks (authentication included) still run.
+    const scope = child as unknown as KeyApp;
+    replaceJsonParser(scope, IMPORT_BODY_LIMIT, parseOtioJson);
+    // A CMX 3600 EDL sent as it is: the body becomes `{ edl }`.
+    scope.addContentTypeParser(
+      "text/plain",
+      { parseAs: "string", bodyLimit: IMPORT_BODY_LIMIT },
+      (_r, body, done) => done(null, { edl: body }),
+    );
+    registerImportRoute(scope, deps);
+  });
+}
+
+function registerImportRoute(app: KeyApp, deps: Parameters<typeof registerInterchangeRoutes>[1]): void {
   app.post(
     "/api/compositions/import",
     {
@@ -116,10 +166,11 @@ export function registerInterchangeRoutes(
         operationId: "importComposition",
         summary: "Create a composition from an OpenTimelineIO timeline",
         description:
-          "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. The body is `{ otio, … }` with options, or the bare `.otio` document. Each external media reference is matched to one of your uploads: through `media` (clip path, reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. Clips whose media match nothing refuse the import, unless `unmatched` is `drop` (left out, later items move up) or `gap` (their time left empty). The result is validated like `POST /api/compositions`; nothing is stored on error.",
+          "Converts an OpenTimelineIO `Timeline.1` (clips, trims, gaps, transitions, markers, track kinds) into a new composition at version 1. The body is `{ otio, … }` with options, or the bare `.otio` document; or a CMX 3600 EDL: `{ edl, fps, … }`, or the EDL itself as `text/plain` with `?fps=` (one video track; events matched to uploads by clip name or reel; dissolves, wipes and M2 speeds kept; errors name the event). The answer lists in `warnings` what the composition does not carry. Each external media reference is matched to one of your uploads: through `media` (clip path, reference name or target_url → upload id), through the upload id a Cutroom export recorded, or by upload file name; an unmatched `https://` reference stays a remote `src`. Clips whose media match nothing refuse the import, unless `unmatched` is `drop` (left out, later items move up) or `gap` (their time left empty). The result is validated like `POST /api/compositions`; nothing is stored on error.",
         tags: ["Compositions"],
         body: ImportRequest,
-        response: responses({ 201: CompositionResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
+        querystring: ImportQuery,
+        response: responses({ 201: ImportResponse }, [...AUTH_ERRORS, 403, 404, 413, 415], {
           400: "Invalid OpenTimelineIO document (each `details[].path` is a JSON Pointer into the body, e.g. `/otio/tracks/children/0/children/2/source_range`), media matching none of your uploads (every one listed, with the path of its clip), or a timeline that breaks a composition rule (the detail points at the OTIO item)",
           404: "`projectId` is not one of your projects",
           413: "The body is larger than 16 MiB",
@@ -131,18 +182,22 @@ export function registerInterchangeRoutes(
       // A bare .otio document is the timeline with every option left at its default; error
       // paths then point into the body itself.
       const body = request.body;
-      const row = await importComposition(
-        {
-          db: deps.db,
-          userId: auth.userId,
-          now: deps.clock.now(),
-          limits: deps.renderLimits,
-          author: versionAuthor(auth),
-        },
-        isBareOtio(body) ? { otio: body } : body,
-        isBareOtio(body) ? "" : "/otio",
-      );
-      return reply.code(201).header("ETag", `"${row.version}"`).send(presentComposition(row));
+      const ctx = {
+        db: deps.db,
+        userId: auth.userId,
+        now: deps.clock.now(),
+        limits: deps.renderLimits,
+        author: versionAuthor(auth),
+      };
+      const { row, warnings } = isBareOtio(body)
+        ? await importComposition(ctx, { otio: body }, "")
+        : body.edl !== undefined && body.otio === undefined
+          ? await importEdl(ctx, { ...body, edl: body.edl, fps: body.fps ?? request.query.fps })
+          : await importComposition(ctx, { ...body, otio: requireOne(body.otio) });
+      return reply
+        .code(201)
+        .header("ETag", `"${row.version}"`)
+        .send({ ...presentComposition(row), warnings });
     },
   );
 }

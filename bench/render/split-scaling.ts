@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       log(`round ${round}/${ROUNDS}: unsplit, one worker on CPU 0 (load ${load()})…`);
       const one = await withWorkers({ ...env, RENDER_SEGMENT_SEC: "0" }, [0], () => render(call, comp.id));
       log(
-        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, two workers on CPU 0 and 1 (load ${load()})…`,
+        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, ${SPLIT_CPUS.length === 1 ? "one worker on CPU 0" : "two workers on CPU 0 and 1"} (load ${load()})…`,
       );
       const two = await withWorkers({ ...env, RENDER_SEGMENT_SEC: String(SEGMENT_SEC) }, SPLIT_CPUS, () =>
         render(call, comp.id),

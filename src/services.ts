@@ -226,6 +226,7 @@ function workerServices(
     segmentSec: config.renderSegmentSec,
     keyframeBoundaries: config.renderSegmentKeyframes,
     cache,
+    segmentEveryRender: config.renderSegmentAll,
   });
   return {
     renderPipeline: createRenderPipeline({ ...render, split }),

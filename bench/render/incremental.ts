@@ -123,7 +123,8 @@ async function main(): Promise<void> {
     procs.push(api.proc);
     const call = apiClient(api.base, api.key as string);
     const ids = await uploadAll(call, inputs);
-    procs.push(await startWorker(env));
+    // BENCH_ECHO_WORKER=1: the worker's log lines (step times, part attempts) on stderr.
+    procs.push(await startWorker(env, "the worker", { echo: process.env.BENCH_ECHO_WORKER === "1" }));
     // The preview proxies the uploads queued are made before timing.
     await waitForPreviewProxies(call, ids);
     const loadBefore = load();

@@ -1,13 +1,15 @@
 /**
  * Split-render scaling, end to end through the API with pinned worker processes:
  *
- *   node bench/render/split-scaling.ts [--quick] [--segment-sec 10] [--rounds 1]
+ *   node bench/render/split-scaling.ts [--quick] [--segment-sec 10] [--rounds 1] [--split-workers 2]
  *
  * One x264 encode already keeps both cores of a 2-core machine busy, so the scaling of a split
  * render is measured with workers pinned to cores (`taskset -c`): the 60 s 1920x1080 reference
  * composition (`reference-composition.ts`) rendered at `standard`
  * - unsplit (`RENDER_SEGMENT_SEC=0`) by one worker pinned to CPU 0, then
- * - split (`RENDER_SEGMENT_SEC=--segment-sec`) by two workers pinned to CPU 0 and CPU 1.
+ * - split (`RENDER_SEGMENT_SEC=--segment-sec`) by two workers pinned to CPU 0 and CPU 1 (with
+ *   `--split-workers 1`, by one worker pinned to CPU 0: the cost of segments on one worker, the
+ *   "speed-up" then below 1).
  * Printed: wall time of each (the render's createdAt → finishedAt), the speed-up, the CPU time
  * of each (user + system of the worker processes and the ffmpeg/ffprobe they ran and reaped,
  * from /proc), their ratio, the join (last part finished → render finished: the join job's
@@ -47,6 +49,9 @@ const flag = (name: string, def: number) => {
 const SECONDS = args.includes("--quick") ? 12 : 60;
 const SEGMENT_SEC = flag("--segment-sec", 10);
 const ROUNDS = Math.max(1, flag("--rounds", 1));
+// `--split-workers 1`: the split render by one worker on CPU 0 too (the cost of making a render
+// as segments, against the render in one piece, on the same core).
+const SPLIT_CPUS = flag("--split-workers", 2) === 1 ? [0] : [0, 1];
 /** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ). */
 const CLK_TCK = 100;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
@@ -180,9 +185,9 @@ async function main(): Promise<void> {
       log(`round ${round}/${ROUNDS}: unsplit, one worker on CPU 0 (load ${load()})…`);
       const one = await withWorkers({ ...env, RENDER_SEGMENT_SEC: "0" }, [0], () => render(call, comp.id));
       log(
-        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, two workers on CPU 0 and 1 (load ${load()})…`,
+        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, ${SPLIT_CPUS.length === 1 ? "one worker on CPU 0" : "two workers on CPU 0 and 1"} (load ${load()})…`,
       );
-      const two = await withWorkers({ ...env, RENDER_SEGMENT_SEC: String(SEGMENT_SEC) }, [0, 1], () =>
+      const two = await withWorkers({ ...env, RENDER_SEGMENT_SEC: String(SEGMENT_SEC) }, SPLIT_CPUS, () =>
         render(call, comp.id),
       );
       const jobs = await jobTimes(db, two.result.id);

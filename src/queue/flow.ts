@@ -20,7 +20,8 @@ export interface FlowJobToSend<P extends object> extends Omit<JobToSend<P>, "sta
 /** Sending flows, and whether a job of one was sent. */
 export interface FlowQueue {
   /**
-   * Sends the jobs and their dependencies in one transaction of the queue's own: all or none.
+   * Sends the jobs and their dependencies in one transaction of the queue's own: all or none
+   * (a single job, e.g. the join of a render whose parts were all copied, is sent alone).
    * (pg-boss writes a flow as several statements, which a transaction on the application's
    * PGlite connection cannot run; a caller that must not lose the flow sends it again when it
    * finds it missing, see {@link FlowQueue.has}.)
@@ -52,16 +53,23 @@ export function jobIdFor(key: string): string {
 export function createFlowQueue(boss: PgBoss): FlowQueue {
   return {
     async send(jobs) {
+      const options = (j: FlowJobToSend<object>) => ({
+        id: j.id,
+        ...(j.expireInSeconds !== undefined ? { expireInSeconds: j.expireInSeconds } : {}),
+        ...(j.priority ? { priority: j.priority } : {}),
+      });
+      // pg-boss flows hold two jobs at least: a flow of one is a plain send.
+      const [only] = jobs;
+      if (jobs.length === 1 && only) {
+        await boss.send(only.job.name, only.data, options(only));
+        return;
+      }
       await boss.flow(
         jobs.map((j) => ({
           ref: j.ref,
           name: j.job.name,
           data: j.data,
-          options: {
-            id: j.id,
-            ...(j.expireInSeconds !== undefined ? { expireInSeconds: j.expireInSeconds } : {}),
-            ...(j.priority ? { priority: j.priority } : {}),
-          },
+          options: options(j),
           ...(j.dependsOn?.length ? { dependsOn: j.dependsOn } : {}),
         })),
       );

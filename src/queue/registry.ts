@@ -61,7 +61,7 @@ export interface JobHandler<P extends object> {
    * Queue polling period, seconds (default 0.5), when pg-boss cannot listen for NOTIFY; with
    * NOTIFY, sends wake idle workers at once and polling runs every `NOTIFY_BACKSTOP_SECONDS`
    * at least, the backstop for jobs that become due later (retries after their delay) and lost
-   * wake-ups.
+   * wake-ups. After each job the queue's first worker in this process fetches again at once.
    */
   pollingIntervalSeconds?: number;
   /**
@@ -211,6 +211,10 @@ export async function startJobWorkers<Defs extends Record<string, JobDefinition<
             // Best effort: pg-boss completes the job after the handler anyway, and its flow pass
             // unblocks the dependent job within `flowIntervalSeconds`.
             if (unblocks) await completeAndUnblock(def.name, job, unblocks).catch(() => {});
+            // Fetch again at once: a queue that holds more jobs (a split render's parts, sent
+            // together) would otherwise wait out the NOTIFY backstop after every short job.
+            const self = workerIds.get(def.name);
+            if (self) boss.notifyWorker(self);
             return outcome;
           }),
         );

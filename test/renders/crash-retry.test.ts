@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import { probe } from "../fixtures/render/media.ts";
+import { frameMd5 } from "../fixtures/render/seams.ts";
 import { type CrashRig, canRunCrashTests, startCrashRig } from "../helpers/worker-crash.ts";
 import { client, download, onServer, type RenderBody } from "./helpers.ts";
 
@@ -165,6 +166,17 @@ describe.skipIf(!canRunCrashTests)(
       const p = await probe(file, true);
       expect(p.video?.frames).toBe(2 * HALF * 25);
       expect(Math.abs(p.duration - 2 * HALF)).toBeLessThanOrEqual(0.05);
-    }, 240_000);
+
+      // The killed part left no cache entry: the same render again copies the four parts the
+      // attempts that ended kept, and they join into the same frames.
+      const again = await api.startRender({ compositionId: comp.id, output: { quality: "standard" } });
+      const second = (await api.pollUntilTerminal(again.id, { timeoutMs: 150_000 })).at(-1);
+      expect(second?.status, JSON.stringify(second?.error)).toBe("succeeded");
+      expect(second?.reuse).toEqual({ segments: 4, reused: 4, secondsSaved: 2 * HALF });
+      const copy = path.join(dir, "split-again.mp4");
+      await download(onServer(rig.base, second?.output?.url ?? ""), copy);
+      expect((await probe(copy, true)).video?.frames).toBe(2 * HALF * 25);
+      expect(await frameMd5(copy)).toEqual(await frameMd5(file));
+    }, 300_000);
   },
 );

@@ -156,6 +156,22 @@ describe("incremental renders", () => {
     expect(fade.reusedParts).not.toContain("video2");
     await expectIdentical(fade.file, (await render(longerFade, { reuse: false })).file);
 
+    // The small picture (0.7–2.3 s) moved back across the boundary at 1 s (0.2–1.8 s): the
+    // segments it leaves or enters are rendered again, the last one is copied.
+    const moved = seams((doc) => {
+      const pip = doc.tracks[1]?.clips[0];
+      if (pip) pip.start = 0.2;
+    });
+    const move = await render(moved);
+    expect(move.reusedParts).toContain("video3");
+    expect(move.reusedParts).not.toContain("video0");
+    expect(move.reusedParts).not.toContain("video1");
+    const moveFresh = await render(moved, { reuse: false });
+    expect(moveFresh.parts.map((p) => [p.startFrame, p.endFrame])).toEqual(
+      move.parts.map((p) => [p.startFrame, p.endFrame]),
+    );
+    await expectIdentical(move.file, moveFresh.file);
+
     // Another background: every part is rendered again.
     const canvas = await render(
       seams((doc) => {
@@ -225,6 +241,8 @@ describe("incremental renders", () => {
     expect(once.end.reuse).toMatchObject({ reused: 0 });
     const again = await render(doc);
     expect(again.end.reuse).toEqual({ segments: 4, reused: 4, secondsSaved: 3 });
+    // Every part copied by the render's own job: none was claimed by a part job.
+    expect(again.parts.map((p) => [p.status, p.attempt])).toEqual(again.parts.map(() => ["succeeded", 0]));
     await expectIdentical(once.file, again.file);
 
     const other = client(base, (await t.createAccount()).key);

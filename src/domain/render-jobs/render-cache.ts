@@ -153,3 +153,32 @@ export async function keepPartInCache(
     );
   }
 }
+
+/**
+ * Copies account `userId`'s cache entry `key` to the blob `target` (a part of a render): a file
+ * copy on local disk, else a streamed copy. Returns false, and deletes the entry, when its file
+ * is gone; a failed copy is logged and returns false (the part is then rendered or copied by its
+ * job), leaving nothing at `target`.
+ */
+export async function copyCachedPart(
+  deps: RenderCacheDeps,
+  userId: string,
+  key: string,
+  target: string,
+): Promise<boolean> {
+  const blob = renderCacheKey(userId, key);
+  try {
+    if (!(await deps.store.stat(blob))) {
+      await deleteCacheEntry(deps.db, { userId, key });
+      return false;
+    }
+    const local = deps.store.localPath(blob);
+    if (local) await deps.store.putFile(target, local, { contentType: "video/mp4" });
+    else await deps.store.put(target, await deps.store.openRead(blob), { contentType: "video/mp4" });
+    return true;
+  } catch (err) {
+    deps.log.warn({ userId, key, err }, "copying a cached part failed");
+    await deps.store.delete(target).catch(() => {});
+    return false;
+  }
+}

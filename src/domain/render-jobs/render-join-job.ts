@@ -8,7 +8,7 @@
  */
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { listRenderParts, type RenderPartRow } from "../../db/repositories/render-segments.ts";
+import { listRenderParts } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
@@ -18,7 +18,7 @@ import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import { localCopy } from "../../storage/local-copy.ts";
 import { outputSize } from "../render/plan.ts";
-import { AUDIO_PART, buildJoinPlan, renderFrameWindow } from "../render/segments.ts";
+import { buildJoinPlan, partFileName, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError } from "../render/types.ts";
 import { partWarningsToAdd } from "./render-damage.ts";
@@ -73,7 +73,7 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
       // directory goes). The poster, written by the segment that holds its frame, is fetched
       // into the work directory, where storing the output takes it from.
       const fetched = await Promise.allSettled([
-        ...parts.map((p) => localCopy(store, p.key as string, workDir, partFile(p))),
+        ...parts.map((p) => localCopy(store, p.key as string, workDir, partFileName(p))),
         fetchPoster(store, renderPartKey(render.id, POSTER_FILE), path.join(workDir, POSTER_FILE)),
       ]);
       const failed = fetched.find((r) => r.status === "rejected");
@@ -155,10 +155,6 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
     }
   };
 }
-
-/** A part's file name in the join's work directory when it is fetched (`seg-000.mp4`, `audio.m4a`). */
-const partFile = (p: RenderPartRow): string =>
-  p.kind === "audio" ? AUDIO_PART : `seg-${String(p.index).padStart(3, "0")}.mp4`;
 
 /**
  * Fetches the poster a segment wrote to `file`; nothing when there is none (parts stored before

@@ -45,6 +45,7 @@ import {
   AUDIO_PART,
   buildAudioPlan,
   buildSegmentPlan,
+  partFileName,
   renderFrameWindow,
   segmentClipIds,
 } from "../render/segments.ts";
@@ -342,10 +343,6 @@ export function createRenderPartPipeline(
     }
   };
 }
-
-/** A part's file name in its work directory and under `renders/<id>/parts/`. */
-const partFileName = (part: Pick<RenderPartRow, "kind" | "index">): string =>
-  part.kind === "audio" ? AUDIO_PART : `seg-${String(part.index).padStart(3, "0")}.mp4`;
 
 /**
  * Stores a part's file `local.path` (moved or copied) as `renders/<renderId>/parts/<name>`,

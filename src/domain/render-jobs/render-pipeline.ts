@@ -40,8 +40,9 @@ export const FILTER_THREADS = DECODER_THREADS;
  * and its poster into the store under `renders/<renderId>/` (a rename when the store is on the
  * same filesystem), record the attempt's wall-clock seconds per timeline second
  * (`cutroom_render_seconds_per_timeline_second`) and log how long each step took ("render
- * steps timed", `stepsMs`). The working directory and any stored object are removed when the
- * attempt fails or is cancelled.
+ * steps timed", `stepsMs`; a split render logs "split render start steps timed" when handed
+ * over). The working directory and any stored object are removed when the attempt fails or is
+ * cancelled.
  *
  * @param opts.workRoot - directory for per-attempt working directories.
  * @param opts.stallTimeoutMs - ffmpeg without progress this long fails with `TIMEOUT`.
@@ -85,11 +86,17 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       // A long mp4: its segments and audio become jobs of their own, joined by another.
       const segments = await opts.split?.segments(render, assets, hooks.signal);
       if (opts.split && segments) {
+        steps.lap("segments");
         await opts.split.start(
           render,
           hooks.attempt,
           segments,
           dedupeWarnings([...render.warnings, ...warnings]),
+        );
+        steps.lap("handOff");
+        opts.log.info(
+          { renderId: render.id, attempt: hooks.attempt, stepsMs: steps.ms },
+          "split render start steps timed",
         );
         throw new AttemptHandedOff(`render split into ${segments.length} segments`);
       }

@@ -32,11 +32,12 @@ import {
   renderExpirySeconds,
 } from "../../queue/catalog.ts";
 import { type FlowJobToSend, type FlowQueue, jobIdFor } from "../../queue/flow.ts";
+import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { type FrameRange, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
+import { type FrameRange, partFileName, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import type { RenderWarning, ResolvedAsset } from "../render/types.ts";
-import { findReusableParts, type RenderCacheDeps, usesRenderCache } from "./render-cache.ts";
+import { copyCachedPart, findReusableParts, type RenderCacheDeps, usesRenderCache } from "./render-cache.ts";
 
 /**
  * The video segments of a render when it is to be split: an mp4 whose output is longer than
@@ -70,6 +71,25 @@ function isSplit(render: Pick<RenderRow, "composition" | "options">, segmentSec:
   if (segmentSec <= 0 || render.options.format !== "mp4") return false;
   const { rate, window } = renderFrameWindow(render.composition, render.options);
   return frameToSeconds(window.end - window.start, rate) > segmentSec;
+}
+
+/** Segment length of a render made as segments for the cache alone when `RENDER_SEGMENT_SEC` is 0. */
+export const CACHE_SEGMENT_SEC = 20;
+
+/**
+ * The segment length `render` is split by, or 0 to render it in one piece: `segmentSec` for an
+ * mp4 longer than it; with `everyRender` (the render cache is on and the render uses it), every
+ * mp4 render, also one no longer than a segment (one segment and the audio), in segments of
+ * `segmentSec` ({@link CACHE_SEGMENT_SEC} when splitting is off).
+ */
+export function splitSegmentSec(
+  render: Pick<RenderRow, "composition" | "options">,
+  segmentSec: number,
+  everyRender: boolean,
+): number {
+  if (isSplit(render, segmentSec)) return segmentSec;
+  if (!everyRender || render.options.format !== "mp4") return 0;
+  return segmentSec > 0 ? segmentSec : CACHE_SEGMENT_SEC;
 }
 
 /**
@@ -185,6 +205,11 @@ export function createSplitRenderStarter(deps: {
   keyframeBoundaries?: boolean;
   /** The render cache: parts whose content key has an entry of the account are copied, not rendered. */
   cache?: RenderCacheDeps;
+  /**
+   * `RENDER_SEGMENT_ALL`: with the cache on, every mp4 render that uses it is made as segments
+   * (see {@link splitSegmentSec}), so that a later render can copy them.
+   */
+  segmentEveryRender?: boolean;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -198,8 +223,10 @@ export function createSplitRenderStarter(deps: {
     // Fairness across accounts, as for the render's own job (see `startRender`): the join of an
     // account's n-th unfinished render queues at priority -n, and its parts rank inside -n.
     const priority = -(await countUnfinishedRenders(db, render.userId, render.createdAt));
-    const priorities = partPriorities(parts, priority);
-    const jobs: FlowJobToSend<object>[] = parts.map((p, i) => ({
+    // Parts copied from the cache by the starter are done: only the others get a job.
+    const todo = parts.filter((p) => p.status !== "succeeded");
+    const priorities = partPriorities(todo, priority);
+    const jobs: FlowJobToSend<object>[] = todo.map((p, i) => ({
       ref: p.id,
       id: jobIdFor(p.id),
       job: JOBS.renderPart,
@@ -212,18 +239,24 @@ export function createSplitRenderStarter(deps: {
       id: joinJobId,
       job: JOBS.renderJoin,
       data: { v: 1, renderId } satisfies RenderJoinJobV1,
-      dependsOn: parts.map((p) => p.id),
+      dependsOn: todo.map((p) => p.id),
       priority,
     });
     await deps.flows.send(jobs);
   };
   return {
     async segments(render, assets, signal) {
-      if (!isSplit(render, deps.segmentSec)) return null;
+      const every = Boolean(deps.segmentEveryRender && deps.cache && usesRenderCache(deps.cache, render));
+      const segmentSec = splitSegmentSec(render, deps.segmentSec, every);
+      if (segmentSec === 0) return null;
       const keyframes = deps.keyframeBoundaries
         ? await readSourceKeyframes(render.composition, assets, signal)
         : undefined;
-      return splitSegments(render, deps.segmentSec, keyframes)?.ranges ?? null;
+      return planSplitSegments(
+        { composition: render.composition, output: render.options },
+        segmentSec,
+        keyframes,
+      );
     },
     async start(render, attempt, segments, warnings) {
       const now = deps.clock.now();
@@ -255,6 +288,19 @@ export function createSplitRenderStarter(deps: {
       ];
       const rate = renderFrameWindow(render.composition, render.options).rate;
       const reused = parts.filter((p) => p.reuseKey);
+      // Cached parts are copied here, not by a job each: a render with every part cached goes
+      // straight to its join. A part whose copy fails keeps its key; its job copies or renders it.
+      const cache = deps.cache;
+      if (cache) {
+        await Promise.all(
+          reused.map(async (p) => {
+            const key = renderPartKey(render.id, partFileName(p));
+            if (!(await copyCachedPart(cache, render.userId, p.reuseKey as string, key))) return;
+            Object.assign(p, { status: "succeeded", key, progress: 1, startedAt: now, finishedAt: now });
+          }),
+        );
+      }
+      const copied = parts.filter((p) => p.status === "succeeded" && p.kind === "video").length;
       const reuse = reusable
         ? {
             segments: parts.length,
@@ -265,29 +311,34 @@ export function createSplitRenderStarter(deps: {
             ),
           }
         : null;
-      await db.transaction(async (tx) => {
-        const moved = await tx
-          .update(renders)
-          .set({
-            status: "rendering",
-            segmentCount: segments.length,
-            segmentsDone: 0,
-            reuse,
-            warnings,
-            heartbeatAt: now,
-            progress: { ratio: 0.05, phase: "rendering", updatedAt: now.toISOString() },
-          })
-          .where(
-            and(
-              eq(renders.id, render.id),
-              eq(renders.attempt, attempt),
-              inArray(renders.status, ACTIVE_STATUSES),
-            ),
-          )
-          .returning({ id: renders.id });
-        if (moved.length === 0) throw new Error("the render moved on from this attempt");
-        await insertRenderParts(tx, parts);
-      });
+      await db
+        .transaction(async (tx) => {
+          const moved = await tx
+            .update(renders)
+            .set({
+              status: "rendering",
+              segmentCount: segments.length,
+              segmentsDone: copied,
+              reuse,
+              warnings,
+              heartbeatAt: now,
+              progress: { ratio: 0.05, phase: "rendering", updatedAt: now.toISOString() },
+            })
+            .where(
+              and(
+                eq(renders.id, render.id),
+                eq(renders.attempt, attempt),
+                inArray(renders.status, ACTIVE_STATUSES),
+              ),
+            )
+            .returning({ id: renders.id });
+          if (moved.length === 0) throw new Error("the render moved on from this attempt");
+          await insertRenderParts(tx, parts);
+        })
+        .catch(async (err: unknown) => {
+          await deps.cache?.store.deletePrefix(renderPartsPrefix(render.id));
+          throw err;
+        });
       await resume(render.id);
     },
     resume,

@@ -126,6 +126,10 @@ export const CONCAT_LIST = "segments.ffconcat";
 /** File name of the audio part of a split render. */
 export const AUDIO_PART = "audio.m4a";
 
+/** A part's file name in a work directory and under `renders/<id>/parts/`: `seg-000.mp4`…, or {@link AUDIO_PART}. */
+export const partFileName = (part: { kind: "video" | "audio"; index: number }): string =>
+  part.kind === "audio" ? AUDIO_PART : `seg-${String(part.index).padStart(3, "0")}.mp4`;
+
 /**
  * Plans a split render of an mp4 (docs/architecture.md, Split rendering): one video-only
  * plan per segment of {@link planSplitSegments}, one audio plan, one join.

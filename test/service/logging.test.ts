@@ -95,7 +95,7 @@ describe("logs", () => {
   });
 
   it("redact a capture or setup token of an unexpected length by where it is: after /capture/, in token=", async () => {
-    const odd = ["crc_tooShort9", "crc_" + "Q".repeat(41), "not-a-token-format-0123"];
+    const odd = ["crc_tooShort9", `crc_${"Q".repeat(41)}`, "not-a-token-format-0123"];
     for (const token of odd) {
       await t.app.inject({ url: `/capture/${token}` });
       await t.app.inject({ url: `/capture/${token}/extra?x=1` });

@@ -42,7 +42,6 @@ import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-swee
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import {
-  AUDIO_PART,
   buildAudioPlan,
   buildSegmentPlan,
   partFileName,

@@ -203,6 +203,7 @@ export async function executeRun(
   };
 
   let terminal: { status: "done" | "error"; data: Record<string, unknown> };
+  /** The run's response messages so far (each step's `response.messages` holds that step's only). */
   let stepMessages: ModelMessage[] = [];
   try {
     const atStart = await read();
@@ -240,7 +241,7 @@ export async function executeRun(
       // Failures reach the loop below as `error` parts and end the run with an `error` event.
       onError: ({ error }) => log.debug({ err: error, runId: run.id }, "assistant model error"),
       onStepEnd: (step) => {
-        stepMessages = [...step.response.messages] as ModelMessage[];
+        stepMessages = [...stepMessages, ...(step.response.messages as ModelMessage[])];
       },
     });
 

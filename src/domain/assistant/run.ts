@@ -293,11 +293,15 @@ export async function executeRun(
     }
     await chain;
     if (stepMessages.length > 0) {
+      // Failed results are stored with the sentence their `tool_result` event said.
       await insertMessages(
         db,
         session.id,
         run.id,
-        stepMessages.map((m) => ({ role: m.role as "assistant" | "tool", content: m.content })),
+        withReadableToolErrors(stepMessages).map((m) => ({
+          role: m.role as "assistant" | "tool",
+          content: m.content,
+        })),
       );
     }
     const version = await currentVersion();

@@ -77,6 +77,15 @@ describe("orchestrator with scripted models", () => {
       },
     });
     expect(results[1]).toMatchObject({ toolCallId: "call_2", ok: true });
+    // The stored history shows both results as they streamed, in the order they came.
+    const history = (await (
+      await fetch(`${base}/api/assistant/session/${s.id}`, { headers: bearer(c.key) })
+    ).json()) as { messages: { results?: unknown[] }[] };
+    const [failed, done] = results as unknown as [{ error: { message: string } }, { output: unknown }];
+    expect(history.messages.flatMap((m) => m.results ?? [])).toEqual([
+      { toolCallId: "call_1", name: "add_text", ok: false, error: { message: failed.error.message } },
+      { toolCallId: "call_2", name: "add_text", ok: true, output: done.output },
+    ]);
     const toolMessage = scripted.prompts[1]?.find((m) => m.role === "tool");
     expect(JSON.stringify(toolMessage)).toContain("call_1");
     expect(events.at(-1)?.data).toMatchObject({

@@ -63,6 +63,8 @@ describe("GET /api/compositions/:id/frame", () => {
 
   it("answers 304 to its own ETag and a new frame after an edit", async () => {
     const first = await frameAt(0.5, 64);
+    // The same URL shows the next version too: a browser must revalidate, never reuse it unasked.
+    expect(first.res.headers["cache-control"]).toBe("private, no-cache");
     const again = await t.app.inject({
       url: `/api/compositions/${id}/frame?t=0.5&width=64`,
       headers: { ...bearer(key), "if-none-match": String(first.res.headers.etag) },

@@ -452,6 +452,27 @@ export function studioTests(h: StudioHarness): void {
     }
     await phone.close();
 
+    // The photo deleted while the cut uses it: the confirm names the cut, the clip is drawn
+    // missing with the server's sentence, then relinked to the generated still.
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.getByRole("button", { name: "Delete phone.jpg" }).click();
+    await page.getByRole("button", { name: "Delete phone.jpg" }).waitFor({ state: "detached" });
+    expect(asked).toMatch(/It is used by “Trip cut \(theirs\)” \(1 clip\)/);
+    await page.goto(`${h.base()}/console/projects/${projectId}/compositions/${comp.id}`);
+    const gone = page.getByRole("button", { name: /^Clip phone\.jpg \(media missing\)/ });
+    await gone.click();
+    const notice = page.getByRole("alert").filter({ hasText: "its upload was deleted" });
+    await notice.getByText(/^phone\.jpg at 0:03/).waitFor();
+    await h.shot(page, "16b-editor-missing-media");
+    await notice.getByRole("button", { name: "Relink" }).click();
+    await page.getByText(/^Relinked · version \d+/).waitFor();
+    expect(await page.getByRole("button", { name: /\(media missing\)/ }).count()).toBe(0);
+    await page.goto(`${h.base()}/console/projects/${projectId}`);
+
     // Rename, then delete with everything in it.
     await page.getByLabel("Name", { exact: true }).fill("Studio trip (final)");
     await page.getByRole("button", { name: "Save" }).click();

@@ -203,6 +203,7 @@ export async function executeRun(
   };
 
   let terminal: { status: "done" | "error"; data: Record<string, unknown> };
+  /** The run's response messages so far (each step's `response.messages` holds that step's only). */
   let stepMessages: ModelMessage[] = [];
   try {
     const atStart = await read();
@@ -240,7 +241,7 @@ export async function executeRun(
       // Failures reach the loop below as `error` parts and end the run with an `error` event.
       onError: ({ error }) => log.debug({ err: error, runId: run.id }, "assistant model error"),
       onStepEnd: (step) => {
-        stepMessages = [...step.response.messages] as ModelMessage[];
+        stepMessages = [...stepMessages, ...(step.response.messages as ModelMessage[])];
       },
     });
 
@@ -292,11 +293,15 @@ export async function executeRun(
     }
     await chain;
     if (stepMessages.length > 0) {
+      // Failed results are stored with the sentence their `tool_result` event said.
       await insertMessages(
         db,
         session.id,
         run.id,
-        stepMessages.map((m) => ({ role: m.role as "assistant" | "tool", content: m.content })),
+        withReadableToolErrors(stepMessages).map((m) => ({
+          role: m.role as "assistant" | "tool",
+          content: m.content,
+        })),
       );
     }
     const version = await currentVersion();

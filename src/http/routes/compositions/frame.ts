@@ -78,7 +78,8 @@ export function registerFrameRoute(app: KeyApp, deps: { frames: FramePreview }):
         .header("content-type", "image/jpeg")
         .header("server-timing", serverTiming(frame.spans))
         .header("etag", etag)
-        .header("cache-control", "private, max-age=3600")
+        // The URL names no version: a browser may keep the frame but must ask (ETag) before reuse.
+        .header("cache-control", "private, no-cache")
         .header("x-composition-version", String(frame.version));
       const sources = previewSourcesValue(frame.spans?.sources);
       if (sources) reply.header("x-preview-sources", sources);

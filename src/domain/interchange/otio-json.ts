@@ -24,13 +24,39 @@ export function parseOtioJson(text: string): unknown {
     const value = BigInt(match);
     return value > SAFE || value < -SAFE ? `"${match}"` : match;
   });
+  let parsed: unknown;
   try {
-    return JSON.parse(out, (key, value) => {
-      if (key === "__proto__" || key === "constructor") throw new SyntaxError(`key "${key}" is not allowed`);
-      return value;
-    });
+    parsed = JSON.parse(out);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw invalidRequest(`The body is not OpenTimelineIO JSON: ${reason}`, [{ path: "", message: reason }]);
   }
+  const forbidden = forbiddenKey(parsed);
+  if (forbidden) {
+    const reason = `key "${forbidden}" is not allowed`;
+    throw invalidRequest(`The body is not OpenTimelineIO JSON: ${reason}`, [{ path: "", message: reason }]);
+  }
+  return parsed;
+}
+
+/**
+ * The first `__proto__` or `constructor` key anywhere in `value`, or null. Walked with an
+ * explicit stack (JSON.parse's reviver recurses, and a deeply nested body would overflow the
+ * call stack before the request's nesting limit could refuse it with a path).
+ */
+function forbiddenKey(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      if (key === "__proto__" || key === "constructor") return key;
+      stack.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return null;
 }

@@ -63,7 +63,11 @@ async function eventLoopP99(base: string): Promise<number> {
 /** Renders composition `id` and waits until it has ended. @throws unless it succeeded. */
 async function render(call: ReturnType<typeof apiClient>, id: string): Promise<number> {
   const started = performance.now();
-  let r = await call<{ id: string; status: string }>("POST", "/api/render", { compositionId: id });
+  // reuse: false — every phase renders the whole composition, never the render cache's copy.
+  let r = await call<{ id: string; status: string }>("POST", "/api/render", {
+    compositionId: id,
+    output: { reuse: false },
+  });
   while (!["succeeded", "failed", "cancelled"].includes(r.status)) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     r = await call<{ id: string; status: string }>("GET", `/api/render/${r.id}`);

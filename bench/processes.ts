@@ -35,14 +35,20 @@ export interface StartOptions {
 
 /**
  * Starts `node [nodeArgs] <script>` from the repository root with a minimal environment (PATH,
- * HOME; or this process's whole environment with `inheritEnv`), `LOG_LEVEL=warn`, then `env`,
- * collecting its output. With `cpu`, the process (and the ffmpeg it starts) runs pinned to that
+ * HOME; or this process's whole environment with `inheritEnv`), `LOG_LEVEL=warn` and
+ * `RENDER_CACHE_BYTES=0` (a bench's later rounds render, never copy an earlier round's segments;
+ * the incremental bench turns the cache on in `env`), then `env`, collecting its output. With `cpu`, the process (and the ffmpeg it starts) runs pinned to that
  * CPU (`taskset -c <cpu>`, which execs node: same pid).
  */
 export function startProcess(script: string, env: Record<string, string>, options: StartOptions = {}): Proc {
   const base = options.inheritEnv
-    ? { ...process.env, LOG_LEVEL: "warn" }
-    : { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn" };
+    ? { ...process.env, LOG_LEVEL: "warn", RENDER_CACHE_BYTES: "0" }
+    : {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        LOG_LEVEL: "warn",
+        RENDER_CACHE_BYTES: "0",
+      };
   const nodeArgs = [...(options.nodeArgs ?? []), script];
   const [command, args] =
     options.cpu === undefined

@@ -18,9 +18,9 @@ export interface Snapped {
 }
 
 /**
- * The points a drag can snap to: both edges of every clip on every track (except `exclude`, the
- * clip being dragged), the playhead (unless it is what is dragged: `playhead` null) and every
- * marker, sorted by time.
+ * The points a drag can snap to: both edges of every clip on every track, the playhead (unless
+ * it is what is dragged: `playhead` null) and every marker, sorted by time; `exclude` names the
+ * clip or marker being dragged (its own place is no snap point).
  */
 export function snapPoints(c: Composition, playhead: number | null, exclude: string | null): SnapPoint[] {
   const points: SnapPoint[] = [];
@@ -32,7 +32,7 @@ export function snapPoints(c: Composition, playhead: number | null, exclude: str
     }
   }
   if (playhead !== null) points.push({ time: playhead, kind: "playhead" });
-  for (const m of c.markers ?? []) points.push({ time: m.time, kind: "marker" });
+  for (const m of c.markers ?? []) if (m.id !== exclude) points.push({ time: m.time, kind: "marker" });
   return points.sort((a, b) => a.time - b.time);
 }
 

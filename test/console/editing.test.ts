@@ -193,6 +193,7 @@ describe("snapping", () => {
     expect(snapTime(4.2, points, 0.1, 20, true)).toEqual({ time: 4.2, point: null });
     expect(snapTime(5.52, points, 0.1, 20)).toEqual({ time: 5.5, point: null });
     expect(snapPoints(c, null, "a").map((p) => p.time)).toEqual([6.3, 7.3, 9]);
+    expect(snapPoints(c, null, "m").map((p) => p.time)).toEqual([0, 4.171, 6.3, 7.3]);
   });
 });
 

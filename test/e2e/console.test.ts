@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { editingTests } from "./editing.ts";
 import { studioTests } from "./studio.ts";
 
 const run = promisify(execFile);
@@ -307,7 +308,7 @@ describe("web console", () => {
     await context.close();
   }, 240_000);
 
-  studioTests({
+  const harness = {
     browser: () => browser,
     base: () => base,
     email: "owner@localhost",
@@ -316,5 +317,7 @@ describe("web console", () => {
     photo: () => photo,
     shot,
     axe,
-  });
+  };
+  studioTests(harness);
+  editingTests(harness);
 });

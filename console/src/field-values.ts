@@ -61,13 +61,13 @@ export function readTimeText(
   if (original !== undefined && v === formatTimecode(original, fps)) return { ok: true, value: original };
   const read = parseTime(v, fps);
   if (!read.ok) return read;
-  if (limits.min !== undefined && read.seconds < limits.min - 1e-9) {
+  if (limits.min !== undefined && read.seconds < limits.min - 1e-6) {
     return {
       ok: false,
       error: `Must be at least ${formatTimecode(limits.min, fps)} (${microseconds(limits.min)} s).`,
     };
   }
-  if (limits.max !== undefined && read.seconds > limits.max + 1e-9) {
+  if (limits.max !== undefined && read.seconds > limits.max + 1e-6) {
     return {
       ok: false,
       error: `Must be at most ${formatTimecode(limits.max, fps)} (${microseconds(limits.max)} s).`,
@@ -103,3 +103,24 @@ export function formReader(form: FormData, fps: number) {
 
 /** A {@link formReader}. */
 export type FormReader = ReturnType<typeof formReader>;
+
+/**
+ * The fields of clip `index` of track `track` that a refused write names, with the server's
+ * sentence for each: a detail at `/tracks/t/clips/c/transition/duration` belongs to the field
+ * named `transition.duration` (the clip panel names its fields by their path in the clip).
+ * @param error - the error body of the answer (`{ error: { details: [{ path, message }] } }`);
+ *   anything else gives no field
+ */
+export function refusedFields(error: unknown, track: number, index: number): FieldErrors {
+  const details = (error as { error?: { details?: unknown } } | null)?.error?.details;
+  const fields = new Map<string, string>();
+  if (!Array.isArray(details)) return fields;
+  const prefix = `/tracks/${track}/clips/${index}/`;
+  for (const d of details as Array<{ path?: unknown; message?: unknown }>) {
+    if (typeof d.path !== "string" || typeof d.message !== "string" || !d.path.startsWith(prefix)) continue;
+    const name = d.path.slice(prefix.length).replaceAll("/", ".");
+    const text = d.message.charAt(0).toUpperCase() + d.message.slice(1);
+    if (name && !fields.has(name)) fields.set(name, text.endsWith(".") ? text : `${text}.`);
+  }
+  return fields;
+}

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import jsonPatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import type { Composition } from "../../clients/typescript/src/types.ts";
+import { readNumberText, readTimeText, refusedFields } from "../../console/src/field-values.ts";
 import {
   closeGapOps,
   closeTrackGapsOps,
@@ -308,5 +309,50 @@ describe("magnetic edits", () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe("form fields", () => {
+  it("take back any value the editor wrote, untouched, and say why a typed one cannot be applied", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...RATES), fc.double({ min: 0, max: 3600, noNaN: true }), (fps, t) => {
+        const shown = formatTimecode(t, fps);
+        expect(readTimeText(shown, fps, { min: 0 }, t)).toEqual({ ok: true, value: t });
+        expect(readNumberText(String(t), { min: 0 }, t)).toEqual({ ok: true, value: t });
+      }),
+      RUNS,
+    );
+    expect(readNumberText("0,5", { min: 0, max: 1 })).toEqual({ ok: true, value: 0.5 });
+    expect(readNumberText("5.991992", {})).toEqual({ ok: true, value: 5.991992 });
+    expect(readNumberText("2", { max: 1 })).toEqual({ ok: false, error: "Must be at most 1." });
+    expect(readNumberText("1.2.3", {}).ok).toBe(false);
+    expect(readNumberText("", {})).toEqual({ ok: true, value: undefined });
+    expect(readNumberText("", { required: true }).ok).toBe(false);
+    expect(readTimeText("1f", 23.976, { min: frameSeconds(23.976) })).toEqual({ ok: true, value: 0.041708 });
+    const short = readTimeText("0", 25, { min: 0.04, required: true });
+    expect(short).toEqual({ ok: false, error: "Must be at least 0:00.01 (0.04 s)." });
+    expect(readTimeText("", 25, { required: true }).ok).toBe(false);
+  });
+
+  it("find the clip fields a refused write names, with the server's sentence", () => {
+    const body = {
+      error: {
+        message: "Composition is invalid: …",
+        details: [
+          {
+            path: "/tracks/0/clips/2/transition/duration",
+            message: "must not exceed the 0.49 s gap before the clip",
+          },
+          { path: "/tracks/0/clips/1/start", message: "overlaps" },
+          { path: "/tracks/0/clips/2/start", message: "overlaps cam.mp4 at 0:04." },
+        ],
+      },
+    };
+    expect([...refusedFields(body, 0, 2)]).toEqual([
+      ["transition.duration", "Must not exceed the 0.49 s gap before the clip."],
+      ["start", "Overlaps cam.mp4 at 0:04."],
+    ]);
+    expect(refusedFields(body, 1, 2).size).toBe(0);
+    expect(refusedFields("oops", 0, 2).size).toBe(0);
   });
 });

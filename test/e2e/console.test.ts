@@ -143,7 +143,7 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-}, 120_000);
+}, Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 120_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -159,7 +159,7 @@ describe("web console", () => {
 
     // Setup link → password → signed in.
     await page.goto(setupUrl);
-    await expect.poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible(), { timeout: 30_000 }).toBe(true);
     await axe(page, "setup");
     await shot(page, "01-setup");
     await page.getByLabel("New password").fill(PASSWORD);

@@ -26,7 +26,7 @@ function set<T extends object, K extends keyof T>(o: T, key: K, value: T[K] | un
 
 /**
  * The clip as the form describes it (empty fields remove optional properties), read by `read`
- * (which notes the fields that cannot be applied). Times are on the canvas frame grid; a field
+ * (which notes the fields that cannot be applied). Times are on the canvas frame grid (to the microsecond); a field
  * left as it was keeps its value exactly.
  */
 function clipFromForm(clip: Clip, f: FormData, read: FormReader, fps: number): Clip {
@@ -73,6 +73,8 @@ export function ClipProperties(props: {
   onApply: (next: Clip) => void;
   onDelete: () => void;
   onSplit: () => void;
+  /** The fields the server refused in the last edit of this clip, with its sentences. */
+  refused?: FieldErrors;
 }) {
   const { clip } = props;
   const media = clip.asset.type === "video" || clip.asset.type === "audio";
@@ -82,6 +84,7 @@ export function ClipProperties(props: {
     <PropertiesForm
       label="Clip properties"
       key={`${clip.id}@${props.version}`}
+      refused={props.refused}
       onApply={(f): FieldErrors | undefined => {
         const read = formReader(f, props.fps);
         const next = clipFromForm(clip, f, read, props.fps);

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import type { FieldErrors } from "../field-values";
 import { FieldErrorsContext } from "./NumberField";
 
@@ -8,7 +8,8 @@ import { FieldErrorsContext } from "./NumberField";
  * a `key` naming what it edits and the version, so that its fields start over from the new
  * values after every change. `onApply` gets the form's data; when it returns the fields that
  * cannot be applied (a non-empty map), nothing is applied: each of those fields shows why, and
- * the first of them gets the focus.
+ * the first of them gets the focus. Fields the server refused (`refused`) show its sentence the
+ * same way.
  */
 export function PropertiesForm(props: {
   /** The form's accessible name, e.g. "Clip properties". */
@@ -17,8 +18,14 @@ export function PropertiesForm(props: {
   onApply: (form: FormData) => FieldErrors | undefined | void;
   actions: ReactNode;
   children: ReactNode;
+  /** Fields the server refused in the last write of what this form edits, with its sentences. */
+  refused?: FieldErrors;
 }) {
   const [errors, setErrors] = useState<FieldErrors>(() => new Map());
+  const { refused } = props;
+  useEffect(() => {
+    if (refused && refused.size > 0) setErrors(refused);
+  }, [refused]);
   return (
     <form
       className="properties stack"

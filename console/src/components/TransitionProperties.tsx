@@ -74,11 +74,14 @@ export function TransitionProperties(props: {
   fps: number;
   onApply: (next: Transition) => void;
   onRemove: () => void;
+  /** The fields the server refused in the last edit of this transition, with its sentences. */
+  refused?: FieldErrors;
 }) {
   return (
     <PropertiesForm
       label="Transition properties"
       key={`${props.into}@${props.version}`}
+      refused={props.refused}
       onApply={(f): FieldErrors | undefined => {
         const read = formReader(f, props.fps);
         const next = transitionFromForm(f, read, props.transition);

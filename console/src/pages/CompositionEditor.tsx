@@ -44,6 +44,7 @@ import {
   timelineEnd,
   trimOps,
 } from "../edits";
+import { type FieldErrors, refusedFields } from "../field-values";
 import { formatDuration } from "../format";
 import {
   afterRedo,
@@ -179,6 +180,8 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const [stored, setStored] = useState<HistoryPointer | null>(() => readPointer(compositionId));
   const [message, setMessage] = useState<{ text: string; kind: "ok" | "error" } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The last refused write's error body and the clip it was about (its fields show the sentences). */
+  const [refusal, setRefusal] = useState<{ track: number; index: number; error: unknown } | null>(null);
   const [playRequest, setPlayRequest] = useState(0);
   const [rendersKey, setRendersKey] = useState(0);
 
@@ -227,6 +230,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           // The server's own sentence, and the clip it is about selected (highlighted) on the timeline.
           const refused = refusedEdit(label, result.error);
           setMessage({ text: refused.text, kind: "error" });
+          setRefusal(
+            refused.clip
+              ? { track: refused.clip.track, index: refused.clip.index, error: result.error }
+              : null,
+          );
           const clipId = refused.clip
             ? (refused.clip.id ?? comp.tracks[refused.clip.track]?.clips[refused.clip.index]?.id)
             : undefined;
@@ -238,6 +246,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         }
         return null;
       }
+      setRefusal(null);
       const entry = { label, before: comp, after: result.composition };
       setComp(result.composition);
       setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
@@ -340,6 +349,14 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const selMarker = comp && selection?.kind === "marker" ? findMarker(comp, selection.id) : null;
   const missingWarning = sel ? comp?.warnings?.find((w) => w.clipId === sel.value.id) : undefined;
   const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
+  /** What the server refused in the selected clip's (or transition's) fields. */
+  const at = sel ?? selTransition;
+  const atTrack = at?.track;
+  const atClip = at?.clip;
+  const refusedHere = useMemo((): FieldErrors | undefined => {
+    if (!refusal || refusal.track !== atTrack || refusal.index !== atClip) return undefined;
+    return refusedFields(refusal.error, refusal.track, refusal.index);
+  }, [refusal, atTrack, atClip]);
 
   const split = useCallback(() => {
     if (!sel) return;
@@ -543,6 +560,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
               onApply={(next) => void apply("Edit clip", clipEditOps(sel, sel.value, next))}
               onDelete={remove}
               onSplit={split}
+              refused={refusedHere}
             />
           ) : selTransition?.value.transition ? (
             <TransitionProperties
@@ -561,6 +579,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
                 )
               }
               onRemove={remove}
+              refused={refusedHere}
             />
           ) : selMarker ? (
             <MarkerProperties

@@ -81,8 +81,20 @@ export function editingTests(h: StudioHarness): void {
       await page.getByRole("heading", { name: "Editing" }).waitFor();
       const projectId = new URL(page.url()).pathname.split("/").at(-1) as string;
       await page.getByLabel("Choose files").setInputFiles(Object.values(files));
-      for (const name of ["phone20.mp4", "cam23.mp4", "pan23.mp4"])
-        await page.getByRole("img", { name: `Poster of ${name}` }).waitFor({ timeout: 60_000 });
+      // Probed (their lengths known) before they go on a timeline; slow on a busy machine.
+      await expect
+        .poll(
+          async () => {
+            const list = (await call(page, "GET", `/api/v1/uploads?projectId=${projectId}`)).json
+              .data as Array<{
+              media?: { duration?: number } | null;
+            }>;
+            return list.filter((u) => (u.media?.duration ?? 0) > 0).length;
+          },
+          { timeout: 240_000, interval: 1000 },
+        )
+        .toBe(3);
+      await page.reload();
 
       const created = await call(page, "POST", "/api/compositions", {
         name: "No gaps",

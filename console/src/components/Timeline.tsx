@@ -168,9 +168,10 @@ const ClipBlock = memo(function ClipBlock(props: {
  */
 const GapMark = memo(function GapMark(props: {
   gap: Gap;
+  track: number;
   pxPerSecond: number;
   fps: number;
-  onClose: () => void;
+  onClose: (track: number, clip: number) => void;
 }) {
   const { gap, pxPerSecond: pps } = props;
   const width = Math.max(MIN_GAP_PX, (gap.end - gap.start) * pps);
@@ -182,7 +183,7 @@ const GapMark = memo(function GapMark(props: {
       style={{ left: ((gap.start + gap.end) / 2) * pps - width / 2, width }}
       aria-label={`Close the ${seconds < 0.01 ? seconds.toFixed(4) : seconds.toFixed(2)} s gap at ${formatTimecode(gap.start, props.fps)}`}
       title="Gap: click to close it (the clips after it move earlier)"
-      onClick={props.onClose}
+      onClick={() => props.onClose(props.track, gap.clip)}
     />
   );
 });
@@ -261,7 +262,8 @@ const MarkerFlag = memo(function MarkerFlag(props: {
  * dropped from the media bin) snaps to the edges of the clips of all tracks, the playhead and
  * the markers within {@link SNAP_PX} pixels, shown by a snap line, else to the canvas frame
  * grid; holding Alt leaves only the frame grid. Gaps between clips are drawn, however short,
- * and close when clicked; a transition dropped near a cut goes on it. Only the clips and ticks within a few viewport widths of the scroll position are
+ * and close when clicked; a transition dropped near a cut goes on it. Only the clips, gaps and
+ * ticks within a few viewport widths of the scroll position are
  * drawn (the selected and the dragged clip always), so a long timeline scrolls as fast as a
  * short one.
  *
@@ -336,6 +338,10 @@ export function Timeline(props: TimelineProps) {
   const latest = useRef({ c, playhead: props.playhead });
   latest.current = { c, playhead: props.playhead };
   const points = useRef<SnapPoint[]>([]);
+  // Stable (the editor's handler is not), so that a re-render draws no gap again.
+  const onCloseGap = useRef(props.onCloseGap);
+  onCloseGap.current = props.onCloseGap;
+  const closeGap = useCallback((track: number, clip: number) => onCloseGap.current(track, clip), []);
   // Stable, so that a playhead move or a drag re-renders only the blocks whose props changed.
   const startDrag = useCallback((e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => {
     if (e.button !== 0) return;
@@ -502,9 +508,10 @@ export function Timeline(props: TimelineProps) {
                   <GapMark
                     key={`gap-${g.clip}`}
                     gap={g}
+                    track={ti}
                     pxPerSecond={pps}
                     fps={fps}
-                    onClose={() => props.onCloseGap(ti, g.clip)}
+                    onClose={closeGap}
                   />
                 ))}
               {clipsInWindow(track.clips, win, keep).map((clip) => {

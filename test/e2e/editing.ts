@@ -150,7 +150,8 @@ export function editingTests(h: StudioHarness): void {
       await page.mouse.up();
       await atVersion(page, ++version);
       clips = clipsOf(await read(page, id));
-      expect(gapsOf(clips)).toEqual([0, 0]);
+      // Touching as the server counts it (to 1e-9 s; the sum of a start and a length has float noise).
+      expect(gapsOf(clips).map((g) => Math.abs(g) <= 1e-9)).toEqual([true, true]);
 
       // One more phone clip at the end (End puts the playhead there), then ripple delete of
       // cam23.mp4 (Shift+Delete): the later clips move up and still touch.

@@ -173,8 +173,9 @@ export type TransitionDrop =
  * A transition of `type` dropped at `at` seconds on track `t`: it goes on the cut nearest `at`
  * (within `tolerance` seconds of the cut, or of the gap between the two clips). Two clips that
  * nearly touch (a gap up to `tolerance`) are made to touch first: the later clip and the ones
- * after it move earlier. The transition lasts {@link DROPPED_TRANSITION_SECONDS}, shortened to
- * the shorter of the two clips, in whole frames of the canvas.
+ * after it move earlier. The transition lasts the whole number of canvas frames nearest
+ * {@link DROPPED_TRANSITION_SECONDS} (12 at 23.976 fps: 0.5005 s), fewer when one of the two
+ * clips is shorter than that.
  */
 export function transitionDropOps(
   c: Composition,
@@ -204,10 +205,10 @@ export function transitionDropOps(
       error: `The two clips are ${gap.toFixed(2)} s apart: close the gap first (Close gap), then drop the transition.`,
     };
   }
-  const fps = c.canvas.fps;
-  const longest = Math.min(DROPPED_TRANSITION_SECONDS, clip.duration, prev.duration);
-  const frames = Math.max(1, Math.floor(longest / frameSeconds(fps) + 1e-9));
-  const duration = Math.min(frameStart(frames, fps), clip.duration, prev.duration);
+  const frame = frameSeconds(c.canvas.fps);
+  const fits = Math.floor(Math.min(clip.duration, prev.duration) / frame + 1e-9);
+  const frames = Math.max(1, Math.min(Math.round(DROPPED_TRANSITION_SECONDS / frame), fits));
+  const duration = Math.min(frameStart(frames, c.canvas.fps), clip.duration, prev.duration);
   const ops = gap > EPS ? closeGapOps(c, t, best.i) : [];
   ops.push({ op: "add", path: `/tracks/${t}/clips/${best.i}/transition`, value: { type, duration } });
   return { ok: true, ops, clipId: clip.id, duration };

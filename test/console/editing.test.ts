@@ -303,7 +303,12 @@ describe("magnetic edits", () => {
         const prev = track[track.indexOf(into) - 1] as Clip;
         expect(Math.abs(into.start - (prev.start + prev.duration))).toBeLessThanOrEqual(1e-9);
         expect(into.transition).toEqual({ type: "dissolve", duration: drop.duration });
-        expect(drop.duration).toBeLessThanOrEqual(Math.min(0.5, into.duration, prev.duration));
+        expect(drop.duration).toBeLessThanOrEqual(
+          Math.min(0.5 + frameSeconds(fps) / 2, into.duration, prev.duration),
+        );
+        expect(onGrid(drop.duration, fps) || drop.duration === Math.min(into.duration, prev.duration)).toBe(
+          true,
+        );
         expect(drop.duration).toBeGreaterThan(0);
         expectNoOverlap(next);
       }),

@@ -180,11 +180,15 @@ export function editingTests(h: StudioHarness): void {
       clips = clipsOf(await read(page, id));
       expect(gapsOf(clips).map((g) => Math.abs(g) <= 1e-9)).toEqual([true, true]);
 
-      // Two gaps at once, closed with the track's Close gaps.
+      // Two gaps (the last clip moved right, then pan23.mp4 into the room), closed at once with
+      // the track's Close gaps.
       await page.keyboard.down("Alt");
-      await dragBy(page, page.getByRole("button", { name: /^Clip pan23\.mp4/ }), 30, 12);
-      await page.keyboard.up("Alt");
+      await dragBy(page, page.getByRole("button", { name: /^Clip phone20\.mp4/ }).last(), 40, 30);
       await atVersion(page, ++version);
+      await dragBy(page, page.getByRole("button", { name: /^Clip pan23\.mp4/ }), 30, 12);
+      await atVersion(page, ++version);
+      await page.keyboard.up("Alt");
+      expect(gapsOf(clipsOf(await read(page, id))).filter((g) => g > 0.1)).toHaveLength(2);
       await page.getByRole("button", { name: "Close all gaps on track 1" }).click();
       await atVersion(page, ++version);
       clips = clipsOf(await read(page, id));

@@ -19,6 +19,8 @@ import { studioTests } from "./studio.ts";
 const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.resolve("tmp/e2e");
+/** How long the server, the media and the browser may take to start (longer on a busy machine). */
+const START_TIMEOUT_MS = Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 120_000);
 const PASSWORD = "a long enough password";
 let dir: string;
 let server: ChildProcess;
@@ -143,7 +145,7 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-}, Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 120_000));
+}, START_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -159,7 +161,9 @@ describe("web console", () => {
 
     // Setup link → password → signed in.
     await page.goto(setupUrl);
-    await expect.poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible(), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible(), { timeout: 30_000 })
+      .toBe(true);
     await axe(page, "setup");
     await shot(page, "01-setup");
     await page.getByLabel("New password").fill(PASSWORD);

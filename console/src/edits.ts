@@ -59,9 +59,12 @@ export function clipEditOps(r: ClipRef, before: Clip, after: Clip): PatchOperati
   return editOps(clipPath(r), before, after);
 }
 
-/** Moves the clip at `r` to start at `start` seconds. */
+/**
+ * Moves the clip at `r` to start at `start` seconds, as given (a snapped drag gives a frame start
+ * or the exact time that makes the clip's end meet another edge; rounding would undo that).
+ */
 export function moveOps(r: ClipRef, start: number): PatchOperation[] {
-  return [{ op: "replace", path: `${clipPath(r)}/start`, value: sec(Math.max(0, start)) }];
+  return [{ op: "replace", path: `${clipPath(r)}/start`, value: Math.max(0, start) }];
 }
 
 /**

@@ -13,11 +13,14 @@ import { promisify } from "node:util";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { editingTests } from "./editing.ts";
 import { studioTests } from "./studio.ts";
 
 const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.resolve("tmp/e2e");
+/** How long the server, the media and the browser may take to start (longer on a busy machine). */
+const START_TIMEOUT_MS = Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 120_000);
 const PASSWORD = "a long enough password";
 let dir: string;
 let server: ChildProcess;
@@ -142,7 +145,7 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-}, 120_000);
+}, START_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -158,7 +161,9 @@ describe("web console", () => {
 
     // Setup link → password → signed in.
     await page.goto(setupUrl);
-    await expect.poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible(), { timeout: 30_000 })
+      .toBe(true);
     await axe(page, "setup");
     await shot(page, "01-setup");
     await page.getByLabel("New password").fill(PASSWORD);
@@ -307,7 +312,7 @@ describe("web console", () => {
     await context.close();
   }, 240_000);
 
-  studioTests({
+  const harness = {
     browser: () => browser,
     base: () => base,
     email: "owner@localhost",
@@ -316,5 +321,7 @@ describe("web console", () => {
     photo: () => photo,
     shot,
     axe,
-  });
+  };
+  studioTests(harness);
+  editingTests(harness);
 });

@@ -18,14 +18,14 @@ export interface StudioHarness {
   axe(page: Page, name: string): Promise<void>;
 }
 
-interface ClipJson {
+export interface ClipJson {
   id: string;
   start: number;
   duration: number;
   asset: { type: string; uploadId?: string };
   transition?: { type: string; duration: number };
 }
-interface CompositionJson {
+export interface CompositionJson {
   id: string;
   version: number;
   tracks: Array<{ clips: ClipJson[] }>;
@@ -40,7 +40,7 @@ interface ApiJson {
 }
 
 /** Calls the API from the page with its session cookie and CSRF token; returns status and body. */
-async function call(
+export async function call(
   page: Page,
   method: string,
   url: string,
@@ -65,7 +65,7 @@ async function call(
 }
 
 /** The x and width of each clip block of a track, left to right. */
-async function blocks(page: Page, track: string) {
+export async function blocks(page: Page, track: string) {
   const lane = page.getByRole("group", { name: track });
   const boxes = await lane.getByRole("button", { name: /^Clip / }).evaluateAll((els) =>
     els.map((el) => {
@@ -101,7 +101,7 @@ async function applyField(
  * Drags `target` with the mouse `dx` pixels to the right, grabbing it `at` pixels from its left
  * edge (negative: from its right edge), half-way down.
  */
-async function dragBy(page: Page, target: Locator, at: number, dx: number): Promise<void> {
+export async function dragBy(page: Page, target: Locator, at: number, dx: number): Promise<void> {
   const box = await target.boundingBox();
   if (!box) throw new Error("nothing to drag");
   const x = at < 0 ? box.x + box.width + at : box.x + at;
@@ -290,10 +290,10 @@ export function studioTests(h: StudioHarness): void {
       { op: "replace", path: "/name", value: "Trip cut (theirs)" },
     ]);
     expect(other.status).toBe(200);
-    await page.getByLabel("Duration (s)").fill("1.5");
+    await page.getByLabel("Duration", { exact: true }).fill("1.5");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByText(/changed elsewhere; reloaded version 8/).waitFor();
-    await page.getByLabel("Duration (s)").fill("1.5");
+    await page.getByLabel("Duration", { exact: true }).fill("1.5");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByTestId("version").getByText("version 9").waitFor();
     await h.shot(page, "12-editor-clip-selected");
@@ -348,7 +348,7 @@ export function studioTests(h: StudioHarness): void {
     // On a 1280×800 screen: the transition into the photo, its duration edited in the panel.
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole("button", { name: "Transition fade 0.5 s into phone.jpg" }).click();
-    const eased = await applyField(page, comp.id, "Transition properties", "Duration (s)", "1", 13);
+    const eased = await applyField(page, comp.id, "Transition properties", "Duration", "1", 13);
     expect(eased.tracks[0]?.clips[1]?.transition).toEqual({ type: "fade", duration: 1 });
     await page.getByRole("button", { name: "Transition fade 1 s into phone.jpg" }).waitFor();
 

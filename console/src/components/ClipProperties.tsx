@@ -1,5 +1,7 @@
 import type { Clip } from "../api/client";
-import { NumberField, type NumberSpec, readNumber as num } from "./NumberField";
+import { type FieldErrors, type FormReader, formReader } from "../field-values";
+import { frameSeconds } from "../timecode";
+import { NumberField, type NumberSpec, TimeField } from "./NumberField";
 import { PropertiesForm } from "./PropertiesForm";
 import { TransitionFields, transitionFromForm } from "./TransitionProperties";
 
@@ -22,31 +24,38 @@ function set<T extends object, K extends keyof T>(o: T, key: K, value: T[K] | un
   else o[key] = value;
 }
 
-/** The clip as the form describes it (empty fields remove optional properties). */
-function clipFromForm(clip: Clip, f: FormData): Clip {
+/**
+ * The clip as the form describes it (empty fields remove optional properties), read by `read`
+ * (which notes the fields that cannot be applied). Times are on the canvas frame grid (to the microsecond); a field
+ * left as it was keeps its value exactly.
+ */
+function clipFromForm(clip: Clip, f: FormData, read: FormReader, fps: number): Clip {
   const next: Clip = structuredClone(clip);
-  next.start = num(f, "start") ?? clip.start;
-  next.duration = num(f, "duration") ?? clip.duration;
+  next.start = read.time("start", { min: 0, required: true }, clip.start) ?? clip.start;
+  next.duration =
+    read.time("duration", { min: frameSeconds(fps), required: true }, clip.duration) ?? clip.duration;
   set(next, "name", String(f.get("name") ?? "").trim() || undefined);
   const media = clip.asset.type === "video" || clip.asset.type === "audio";
   if (media) {
-    set(next, "trim", num(f, "trim"));
-    set(next, "speed", num(f, "speed"));
-    set(next, "volume", num(f, "volume"));
+    set(next, "trim", read.time("trim", { min: 0 }, clip.trim));
+    set(next, "speed", read.number("speed", { min: 0.25, max: 4 }, clip.speed));
+    set(next, "volume", read.number("volume", { min: 0, max: 4 }, clip.volume));
   }
   if (clip.asset.type !== "audio") {
     const fit = String(f.get("fit") ?? "");
     set(next, "fit", fit ? (fit as Clip["fit"]) : undefined);
     const transform: NonNullable<Clip["transform"]> = {};
-    for (const field of TRANSFORM_FIELDS) set(transform, field.key, num(f, field.name));
+    for (const { key, name, min, max } of TRANSFORM_FIELDS) {
+      set(transform, key, read.number(name, { min, max }, clip.transform?.[key]));
+    }
     set(next, "transform", Object.keys(transform).length > 0 ? transform : undefined);
-    set(next, "transition", transitionFromForm(f));
+    set(next, "transition", transitionFromForm(f, read, clip.transition));
   }
   if (next.asset.type === "text" || next.asset.type === "caption") {
     const style = next.asset.style;
     if (next.asset.type === "text") next.asset.text = String(f.get("text") ?? "");
     style.family = String(f.get("style.family") || style.family);
-    style.size = num(f, "style.size") ?? style.size;
+    style.size = read.number("style.size", { min: 1 }, style.size) ?? style.size;
     set(style, "color", String(f.get("style.color") ?? "") || undefined);
   }
   return next;
@@ -59,9 +68,13 @@ function clipFromForm(clip: Clip, f: FormData): Clip {
 export function ClipProperties(props: {
   clip: Clip;
   version: number;
+  /** The canvas frame rate: times show as timecode and round to its frames. */
+  fps: number;
   onApply: (next: Clip) => void;
   onDelete: () => void;
   onSplit: () => void;
+  /** The fields the server refused in the last edit of this clip, with its sentences. */
+  refused?: FieldErrors;
 }) {
   const { clip } = props;
   const media = clip.asset.type === "video" || clip.asset.type === "audio";
@@ -71,7 +84,13 @@ export function ClipProperties(props: {
     <PropertiesForm
       label="Clip properties"
       key={`${clip.id}@${props.version}`}
-      onApply={(f) => props.onApply(clipFromForm(clip, f))}
+      refused={props.refused}
+      onApply={(f): FieldErrors | undefined => {
+        const read = formReader(f, props.fps);
+        const next = clipFromForm(clip, f, read, props.fps);
+        if (read.errors.size > 0) return read.errors;
+        props.onApply(next);
+      }}
       actions={
         <>
           <button type="button" className="secondary" onClick={props.onSplit}>
@@ -89,9 +108,10 @@ export function ClipProperties(props: {
       </label>
       <fieldset>
         <legend>Timing</legend>
-        <NumberField label="Start (s)" name="start" value={clip.start} min={0} />
-        <NumberField label="Duration (s)" name="duration" value={clip.duration} min={0.01} />
-        {media && <NumberField label="Trim in (s)" name="trim" value={clip.trim} min={0} />}
+        <p className="hint">Times: m:ss.ff (frames after the dot), frames like 120f, or seconds.</p>
+        <TimeField label="Start" name="start" value={clip.start} fps={props.fps} />
+        <TimeField label="Duration" name="duration" value={clip.duration} fps={props.fps} />
+        {media && <TimeField label="Trim in" name="trim" value={clip.trim} fps={props.fps} />}
         {media && <NumberField label="Speed" name="speed" value={clip.speed} min={0.25} max={4} />}
       </fieldset>
       {media && (
@@ -144,7 +164,12 @@ export function ClipProperties(props: {
           </fieldset>
           <fieldset>
             <legend>Transition in</legend>
-            <TransitionFields transition={clip.transition} optional durationLabel="Transition (s)" />
+            <TransitionFields
+              transition={clip.transition}
+              optional
+              durationLabel="Transition length"
+              fps={props.fps}
+            />
           </fieldset>
         </>
       )}

@@ -1,5 +1,6 @@
 import type { Marker } from "../api/client";
-import { NumberField, readNumber } from "./NumberField";
+import { type FieldErrors, formReader } from "../field-values";
+import { TimeField } from "./NumberField";
 import { PropertiesForm } from "./PropertiesForm";
 
 /**
@@ -9,6 +10,8 @@ import { PropertiesForm } from "./PropertiesForm";
 export function MarkerProperties(props: {
   marker: Marker;
   version: number;
+  /** The canvas frame rate (the time shows as timecode and rounds to its frames). */
+  fps: number;
   onApply: (next: Marker) => void;
   onDelete: () => void;
 }) {
@@ -17,13 +20,12 @@ export function MarkerProperties(props: {
     <PropertiesForm
       label="Marker properties"
       key={`${marker.id}@${props.version}`}
-      onApply={(f) =>
-        props.onApply({
-          ...marker,
-          label: String(f.get("label") ?? "").trim(),
-          time: readNumber(f, "time") ?? marker.time,
-        })
-      }
+      onApply={(f): FieldErrors | undefined => {
+        const read = formReader(f, props.fps);
+        const time = read.time("time", { min: 0 }, marker.time);
+        if (read.errors.size > 0) return read.errors;
+        props.onApply({ ...marker, label: String(f.get("label") ?? "").trim(), time: time ?? marker.time });
+      }}
       actions={
         <button type="button" className="danger" onClick={props.onDelete}>
           Delete marker
@@ -36,7 +38,7 @@ export function MarkerProperties(props: {
       </label>
       <fieldset>
         <legend>Position</legend>
-        <NumberField label="Time (s)" name="time" value={marker.time} min={0} />
+        <TimeField label="Time" name="time" value={marker.time} fps={props.fps} />
       </fieldset>
     </PropertiesForm>
   );

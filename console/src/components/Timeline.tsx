@@ -1,6 +1,9 @@
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Clip, Composition, Marker, Upload } from "../api/client";
-import { clipLabel, timelineEnd } from "../edits";
+import { clipLabel, findClip, timelineEnd } from "../edits";
+import { type Gap, trackGaps } from "../ripple";
+import { SNAP_PX, type SnapPoint, type Snapped, snapMove, snapPoints, snapTime } from "../snap";
+import { formatTimecode, toFrameGrid } from "../timecode";
 import {
   clipsInWindow,
   drawWindow,
@@ -12,6 +15,12 @@ import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
 export const UPLOAD_DRAG_TYPE = "application/x-cutroom-upload";
+/** MIME type of a transition dragged from the transitions strip onto a cut (the data: its type). */
+export const TRANSITION_DRAG_TYPE = "application/x-cutroom-transition";
+/** Pixels the pointer must travel before a press on a clip or marker counts as a drag. */
+const DRAG_START_PX = 3;
+/** Narrowest a gap is drawn, pixels (a gap of a frame or less must still be seen and clicked). */
+const MIN_GAP_PX = 8;
 
 /** Width of the grab zone at each end of a clip block, pixels. */
 const EDGE_PX = 8;
@@ -26,7 +35,21 @@ export type Selection =
   | null;
 
 type DragMode = "move" | "start" | "end";
-type Drag = { kind: "clip" | "marker"; id: string; mode: DragMode; x0: number; dx: number };
+/**
+ * A drag in progress: what is dragged, where the pointer went down, and where the dragged thing
+ * lands (`time`: a clip's new start, or the dragged edge's time, or the marker's or playhead's
+ * time, already snapped), drawn `dx` pixels from where it was; `snap` is the point it met.
+ */
+type Drag = {
+  kind: "clip" | "marker" | "playhead";
+  id: string;
+  mode: DragMode;
+  x0: number;
+  dx: number;
+  moved: boolean;
+  time: number;
+  snap: SnapPoint | null;
+};
 
 export interface TimelineProps {
   composition: Composition;
@@ -38,11 +61,21 @@ export interface TimelineProps {
   /** Must be stable (a state setter): clip blocks are memoised on it. */
   onSelect: (s: Selection) => void;
   onSeek: (t: number) => void;
-  /** A finished clip drag: `delta` seconds (frame-snapped) of a move or of the start or end edge. */
-  onDragEnd: (clipId: string, mode: DragMode, delta: number) => void;
-  /** A finished marker drag: `delta` seconds, frame-snapped. */
-  onMarkerMove: (markerId: string, delta: number) => void;
+  /**
+   * A finished clip drag, snapped: for a move the clip's new start, for a trim the new time of
+   * the dragged edge, seconds.
+   */
+  onDragEnd: (clipId: string, mode: DragMode, time: number) => void;
+  /** A finished marker drag: the marker's new time, seconds, snapped. */
+  onMarkerMove: (markerId: string, time: number) => void;
+  /** An upload dropped on track `track`, its start snapped like a drag. */
   onDropUpload: (track: number, uploadId: string, start: number) => void;
+  /** A transition of `type` dropped on track `track` at `time` seconds (where the pointer was). */
+  onDropTransition: (track: number, type: string, time: number) => void;
+  /** Close the gap before clip index `clip` of track `track`. */
+  onCloseGap: (track: number, clip: number) => void;
+  /** Close every gap between the clips of track `track`. */
+  onCloseTrackGaps: (track: number) => void;
 }
 
 /** Ruler tick spacing, seconds, for a zoom: about one labelled tick per 80 pixels. */
@@ -129,6 +162,32 @@ const ClipBlock = memo(function ClipBlock(props: {
   );
 });
 
+/**
+ * A gap between two clips of a track, however short (a sliver of a frame shows as black or as
+ * the tracks below): drawn at least {@link MIN_GAP_PX} wide; clicking it closes it.
+ */
+const GapMark = memo(function GapMark(props: {
+  gap: Gap;
+  track: number;
+  pxPerSecond: number;
+  fps: number;
+  onClose: (track: number, clip: number) => void;
+}) {
+  const { gap, pxPerSecond: pps } = props;
+  const width = Math.max(MIN_GAP_PX, (gap.end - gap.start) * pps);
+  const seconds = gap.end - gap.start;
+  return (
+    <button
+      type="button"
+      className="gap"
+      style={{ left: ((gap.start + gap.end) / 2) * pps - width / 2, width }}
+      aria-label={`Close the ${seconds < 0.01 ? seconds.toFixed(4) : seconds.toFixed(2)} s gap at ${formatTimecode(gap.start, props.fps)}`}
+      title="Gap: click to close it (the clips after it move earlier)"
+      onClick={() => props.onClose(props.track, gap.clip)}
+    />
+  );
+});
+
 /** A transition drawn across the cut it sits on (half before, half after the clip's start). */
 const TransitionMark = memo(function TransitionMark(props: {
   clip: Clip;
@@ -197,10 +256,14 @@ const MarkerFlag = memo(function MarkerFlag(props: {
  * The timeline drawn to scale: a time ruler with markers, one row per track, each clip a
  * block placed at its start and as wide as its duration (name, poster and, for clips with
  * sound, the waveform inside), transitions across the cuts they sit on, and the playhead.
- * Clicking the ruler seeks; clips, transitions and markers are selected by click or keyboard;
- * dragging a clip moves it, dragging its edges trims it and dragging a marker moves it (snapped
- * to frames, committed on release); uploads dropped from the media bin land where they are
- * dropped. Only the clips and ticks within a few viewport widths of the scroll position are
+ * Clicking or dragging on the ruler moves the playhead; clips, transitions and markers are
+ * selected by click or keyboard; dragging a clip moves it, dragging its edges trims it and
+ * dragging a marker moves it, committed on release. Every drag (and the playhead, and an upload
+ * dropped from the media bin) snaps to the edges of the clips of all tracks, the playhead and
+ * the markers within {@link SNAP_PX} pixels, shown by a snap line, else to the canvas frame
+ * grid; holding Alt leaves only the frame grid. Gaps between clips are drawn, however short,
+ * and close when clicked; a transition dropped near a cut goes on it. Only the clips, gaps and
+ * ticks within a few viewport widths of the scroll position are
  * drawn (the selected and the dragged clip always), so a long timeline scrolls as fast as a
  * short one.
  *
@@ -215,18 +278,21 @@ export function Timeline(props: TimelineProps) {
   const [drag, setDrag] = useState<Drag | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const [win, setWin] = useState<TimeWindow>(() => drawWindow(0, window.innerWidth, pps));
-  const frame = 1 / c.canvas.fps;
   const end = Math.max(timelineEnd(c), props.playhead) + 5;
   const width = Math.ceil(end * pps);
   const step = tickStep(pps);
   const ticks: number[] = [];
   for (let i = Math.floor(win.from / step); i * step <= Math.min(end, win.to); i++)
     ticks.push(Math.round(i * step * 1000) / 1000);
-  const snap = (dx: number) => Math.round(dx / pps / frame) * frame;
+  const fps = c.canvas.fps;
+  /** Seconds within which a drag snaps to a snap point ({@link SNAP_PX} at this zoom). */
+  const threshold = SNAP_PX / pps;
   const markers = c.markers ?? [];
   const warnings = c.warnings;
   const missing = useMemo(() => new Set((warnings ?? []).map((w) => w.clipId)), [warnings]);
   const labelRoom = useMemo(() => markerLabelRoom(markers, pps), [markers, pps]);
+  const tracks = c.tracks;
+  const gaps = useMemo(() => tracks.map((t) => trackGaps(t)), [tracks]);
 
   /**
    * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
@@ -268,12 +334,48 @@ export function Timeline(props: TimelineProps) {
     const rect = el.getBoundingClientRect();
     return Math.max(0, (clientX - rect.left + el.scrollLeft) / pps);
   };
+  // What a drag snaps to, taken when it starts (the composition does not change during a drag).
+  const latest = useRef({ c, playhead: props.playhead });
+  latest.current = { c, playhead: props.playhead };
+  const points = useRef<SnapPoint[]>([]);
+  // Stable (the editor's handler is not), so that a re-render draws no gap again.
+  const onCloseGap = useRef(props.onCloseGap);
+  onCloseGap.current = props.onCloseGap;
+  const closeGap = useCallback((track: number, clip: number) => onCloseGap.current(track, clip), []);
   // Stable, so that a playhead move or a drag re-renders only the blocks whose props changed.
   const startDrag = useCallback((e: React.PointerEvent, kind: Drag["kind"], id: string, mode: DragMode) => {
     if (e.button !== 0) return;
     e.currentTarget.setPointerCapture(e.pointerId);
-    setDrag({ kind, id, mode, x0: e.clientX, dx: 0 });
+    const { c: now, playhead } = latest.current;
+    points.current = snapPoints(now, kind === "playhead" ? null : playhead, id);
+    setDrag({ kind, id, mode, x0: e.clientX, dx: 0, moved: false, time: Number.NaN, snap: null });
   }, []);
+
+  /**
+   * Where `d` lands with the pointer at `clientX`: snapped to a clip edge, the playhead or a
+   * marker within {@link SNAP_PX}, else to the frame grid (only the frame grid with Alt held).
+   */
+  const dragTo = (d: Drag, clientX: number, free: boolean): Drag => {
+    const raw = (clientX - d.x0) / pps;
+    let from = 0;
+    let s: Snapped;
+    if (d.kind === "playhead") {
+      s = snapTime(timeAt(clientX), points.current, threshold, fps, free);
+    } else if (d.kind === "marker") {
+      from = markers.find((m) => m.id === d.id)?.time ?? 0;
+      s = snapTime(from + raw, points.current, threshold, fps, free);
+    } else {
+      const clip = findClip(c, d.id)?.value;
+      if (!clip) return d;
+      from = d.mode === "end" ? clip.start + clip.duration : clip.start;
+      s =
+        d.mode === "move"
+          ? snapMove(clip.start + raw, clip.duration, points.current, threshold, fps, free)
+          : snapTime(from + raw, points.current, threshold, fps, free);
+    }
+    const moved = d.moved || Math.abs(clientX - d.x0) >= DRAG_START_PX;
+    return { ...d, moved, time: s.time, snap: s.point, dx: moved ? (s.time - from) * pps : 0 };
+  };
   const selectClip = useCallback((id: string) => onSelect({ kind: "clip", id }), [onSelect]);
   const selectTransition = useCallback(
     (clipId: string) => onSelect({ kind: "transition", clipId }),
@@ -297,20 +399,37 @@ export function Timeline(props: TimelineProps) {
           <div className="track-name" key={track.id}>
             {track.name ?? `Track ${ti + 1}`}
             <small>{track.kind}</small>
+            {(gaps[ti]?.length ?? 0) > 0 && (
+              <button
+                type="button"
+                className="close-gaps"
+                onClick={() => props.onCloseTrackGaps(ti)}
+                aria-label={`Close all gaps on track ${ti + 1}`}
+                title="Close every gap between the clips of this track"
+              >
+                Close gaps
+              </button>
+            )}
           </div>
         ))}
       </div>
       <div
         className="timeline"
         ref={scroller}
-        onPointerMove={(e) => drag && setDrag({ ...drag, dx: e.clientX - drag.x0 })}
-        onPointerUp={() => {
+        onPointerMove={(e) => {
+          if (!drag) return;
+          const next = dragTo(drag, e.clientX, e.altKey);
+          setDrag(next);
+          if (next.kind === "playhead") props.onSeek(next.time);
+        }}
+        onPointerUp={(e) => {
           if (!drag) return;
           setDrag(null);
-          const delta = snap(drag.dx);
-          if (delta === 0) return;
-          if (drag.kind === "marker") props.onMarkerMove(drag.id, delta);
-          else props.onDragEnd(drag.id, drag.mode, delta);
+          if (drag.kind === "playhead" || !drag.moved) return;
+          const end = dragTo(drag, e.clientX, e.altKey);
+          if (end.dx === 0) return;
+          if (drag.kind === "marker") props.onMarkerMove(drag.id, end.time);
+          else props.onDragEnd(drag.id, drag.mode, end.time);
         }}
         onPointerCancel={() => setDrag(null)}
       >
@@ -325,7 +444,10 @@ export function Timeline(props: TimelineProps) {
               aria-valuemax={Math.round(end)}
               aria-valuenow={Math.round(props.playhead * 100) / 100}
               aria-valuetext={`${props.playhead.toFixed(2)} seconds`}
-              onPointerDown={(e) => props.onSeek(timeAt(e.clientX))}
+              onPointerDown={(e) => {
+                startDrag(e, "playhead", "playhead", "move");
+                props.onSeek(toFrameGrid(timeAt(e.clientX), fps));
+              }}
             >
               {/* One positioned row of equal-width ticks: a tick is no layer of its own to lay out, paint or hit-test. */}
               <div
@@ -362,15 +484,36 @@ export function Timeline(props: TimelineProps) {
               role="group"
               aria-label={`Track ${ti + 1}: ${track.name ?? track.kind}`}
               onDragOver={(e) => {
-                if (e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) e.preventDefault();
+                const types = e.dataTransfer.types;
+                if (types.includes(UPLOAD_DRAG_TYPE) || types.includes(TRANSITION_DRAG_TYPE))
+                  e.preventDefault();
               }}
               onDrop={(e) => {
+                const transition = e.dataTransfer.getData(TRANSITION_DRAG_TYPE);
+                if (transition) {
+                  e.preventDefault();
+                  props.onDropTransition(ti, transition, timeAt(e.clientX));
+                  return;
+                }
                 const id = e.dataTransfer.getData(UPLOAD_DRAG_TYPE);
                 if (!id) return;
                 e.preventDefault();
-                props.onDropUpload(ti, id, Math.round(timeAt(e.clientX) / frame) * frame);
+                const at = snapTime(timeAt(e.clientX), snapPoints(c, props.playhead, null), threshold, fps);
+                props.onDropUpload(ti, id, at.time);
               }}
             >
+              {(gaps[ti] ?? [])
+                .filter((g) => g.end >= win.from && g.start <= win.to)
+                .map((g) => (
+                  <GapMark
+                    key={`gap-${g.clip}`}
+                    gap={g}
+                    track={ti}
+                    pxPerSecond={pps}
+                    fps={fps}
+                    onClose={closeGap}
+                  />
+                ))}
               {clipsInWindow(track.clips, win, keep).map((clip) => {
                 const upload =
                   "uploadId" in clip.asset && clip.asset.uploadId
@@ -409,6 +552,14 @@ export function Timeline(props: TimelineProps) {
             style={{ transform: `translateX(${props.playhead * pps}px)` }}
             aria-hidden="true"
           />
+          {drag?.snap && (
+            <div
+              className={`snap-line ${drag.snap.kind}`}
+              style={{ transform: `translateX(${drag.snap.time * pps}px)` }}
+              data-testid="snap-line"
+              aria-hidden="true"
+            />
+          )}
         </div>
       </div>
     </div>

@@ -1,6 +1,7 @@
 import { TRANSITION_TYPES } from "../../../src/domain/composition/value-lists.ts";
 import type { Transition } from "../api/client";
-import { NumberField, readNumber } from "./NumberField";
+import { type FieldErrors, type FormReader, formReader } from "../field-values";
+import { TimeField } from "./NumberField";
 import { PropertiesForm } from "./PropertiesForm";
 
 /** Seconds a new transition lasts. */
@@ -15,6 +16,8 @@ export function TransitionFields(props: {
   optional: boolean;
   /** The duration input's label. */
   durationLabel: string;
+  /** The canvas frame rate (the duration shows as timecode and rounds to its frames). */
+  fps: number;
 }) {
   const { transition } = props;
   return (
@@ -28,24 +31,32 @@ export function TransitionFields(props: {
           ))}
         </select>
       </label>
-      <NumberField
+      <TimeField
         label={props.durationLabel}
         name="transition.duration"
         value={transition?.duration}
-        min={0.01}
-        max={10}
+        fps={props.fps}
       />
     </>
   );
 }
 
-/** The transition {@link TransitionFields} describe, or undefined for "None". */
-export function transitionFromForm(f: FormData): Transition | undefined {
+/**
+ * The transition {@link TransitionFields} describe, or undefined for "None"; `before` is the
+ * transition the fields started from (an untouched duration keeps its value).
+ */
+export function transitionFromForm(
+  f: FormData,
+  read: FormReader,
+  before?: Transition,
+): Transition | undefined {
   const type = String(f.get("transition.type") ?? "");
   if (!type) return undefined;
   return {
     type: type as Transition["type"],
-    duration: readNumber(f, "transition.duration") ?? DEFAULT_TRANSITION_SECONDS,
+    duration:
+      read.time("transition.duration", { min: 0.001, max: 10 }, before?.duration) ??
+      DEFAULT_TRANSITION_SECONDS,
   };
 }
 
@@ -59,15 +70,22 @@ export function TransitionProperties(props: {
   from: string | null;
   into: string;
   version: number;
+  /** The canvas frame rate. */
+  fps: number;
   onApply: (next: Transition) => void;
   onRemove: () => void;
+  /** The fields the server refused in the last edit of this transition, with its sentences. */
+  refused?: FieldErrors;
 }) {
   return (
     <PropertiesForm
       label="Transition properties"
       key={`${props.into}@${props.version}`}
-      onApply={(f) => {
-        const next = transitionFromForm(f);
+      refused={props.refused}
+      onApply={(f): FieldErrors | undefined => {
+        const read = formReader(f, props.fps);
+        const next = transitionFromForm(f, read, props.transition);
+        if (read.errors.size > 0) return read.errors;
         if (next) props.onApply(next);
       }}
       actions={
@@ -82,7 +100,12 @@ export function TransitionProperties(props: {
       </p>
       <fieldset>
         <legend>Transition</legend>
-        <TransitionFields transition={props.transition} optional={false} durationLabel="Duration (s)" />
+        <TransitionFields
+          transition={props.transition}
+          optional={false}
+          durationLabel="Duration"
+          fps={props.fps}
+        />
       </fieldset>
     </PropertiesForm>
   );

@@ -26,9 +26,9 @@ import { Preview } from "../components/Preview";
 import { RenderList } from "../components/RenderList";
 import { type Selection, Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
 import { TransitionProperties } from "../components/TransitionProperties";
+import { TransitionStrip } from "../components/TransitionStrip";
 import { clipFor } from "../compose";
 import {
-  addClipOps,
   addMarkerOps,
   applyRemotePatch,
   clipEditOps,
@@ -44,6 +44,7 @@ import {
   timelineEnd,
   trimOps,
 } from "../edits";
+import { type FieldErrors, refusedFields } from "../field-values";
 import { formatDuration } from "../format";
 import {
   afterRedo,
@@ -57,7 +58,9 @@ import {
   undoStep,
 } from "../history";
 import { refusedEdit } from "../messages";
+import { closeGapOps, closeTrackGapsOps, insertOps, rippleDeleteOps, transitionDropOps } from "../ripple";
 import { Link } from "../router";
+import { SNAP_PX } from "../snap";
 
 /** Where this tab keeps its undo pointer of composition `id` (survives a reload, not a new tab). */
 const pointerKey = (id: string) => `cutroom.history.${id}`;
@@ -177,6 +180,8 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const [stored, setStored] = useState<HistoryPointer | null>(() => readPointer(compositionId));
   const [message, setMessage] = useState<{ text: string; kind: "ok" | "error" } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The last refused write's error body and the clip it was about (its fields show the sentences). */
+  const [refusal, setRefusal] = useState<{ track: number; index: number; error: unknown } | null>(null);
   const [playRequest, setPlayRequest] = useState(0);
   const [rendersKey, setRendersKey] = useState(0);
 
@@ -225,6 +230,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           // The server's own sentence, and the clip it is about selected (highlighted) on the timeline.
           const refused = refusedEdit(label, result.error);
           setMessage({ text: refused.text, kind: "error" });
+          setRefusal(
+            refused.clip
+              ? { track: refused.clip.track, index: refused.clip.index, error: result.error }
+              : null,
+          );
           const clipId = refused.clip
             ? (refused.clip.id ?? comp.tracks[refused.clip.track]?.clips[refused.clip.index]?.id)
             : undefined;
@@ -236,6 +246,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         }
         return null;
       }
+      setRefusal(null);
       const entry = { label, before: comp, after: result.composition };
       setComp(result.composition);
       setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
@@ -338,6 +349,14 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const selMarker = comp && selection?.kind === "marker" ? findMarker(comp, selection.id) : null;
   const missingWarning = sel ? comp?.warnings?.find((w) => w.clipId === sel.value.id) : undefined;
   const frame = comp ? 1 / comp.canvas.fps : 1 / 30;
+  /** What the server refused in the selected clip's (or transition's) fields. */
+  const at = sel ?? selTransition;
+  const atTrack = at?.track;
+  const atClip = at?.clip;
+  const refusedHere = useMemo((): FieldErrors | undefined => {
+    if (!refusal || refusal.track !== atTrack || refusal.index !== atClip) return undefined;
+    return refusedFields(refusal.error, refusal.track, refusal.index);
+  }, [refusal, atTrack, atClip]);
 
   const split = useCallback(() => {
     if (!sel) return;
@@ -345,6 +364,13 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     if (ops) void apply("Split", ops);
     else setMessage({ text: "Put the playhead inside the selected clip to split it.", kind: "error" });
   }, [sel, playhead, apply]);
+
+  /** Ripple delete: the selected clip goes and the later clips of its track close up behind it. */
+  const rippleRemove = useCallback(() => {
+    if (!comp || !sel) return;
+    setSelection(null);
+    void apply("Ripple delete", rippleDeleteOps(comp, sel.track, sel.clip));
+  }, [comp, sel, apply]);
 
   const remove = useCallback(() => {
     if (sel) {
@@ -370,6 +396,15 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     if (added) setSelection({ kind: "marker", id: added.id });
   }, [comp, playhead, apply]);
 
+  const pps = ZOOMS[zoom] ?? 20;
+  /** Seconds within which the editor treats two times as meant to be the same (the snap distance). */
+  const tolerance = SNAP_PX / pps;
+
+  /**
+   * Inserts upload `u` on a track at `start` (default: the playhead): it starts exactly where the
+   * clip before it ends when it would leave a sliver of a gap, and pushes the later clips of the
+   * track when it would overlap them (see ripple.ts).
+   */
   function addUpload(u: Upload, track?: number, start = playhead) {
     if (!comp) return;
     const clip = clipFor(u, start);
@@ -378,8 +413,34 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     const t = track ?? comp.tracks.findIndex((x) => x.kind === kind);
     if (t < 0)
       void apply(`Add ${u.name}`, [{ op: "add", path: "/tracks/-", value: { kind, clips: [clip] } }]);
-    else void apply(`Add ${u.name}`, addClipOps(t, clip as Omit<Clip, "id">));
+    else void apply(`Add ${u.name}`, insertOps(comp, t, clip as Omit<Clip, "id">, start, tolerance).ops);
   }
+
+  /** A transition put on the cut nearest `time` on track `track` (see {@link transitionDropOps}). */
+  async function addTransition(track: number, type: string, time: number) {
+    if (!comp) return;
+    const drop = transitionDropOps(
+      comp,
+      track,
+      time,
+      type as Transition["type"],
+      Math.max(2 * tolerance, 0.25),
+    );
+    if (!drop.ok) {
+      setMessage({ text: `Add transition: ${drop.error}`, kind: "error" });
+      return;
+    }
+    const done = await apply(`Add ${type} transition`, drop.ops);
+    if (done) setSelection({ kind: "transition", clipId: drop.clipId });
+  }
+
+  /** The track a transition pressed in the strip goes on: the selected clip's, else the first video track. */
+  const transitionTrack = () => {
+    const id =
+      selection?.kind === "clip" ? selection.id : selection?.kind === "transition" ? selection.clipId : null;
+    const found = comp && id ? findClip(comp, id) : null;
+    return found ? found.track : (comp?.tracks.findIndex((t) => t.kind === "video") ?? -1);
+  };
 
   // A layout effect: the handler that sees a new selection is in place before the next key press
   // is handled (with a passive effect, Delete pressed right after a click could find the old one).
@@ -388,7 +449,10 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       if (isTyping(e.target) || !comp) return;
       const mod = e.ctrlKey || e.metaKey;
       const k = e.key;
-      if (mod && k.toLowerCase() === "z") {
+      if (mod && k.toLowerCase() === "b") {
+        e.preventDefault();
+        split();
+      } else if (mod && k.toLowerCase() === "z") {
         e.preventDefault();
         void (e.shiftKey ? redo() : undo());
       } else if (mod && k.toLowerCase() === "y") {
@@ -412,12 +476,13 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       else if (k === "End") setPlayhead(duration);
       else if (k === "s" || k === "S") split();
       else if (k === "m" || k === "M") void addMarker();
+      else if ((k === "Delete" || k === "Backspace") && e.shiftKey && sel) rippleRemove();
       else if (k === "Delete" || k === "Backspace") remove();
       else if (k === "Escape") setSelection(null);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [comp, undo, redo, split, remove, addMarker, duration, frame]);
+  }, [comp, undo, redo, split, remove, rippleRemove, sel, addMarker, duration, frame]);
 
   /** Points every clip of upload `from` (a deleted one) at upload `to`, as one new version. */
   async function relink(from: string, to: string) {
@@ -491,9 +556,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
             <ClipProperties
               clip={sel.value}
               version={comp.version}
+              fps={comp.canvas.fps}
               onApply={(next) => void apply("Edit clip", clipEditOps(sel, sel.value, next))}
               onDelete={remove}
               onSplit={split}
+              refused={refusedHere}
             />
           ) : selTransition?.value.transition ? (
             <TransitionProperties
@@ -501,6 +568,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
               from={previousClipLabel(comp, selTransition, uploadMap)}
               into={clipLabel(selTransition.value, uploadName(selTransition.value, uploadMap))}
               version={comp.version}
+              fps={comp.canvas.fps}
               onApply={(next: Transition) =>
                 void apply(
                   "Edit transition",
@@ -511,11 +579,13 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
                 )
               }
               onRemove={remove}
+              refused={refusedHere}
             />
           ) : selMarker ? (
             <MarkerProperties
               marker={selMarker.value}
               version={comp.version}
+              fps={comp.canvas.fps}
               onApply={(next: Marker) =>
                 void apply("Edit marker", markerEditOps(selMarker.index, selMarker.value, next))
               }
@@ -552,6 +622,15 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         <button type="button" className="secondary" onClick={remove} disabled={!selection}>
           Delete
         </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={rippleRemove}
+          disabled={!sel}
+          title="Delete the clip and move the later clips of its track earlier (Shift+Delete)"
+        >
+          Ripple delete
+        </button>
         <button type="button" className="secondary" onClick={addMarker}>
           Add marker
         </button>
@@ -576,35 +655,49 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           Render video
         </button>
       </div>
+      <TransitionStrip
+        onAdd={(type) => {
+          const t = transitionTrack();
+          if (t >= 0) void addTransition(t, type, playhead);
+        }}
+      />
       <Status message={message?.text ?? null} kind={message?.kind} />
       <Timeline
         composition={comp}
         uploads={uploadMap}
-        pxPerSecond={ZOOMS[zoom] ?? 20}
+        pxPerSecond={pps}
         playhead={playhead}
         selection={selection}
         onSelect={setSelection}
         onSeek={setPlayhead}
-        onDragEnd={(clipId, mode, delta) => {
+        onDragEnd={(clipId, mode, time) => {
           const found = findClip(comp, clipId);
           if (!found) return;
-          if (mode === "move") void apply("Move clip", moveOps(found, found.value.start + delta));
-          else void apply("Trim clip", trimOps(found, found.value, mode, delta, frame));
+          const { start, duration: length } = found.value;
+          if (mode === "move") void apply("Move clip", moveOps(found, time));
+          else {
+            const delta = time - (mode === "start" ? start : start + length);
+            void apply("Trim clip", trimOps(found, found.value, mode, delta, frame));
+          }
         }}
-        onMarkerMove={(markerId, delta) => {
+        onMarkerMove={(markerId, time) => {
           const found = findMarker(comp, markerId);
           if (!found) return;
-          const next = { ...found.value, time: found.value.time + delta };
-          void apply("Move marker", markerEditOps(found.index, found.value, next));
+          void apply("Move marker", markerEditOps(found.index, found.value, { ...found.value, time }));
         }}
+        onDropTransition={(track, type, time) => void addTransition(track, type, time)}
+        onCloseGap={(track, clip) => void apply("Close gap", closeGapOps(comp, track, clip))}
+        onCloseTrackGaps={(track) => void apply("Close gaps", closeTrackGapsOps(comp, track))}
         onDropUpload={(track, uploadId, start) => {
           const u = uploadMap.get(uploadId);
           if (u) addUpload(u, track, start);
         }}
       />
       <p className="hint">
-        Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S split · M add a
-        marker · Delete remove · Ctrl+Z undo · Ctrl+Shift+Z redo
+        Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S or Ctrl+B split at
+        the playhead · M add a marker · Delete remove · Shift+Delete ripple delete · Ctrl+Z undo ·
+        Ctrl+Shift+Z redo. Drags snap to clip edges, the playhead and markers (hold Alt for frames only);
+        click a striped gap to close it.
       </p>
       <HistoryPanel
         composition={comp}

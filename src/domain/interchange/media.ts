@@ -102,6 +102,7 @@ export async function resolveImportMedia(
   for (const use of uses) {
     if (use.uploadIdHint) ids.add(use.uploadIdHint);
     if (use.name) names.add(use.name);
+    for (const other of use.otherNames ?? []) names.add(other);
     if (baseName(use.targetUrl)) names.add(baseName(use.targetUrl));
   }
   const [byIdRows, byNameRows] = await Promise.all([
@@ -134,13 +135,14 @@ export async function resolveImportMedia(
       row =
         (use.uploadIdHint ? byId.get(use.uploadIdHint) : undefined) ??
         byName.get(use.name) ??
-        byName.get(baseName(use.targetUrl));
+        byName.get(baseName(use.targetUrl)) ??
+        (use.otherNames ?? []).map((n) => byName.get(n)).find((u) => u !== undefined);
     }
     if (row)
       out.set(use.path, { uploadId: row.id, uploadType: row.type, duration: row.media?.duration ?? null });
     else if (use.targetUrl.startsWith("https://") && !use.uploadIdHint)
       out.set(use.path, { src: use.targetUrl });
-    else if (unmatched !== "error") skipped.add(use.path);
+    else if (unmatched !== "error" || use.sequence) skipped.add(use.path);
     else {
       labels.add(label);
       refused.push({

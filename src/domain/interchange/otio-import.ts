@@ -10,6 +10,7 @@ import {
   type TrackWrite,
 } from "../composition/schema.ts";
 import { CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
+import { baseName } from "./media.ts";
 import {
   type ClipItem,
   cutroom,
@@ -21,6 +22,7 @@ import {
   requireDuration,
   seconds,
   type TransitionItem,
+  trimItems,
   upgradeSchema,
 } from "./otio-items.ts";
 import { type OtioMarkerIn, type OtioTrackIn, parseAt, Stack, Timeline, Track } from "./otio-schema.ts";
@@ -32,7 +34,13 @@ export interface ParsedOtio {
   name: string;
   metadata: Record<string, unknown>;
   stackMarkers: { path: string; marker: OtioMarkerIn }[];
-  tracks: { path: string; track: OtioTrackIn; items: OtioItem[] }[];
+  /** `range`: the part of the track's children it shows (its `source_range`, seconds), when it has one. */
+  tracks: {
+    path: string;
+    track: OtioTrackIn;
+    items: OtioItem[];
+    range?: { start: number; duration: number } | undefined;
+  }[];
   /** The timeline's frame rate: its `global_start_time`'s, else the one most of its items' ranges use. */
   rate: number | undefined;
   /** What the document holds that Cutroom does not carry. */
@@ -47,6 +55,13 @@ export interface OtioMediaUse {
   targetUrl: string;
   /** Upload id recorded by a Cutroom export (`metadata.cutroom.uploadId`), when present. */
   uploadIdHint?: string;
+  /** Further upload names it matches (an image sequence's file name prefix, its folder). */
+  otherNames?: string[];
+  /**
+   * An image sequence: matched to an upload (a video or image made from the frames) when one
+   * is named like it, else its time is left empty with a warning, whatever `unmatched` says.
+   */
+  sequence?: boolean;
   /** Whether it sits on an audio track (decides the asset type). */
   audio: boolean;
   /** JSON Pointer of the clip item. */
@@ -82,12 +97,6 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
       };
     }
     const track = parseAt(Track, { ...child, OTIO_SCHEMA: schema }, trackPath);
-    if (track.source_range) {
-      warnings.push({
-        path: `${trackPath}/source_range`,
-        message: "source_range of a track not carried: the track plays from its start",
-      });
-    }
     for (const [k, e] of (
       (track.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []
     ).entries()) {
@@ -96,7 +105,12 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
         message: `effect on a track not carried: ${String(e?.OTIO_SCHEMA)}`,
       });
     }
-    return { path: trackPath, track, items: parseItems(track.children, trackPath, warnings) };
+    return {
+      path: trackPath,
+      track,
+      items: parseItems(track.children, trackPath, warnings),
+      range: track.source_range ? rangeSeconds(track.source_range) : undefined,
+    };
   });
   for (const [k, e] of ((stack.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []).entries()) {
     warnings.push({
@@ -178,6 +192,9 @@ export function withoutClips(doc: ParsedOtio, paths: Set<string>, mode: "drop" |
   };
 }
 
+/** Extensions an upload made from an image sequence's frames may have (matched by name + extension). */
+const SEQUENCE_FILE_EXTENSIONS = ["mov", "mp4", "mxf", "mkv", "webm", "png", "jpg", "tif", "tiff"];
+
 /** Every external media use of a parsed document (missing references included, by clip name). */
 export function listOtioMedia(doc: ParsedOtio): OtioMediaUse[] {
   const uses: OtioMediaUse[] = [];
@@ -188,6 +205,23 @@ export function listOtioMedia(doc: ParsedOtio): OtioMediaUse[] {
       const ours = cutroom(item.clip.metadata);
       if (ours.asset || ref?.OTIO_SCHEMA === "GeneratorReference.1") continue;
       const hint = ref ? cutroom(ref.metadata).uploadId : undefined;
+      if (ref?.OTIO_SCHEMA === "ImageSequenceReference.1") {
+        const prefix = (ref.name_prefix ?? "").replace(/[\s._-]+$/, "");
+        const folder = baseName((ref.target_url_base ?? "").replace(/[\\/]+$/, ""));
+        const stems = [ref.name, prefix, folder, item.clip.name].filter((n): n is string => !!n);
+        // The frames made into one video or image file: the same name with its extension.
+        const names = [...stems, ...stems.flatMap((n) => SEQUENCE_FILE_EXTENSIONS.map((e) => `${n}.${e}`))];
+        uses.push({
+          name: names[0] ?? "",
+          targetUrl: "",
+          otherNames: names.slice(1),
+          sequence: true,
+          ...(typeof hint === "string" ? { uploadIdHint: hint } : {}),
+          audio: track.kind === "Audio",
+          path: item.path,
+        });
+        continue;
+      }
       uses.push({
         name: ref?.name || (ref?.OTIO_SCHEMA === "ExternalReference.1" ? "" : (item.clip.name ?? "")),
         targetUrl: ref?.OTIO_SCHEMA === "ExternalReference.1" ? ref.target_url : "",
@@ -262,7 +296,10 @@ function buildClip(
     );
   }
   const available = ref?.available_range ? rangeSeconds(ref.available_range) : null;
-  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? 0)));
+  // An image sequence without a range starts at its first frame's number.
+  const sequenceStart =
+    ref?.OTIO_SCHEMA === "ImageSequenceReference.1" && ref.rate ? (ref.start_frame ?? 0) / ref.rate : 0;
+  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? sequenceStart)));
   if (trim > 0) clip.trim = trim;
   if (item.speed !== 1) clip.speed = item.speed;
   for (const key of CLIP_EXTRAS) if (ours[key] !== undefined) clip[key] = ours[key];
@@ -342,13 +379,24 @@ export function otioToComposition(
     return roundSeconds(limit);
   };
 
-  const tracks: TrackWrite[] = doc.tracks.map(({ path, track, items }) => {
+  const tracks: TrackWrite[] = doc.tracks.map(({ path, track, items: children, range }) => {
     const audio = track.kind === "Audio";
     const extras = cutroom(track.metadata);
     const clips: ClipWrite[] = [];
     const paths: string[] = [];
+    // Items, and the track's own markers, are in the track's time; its source_range shows a part.
+    const from = range?.start ?? 0;
+    const items = range ? trimItems(children, from, from + range.duration, path, warnings) : children;
     (track.markers ?? []).forEach((m, i) => {
-      markers.push(marker(m, (t) => t));
+      const at = seconds(m.marked_range.start_time);
+      if (range && (at < from - 1e-9 || at > from + range.duration + 1e-9)) {
+        warnings.push({
+          path: `${path}/markers/${i}`,
+          message: "marker outside its track's source_range not carried",
+        });
+        return;
+      }
+      markers.push(marker(m, (t) => t - from));
       markerPaths.push(`${path}/markers/${i}`);
     });
     let cursor = 0;

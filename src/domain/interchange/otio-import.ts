@@ -25,6 +25,7 @@ import {
   trimItems,
   upgradeSchema,
 } from "./otio-items.ts";
+import { metadataKeeper, OTIO_MEDIA_NS, OTIO_NS, withForeign } from "./otio-metadata.ts";
 import { type OtioMarkerIn, type OtioTrackIn, parseAt, Stack, Timeline, Track } from "./otio-schema.ts";
 
 /** A validated OTIO timeline, flattened to what the importer reads. */
@@ -264,6 +265,7 @@ function buildClip(
   start: number,
   audio: boolean,
   resolve: (path: string) => ResolvedUse,
+  keep: ReturnType<typeof metadataKeeper>,
 ) {
   const ours = cutroom(item.clip.metadata);
   const ref = item.reference;
@@ -303,18 +305,33 @@ function buildClip(
   if (trim > 0) clip.trim = trim;
   if (item.speed !== 1) clip.speed = item.speed;
   for (const key of CLIP_EXTRAS) if (ours[key] !== undefined) clip[key] = ours[key];
+  const refPath = item.clip.media_references
+    ? `${item.path}/media_references/${item.clip.active_media_reference_key ?? "DEFAULT_MEDIA"}`
+    : `${item.path}/media_reference`;
+  const metadata = withForeign(ours.metadata, {
+    [OTIO_NS]: keep(item.clip.metadata, item.path),
+    [OTIO_MEDIA_NS]: keep(ref?.metadata, refPath),
+  });
+  if (metadata) clip.metadata = metadata;
   return clip as ClipWrite;
 }
 
 type MarkerWrite = Static<typeof MarkerWriteSchema>;
 
-function marker(m: OtioMarkerIn, offset: (t: number) => number): MarkerWrite {
+function marker(
+  m: OtioMarkerIn,
+  offset: (t: number) => number,
+  path: string,
+  keep: ReturnType<typeof metadataKeeper>,
+): MarkerWrite {
   const ours = cutroom(m.metadata);
   const range = rangeSeconds(m.marked_range);
   const out: MarkerWrite = { time: roundSeconds(Math.max(0, offset(range.start))), label: m.name ?? "" };
   if (typeof ours.id === "string") out.id = ours.id;
   if (typeof ours.duration === "number") out.duration = ours.duration;
   else if (range.duration > 0) out.duration = roundSeconds(range.duration);
+  const metadata = withForeign(ours.metadata, { [OTIO_NS]: keep(m.metadata, path) });
+  if (metadata) out.metadata = metadata;
   return out;
 }
 
@@ -364,11 +381,12 @@ export function otioToComposition(
     ...canvasIn,
     ...overrides.canvas,
   } as Canvas;
-  const markers: MarkerWrite[] = doc.stackMarkers.map((m) => marker(m.marker, (t) => t));
+  const warnings: ImportWarning[] = [...doc.warnings];
+  const keep = metadataKeeper(warnings);
+  const markers: MarkerWrite[] = doc.stackMarkers.map((m) => marker(m.marker, (t) => t, m.path, keep));
   const markerPaths = doc.stackMarkers.map((m) => m.path);
   const trackPaths: string[] = [];
   const clipPaths: string[][] = [];
-  const warnings: ImportWarning[] = [...doc.warnings];
   /** A transition or fade no longer than `limit`: OTIO's offsets may fit where a centred one does not. */
   const fitted = (t: TransitionItem, limit: number, fits: boolean) => {
     if (t.duration <= limit + 1e-9 || !fits) return roundSeconds(t.duration);
@@ -396,7 +414,7 @@ export function otioToComposition(
         });
         return;
       }
-      markers.push(marker(m, (t) => t - from));
+      markers.push(marker(m, (t) => t - from, `${path}/markers/${i}`, keep));
       markerPaths.push(`${path}/markers/${i}`);
     });
     let cursor = 0;
@@ -408,7 +426,9 @@ export function otioToComposition(
       (item.clip.markers ?? []).forEach((m, i) => {
         const at = seconds(m.marked_range.start_time);
         if (item.piece && (at < item.piece.from - 1e-9 || at >= item.piece.to - 1e-9)) return;
-        markers.push(marker(m, (t) => start + (t - item.sourceStart) / speed));
+        markers.push(
+          marker(m, (t) => start + (t - item.sourceStart) / speed, `${item.path}/markers/${i}`, keep),
+        );
         markerPaths.push(`${item.path}/markers/${i}`);
       });
     };
@@ -432,7 +452,7 @@ export function otioToComposition(
         continue;
       }
       const duration = requireDuration(item);
-      const clip = buildClip(item, duration, cursor, audio, resolve);
+      const clip = buildClip(item, duration, cursor, audio, resolve, keep);
       if (pending) {
         const fits = pending.after <= clip.duration + 1e-9;
         if (previous === "none") clip.fadeIn = fitted(pending, clip.duration, fits);
@@ -463,6 +483,8 @@ export function otioToComposition(
       if (extras[key] !== undefined) (out as Record<string, unknown>)[key] = extras[key];
     }
     if (track.enabled === false) out.enabled = false;
+    const metadata = withForeign(extras.metadata, { [OTIO_NS]: keep(track.metadata, path) });
+    if (metadata) out.metadata = metadata;
     return out;
   });
 
@@ -473,8 +495,8 @@ export function otioToComposition(
   };
   if (overrides.projectId !== undefined) body.projectId = overrides.projectId;
   if (markers.length) body.markers = markers;
-  if (ours.metadata && typeof ours.metadata === "object")
-    body.metadata = ours.metadata as Record<string, unknown>;
+  const metadata = withForeign(ours.metadata, { [OTIO_NS]: keep(doc.metadata, doc.root) });
+  if (metadata) body.metadata = metadata;
 
   /** A detail moved onto the OTIO item at `at`, naming the field inside it (`rest`) in the message. */
   const onItem = (at: string | undefined, rest: string | undefined, message: string) =>

@@ -199,10 +199,10 @@ export async function importEdl(
     {
       // A clip's detail names its event: "event 012: transition/duration: …".
       detail: (d) => {
-        const clip = /^\/tracks\/0\/clips\/(\d+)(?:\/(.*))?$/.exec(d.path);
-        const event = clip ? clipEvents[Number(clip[1])] : undefined;
+        const clip = /^\/tracks\/(\d+)\/clips\/(\d+)(?:\/(.*))?$/.exec(d.path);
+        const event = clip ? clipEvents[Number(clip[1])]?.[Number(clip[2])] : undefined;
         return event
-          ? { path: event, message: `${event}: ${clip?.[2] ? `${clip[2]}: ` : ""}${d.message}` }
+          ? { path: event, message: `${event}: ${clip?.[3] ? `${clip[3]}: ` : ""}${d.message}` }
           : d;
       },
       message: (message) => `The imported EDL is not a valid composition: ${message}`,

@@ -3,7 +3,7 @@ import { findUploadsByIds, findUploadsByNames, type UploadRow } from "../../db/r
 import { conflict, invalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type Composition, isMediaAsset, type MediaAsset } from "../composition/schema.ts";
-import type { ResolvedMedia } from "./common.ts";
+import { baseName, type ResolvedMedia } from "./common.ts";
 import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
 
 /** How exported files point at media: signed URLs (anywhere) or local paths (same machine, local disk). */
@@ -11,17 +11,6 @@ export type AssetLinks = "urls" | "paths";
 
 function mediaAssets(composition: Composition): MediaAsset[] {
   return composition.tracks.flatMap((t) => t.clips.flatMap((c) => (isMediaAsset(c.asset) ? [c.asset] : [])));
-}
-
-/** Last path segment of a URL or path, without query string, percent-decoded ("" when none). */
-export function baseName(url: string): string {
-  const bare = url.split(/[?#]/)[0] ?? "";
-  const last = bare.split(/[\\/]/).pop() ?? "";
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
 }
 
 /**

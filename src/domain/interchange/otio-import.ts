@@ -9,8 +9,7 @@ import {
   type MarkerWriteSchema,
   type TrackWrite,
 } from "../composition/schema.ts";
-import { CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
-import { baseName } from "./media.ts";
+import { baseName, CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 import {
   type ClipItem,
   cutroom,

@@ -3,10 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { matrixSeed, randomComposition } from "../../../test/fixtures/render/arbitraries.ts";
 import { type MatrixMedia, matrixMedia } from "../../../test/fixtures/render/matrix-media.ts";
 import { type Composition, isMediaAsset, type MediaAsset, type Timeline } from "../composition/schema.ts";
-import type { ResolvedMedia } from "./common.ts";
+import { baseName, type ResolvedMedia } from "./common.ts";
 import { parseEdl } from "./edl.ts";
 import { compositionToEdl, edlToComposition } from "./edl-convert.ts";
-import { baseName } from "./media.ts";
 import { compositionToOtio } from "./otio-export.ts";
 import { listOtioMedia, otioToComposition, parseOtio, type ResolvedUse } from "./otio-import.ts";
 

@@ -259,10 +259,12 @@ export function compositionToEdl(
       const shift = Math.floor(n / 2);
       const nextShift =
         next?.transition && touches(clip, next) ? Math.floor(frames(next.transition.duration) / 2) : 0;
-      // A fade-out is a dissolve to black, unless the next clip's transition overlaps it.
-      const fadeOut = clip.fadeOut && nextShift === 0 ? frames(clip.fadeOut) : 0;
       const recIn = origin + frames(clip.start) - shift;
       const recEnd = origin + frames(clip.start + clip.duration) - nextShift;
+      // A fade-out is a dissolve to black, unless the next clip's transition overlaps it or it
+      // spans the whole event (a clip event needs a frame of its own before the dissolve).
+      const fadeOut =
+        clip.fadeOut && nextShift === 0 && frames(clip.fadeOut) < recEnd - recIn ? frames(clip.fadeOut) : 0;
       const recOut = recEnd - fadeOut;
       const srcIn = frames(clip.trim ?? 0) - Math.round(shift * speed);
       const srcOut = srcIn + Math.round((recOut - recIn) * speed);
@@ -293,7 +295,9 @@ export function compositionToEdl(
         );
       out.push(n > 0 || clip.fadeIn ? `* TO CLIP NAME: ${name}` : `* FROM CLIP NAME: ${name}`);
       if (clip.fadeOut && !fadeOut)
-        out.push(`* fade-out of ${clip.fadeOut} s not carried: the next clip's transition overlaps it`);
+        out.push(
+          `* fade-out of ${clip.fadeOut} s not carried: ${nextShift ? "the next clip's transition overlaps it" : "it spans the whole clip"}`,
+        );
       if (channel === "V") locators(recOut);
       out.push("");
       if (fadeOut > 0) {

@@ -144,6 +144,15 @@ describe("interchange round trips over the render matrix's generator", () => {
               transition.type.startsWith("wipe") ? transition.type : "dissolve",
             );
           if (!transition && c.fadeIn) expect(b?.fadeIn ?? 0, where).toBeCloseTo(c.fadeIn, 1);
+          // A fade-out is a dissolve to black unless the next clip's transition overlaps it.
+          const next = clips[i + 1];
+          const nextTransition =
+            next?.transition &&
+            Math.abs(c.start + c.duration - next.start) < 1e-6 &&
+            Math.round(next.transition.duration * fps) >= 2;
+          const fadeFrames = Math.round((c.fadeOut ?? 0) * fps);
+          const carriedFade = fadeFrames > 0 && !nextTransition && fadeFrames < Math.round(c.duration * fps);
+          expect(b?.fadeOut ?? 0, where).toBeCloseTo(carriedFade ? fadeFrames / fps : 0, 1);
         });
       }),
       { seed: matrixSeed(), numRuns: RUNS },

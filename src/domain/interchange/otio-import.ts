@@ -402,11 +402,24 @@ export function otioToComposition(
     const clips: ClipWrite[] = [];
     const paths: string[] = [];
     // Items, and the track's own markers, are in the track's time; its source_range shows a part.
-    const from = range?.start ?? 0;
-    const items = range ? trimItems(children, from, from + range.duration, path, warnings) : children;
+    const length = children.reduce(
+      (sum, item) => sum + (item.kind === "transition" ? 0 : (item.duration ?? 0)),
+      0,
+    );
+    // A range that misses the children altogether would empty the track: such files (OTIO's old
+    // EDL adapter wrote record timecode there) mean another time base, so it is not applied.
+    const applies = range !== undefined && range.start < length && range.start + range.duration > 0;
+    if (range && !applies) {
+      warnings.push({
+        path: `${path}/source_range`,
+        message: `source_range of the track (${roundSeconds(range.start)} s for ${roundSeconds(range.duration)} s) lies outside its children (0 to ${roundSeconds(length)} s): not applied, the track plays from its start`,
+      });
+    }
+    const from = applies ? range.start : 0;
+    const items = applies ? trimItems(children, from, from + range.duration, path, warnings) : children;
     (track.markers ?? []).forEach((m, i) => {
       const at = seconds(m.marked_range.start_time);
-      if (range && (at < from - 1e-9 || at > from + range.duration + 1e-9)) {
+      if (applies && (at < from - 1e-9 || at > from + range.duration + 1e-9)) {
         warnings.push({
           path: `${path}/markers/${i}`,
           message: "marker outside its track's source_range not carried",

@@ -264,6 +264,8 @@ export function trimItems(
   warnings: ImportWarning[],
 ): OtioItem[] {
   const out: OtioItem[] = [];
+  // A range starting before the children (negative time) shows empty time first.
+  if (from < 0) out.push({ kind: "gap", path: `${path}/source_range`, duration: Math.min(0, to) - from });
   let cursor = 0;
   for (const item of items) {
     if (item.kind === "transition") {

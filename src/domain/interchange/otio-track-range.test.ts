@@ -15,8 +15,18 @@ const secs = (t: Json) => t.value / t.rate;
 function independentReading(doc: Json) {
   const markers: { time: number; label: string }[] = [];
   const tracks = (doc.tracks.children as Json[]).map((track) => {
-    const from = track.source_range ? secs(track.source_range.start_time) : 0;
-    const to = track.source_range ? from + secs(track.source_range.duration) : Number.POSITIVE_INFINITY;
+    const length = (track.children as Json[]).reduce(
+      (sum, c) => sum + (c.OTIO_SCHEMA === "Transition.1" ? 0 : secs(c.source_range.duration)),
+      0,
+    );
+    const range = track.source_range && {
+      start: secs(track.source_range.start_time),
+      end: secs(track.source_range.start_time) + secs(track.source_range.duration),
+    };
+    // A range that misses every child is not applied (the importer warns).
+    const applied = range && range.start < length && range.end > 0 ? range : null;
+    const from = applied?.start ?? 0;
+    const to = applied?.end ?? Number.POSITIVE_INFINITY;
     for (const m of track.markers ?? []) {
       const at = secs(m.marked_range.start_time);
       if (at >= from && at <= to) markers.push({ time: at - from, label: m.name });
@@ -77,6 +87,12 @@ describe("a track's source_range", () => {
     );
     expect(warnings).toEqual([
       { path: "/otio/tracks/children/0/markers/1", message: expect.stringContaining("outside") },
+      {
+        path: "/otio/tracks/children/4/source_range",
+        message: expect.stringContaining("lies outside its children (0 to 1 s): not applied"),
+      },
     ]);
+    // Before its first item, a range shows empty time: H starts half a second in.
+    expect(body.tracks[3]?.clips[0]).toMatchObject({ name: "H", start: 0.5, duration: 1 });
   });
 });

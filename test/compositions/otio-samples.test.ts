@@ -94,18 +94,20 @@ function expected(file: string): Expected {
   const tracks = (doc.tracks.children as Json[]).map((track, j) => {
     // A track's source_range shows [from, to) of its children's time; one that misses every
     // child is not applied (the importer warns).
-    const length = (track.children as Json[]).reduce(
-      (sum, c) =>
-        sum +
-        (c.OTIO_SCHEMA === "Transition.1"
-          ? 0
-          : c.source_range
-            ? secs(c.source_range.duration)
-            : /^(Stack|Track)\./.test(c.OTIO_SCHEMA)
-              ? nestedLength(c)
-              : secs((reference(c) as Json).available_range.duration)),
-      0,
-    );
+    const length = !track.source_range
+      ? 0
+      : (track.children as Json[]).reduce(
+          (sum, c) =>
+            sum +
+            (c.OTIO_SCHEMA === "Transition.1"
+              ? 0
+              : c.source_range
+                ? secs(c.source_range.duration)
+                : /^(Stack|Track)\./.test(c.OTIO_SCHEMA)
+                  ? nestedLength(c)
+                  : secs((reference(c) as Json).available_range.duration)),
+          0,
+        );
     const own = track.source_range && {
       from: secs(track.source_range.start_time),
       to: secs(track.source_range.start_time) + secs(track.source_range.duration),

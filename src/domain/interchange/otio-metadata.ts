@@ -58,8 +58,8 @@ export function metadataKeeper(warnings: ImportWarning[]) {
 }
 
 /**
- * Cutroom `metadata` with other applications' metadata added under `key`; undefined when both
- * are empty.
+ * A Cutroom item's `metadata` (`own`, restored from an export's `cutroom` namespace) with other
+ * applications' metadata added under `otio` / `otioMedia`; undefined when all are empty.
  */
 export function withForeign(
   own: unknown,

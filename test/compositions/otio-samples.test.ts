@@ -237,8 +237,8 @@ beforeAll(async () => {
     const res = await fetch(`${url}/api/v1/uploads`, { method: "POST", headers: bearer(key), body: form });
     expect(res.status, await res.clone().text()).toBe(201);
   }
-  // Generous: an hour of tiny media and every sample's uploads, probed, on a busy machine.
-}, 300_000);
+  // Generous: an hour of tiny media and every sample's uploads, probed, on a busy machine (6 min seen at load 30).
+}, 600_000);
 afterAll(async () => {
   await t?.close();
   await cleanup?.();

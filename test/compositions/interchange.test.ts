@@ -30,7 +30,8 @@ beforeAll(async () => {
   api = client(base, key);
   const [video, red, blue, mono] = await api.upload([fx.video, fx.red, fx.blueNoAudio, fx.monoAudio]);
   Object.assign(up, { video: video?.id, red: red?.id, blue: blue?.id, mono: mono?.id });
-});
+  // Generous: fixtures are made and probed on a busy machine.
+}, 180_000);
 afterAll(async () => {
   await t?.close();
   await cleanup?.();
@@ -344,6 +345,76 @@ describe("OpenTimelineIO import", () => {
     const res = await importOtio({ otio, media: { "Music bed": up.mono, [blue]: up.red } });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().tracks[0].clips[1]).toMatchObject({ name: "Blue shot", asset: { uploadId: up.red } });
+  });
+
+  it("imports image sequences: matched to an upload named like them, else empty time with a warning", async () => {
+    // Frames red.1001.exr … at 25 fps, rendered by the user into red.mp4; blue frames nobody uploaded.
+    const sequence = (prefix: string, folder: string) => ({
+      OTIO_SCHEMA: "ImageSequenceReference.1",
+      name: "",
+      target_url_base: `file:///shots/${folder}/`,
+      name_prefix: prefix,
+      name_suffix: ".exr",
+      start_frame: 1001,
+      frame_step: 1,
+      rate: 25,
+      frame_zero_padding: 4,
+      missing_frame_policy: "error",
+      available_range: null,
+      metadata: {},
+    });
+    const rt = (value: number) => ({ OTIO_SCHEMA: "RationalTime.1", rate: 25, value });
+    const clipOf = (name: string, ref: unknown, start: number) => ({
+      OTIO_SCHEMA: "Clip.2",
+      name,
+      source_range: { OTIO_SCHEMA: "TimeRange.1", start_time: rt(start), duration: rt(25) },
+      media_references: { DEFAULT_MEDIA: ref },
+      active_media_reference_key: "DEFAULT_MEDIA",
+    });
+    const otio = {
+      OTIO_SCHEMA: "Timeline.1",
+      name: "Comp shots",
+      tracks: {
+        OTIO_SCHEMA: "Stack.1",
+        children: [
+          {
+            OTIO_SCHEMA: "Track.1",
+            kind: "Video",
+            children: [
+              clipOf("sh010", sequence("red.", "sh010"), 1001 + 25),
+              clipOf("sh020", sequence("sh020_comp_", "sh020"), 1001),
+            ],
+          },
+        ],
+      },
+    };
+    // With unmatched "error" (the default) too: an image sequence is never refused.
+    const res = await importOtio({ otio });
+    expect(res.statusCode, res.body).toBe(201);
+    const c = res.json();
+    // 1 s after its first frame (1001): trim 1 s into red.mp4.
+    expect(c.tracks[0].clips).toEqual([
+      expect.objectContaining({
+        name: "sh010",
+        start: 0,
+        duration: 1,
+        trim: 1,
+        asset: { type: "video", uploadId: up.red },
+      }),
+    ]);
+    expect(c.warnings).toEqual([
+      {
+        path: "/otio/tracks/children/0/children/1",
+        message: expect.stringMatching(
+          /^image sequence "sh020_comp" matches none of your uploads.*left empty/,
+        ),
+      },
+    ]);
+    // Mapped by its clip path, it comes in.
+    const mapped = await importOtio({ otio, media: { "/otio/tracks/children/0/children/1": up.blue } });
+    expect(mapped.statusCode, mapped.body).toBe(201);
+    expect(mapped.json().tracks[0].clips[1]).toMatchObject({ start: 1, asset: { uploadId: up.blue } });
+    expect(mapped.json().warnings).toEqual([]);
   });
 
   it("on request drops clips whose media match nothing (later items move up) or leaves gaps", async () => {

@@ -247,6 +247,7 @@ const makeTrack = <I extends TSchema>(id: I) =>
         ),
       ),
       clips: Type.Array(makeClip(id), { maxItems: 2000 }),
+      metadata: Type.Optional(Metadata),
     },
     { additionalProperties: false, title: "Track" },
   );
@@ -258,6 +259,7 @@ const makeMarker = <I extends TSchema>(id: I) =>
       time: Seconds("Seconds"),
       duration: Type.Optional(Seconds("Seconds")),
       label: Type.String({ maxLength: 500 }),
+      metadata: Type.Optional(Metadata),
     },
     { additionalProperties: false, title: "Marker" },
   );

@@ -39,3 +39,14 @@ export interface ResolvedMedia {
 export function roundSeconds(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
+
+/** Last path segment of a URL or path, without query string, percent-decoded ("" when none). */
+export function baseName(url: string): string {
+  const bare = url.split(/[?#]/)[0] ?? "";
+  const last = bare.split(/[\\/]/).pop() ?? "";
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}

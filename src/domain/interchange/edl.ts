@@ -26,17 +26,32 @@ export interface EdlEvent {
   motionFps: number | null;
 }
 
-/** A parsed EDL: its title, whether it counts drop-frame, and its events in order. */
+/** A `* LOC:` comment: a locator (marker) at a record time. */
+export interface EdlLocator {
+  /** Record frame. */
+  frame: number;
+  label: string;
+  /** Colour word when it has one (RED, GREEN…), else "". */
+  color: string;
+  /** "line 12", for warnings. */
+  line: string;
+}
+
+/** A parsed EDL: its title, whether it counts drop-frame, its events in order and its locators. */
 export interface ParsedEdl {
   title: string;
   drop: boolean;
   events: EdlEvent[];
+  locators: EdlLocator[];
 }
 
 const TC = "(\\d{2}:\\d{2}:\\d{2}[:;.,]\\d{2})";
 const EVENT = new RegExp(
   `^(\\d{3,6})\\s+(\\S+)\\s+(\\S+)\\s+(C|D|W\\d{3}|K\\S*)(?:\\s+(\\d{1,4}))?\\s+${TC}\\s+${TC}\\s+${TC}\\s+${TC}\\s*$`,
 );
+const LOCATOR = new RegExp(`^\\*\\s*LOC:\\s*${TC}\\s*(.*)$`, "i");
+/** Colour words of locators: Avid's and Resolve's (`ResolveColorBlue`). */
+const COLOR = /^(RED|GREEN|BLUE|CYAN|MAGENTA|YELLOW|BLACK|WHITE|ORANGE|PURPLE|PINK|ResolveColor\w+)$/i;
 const MOTION = new RegExp(`^M2\\s+(\\S+)\\s+(-?\\d+(?:\\.\\d+)?)\\s+${TC}\\s*$`);
 
 /** A 400 naming the EDL's event (or line). */
@@ -47,7 +62,7 @@ export function edlError(where: string, message: string) {
 /**
  * Parses a CMX 3600 EDL: `TITLE:`, `FCM:` (drop-frame or not; a `;` in the timecodes also
  * means drop-frame), event lines (cut `C`, dissolve `D nnn`, wipe `Wnnn nnn`), `M2` speed lines
- * and `* FROM CLIP NAME:` comments. The two lines of a dissolve or wipe become one event (the
+ * `* FROM CLIP NAME:` comments and `* LOC:` locators. The two lines of a dissolve or wipe become one event (the
  * incoming one) with `fromReel` set. Timecodes are read at `fps`.
  *
  * @throws AppError 400 naming the event ("event 012: …") or line for anything malformed, a
@@ -60,6 +75,7 @@ export function parseEdl(text: string, fps: number): ParsedEdl {
   const rate: TimecodeRate = timecodeRate(fps, drop);
   let title = "";
   const events: EdlEvent[] = [];
+  const locators: EdlLocator[] = [];
   /** Outgoing lines of dissolves: event number → reel. */
   const outgoing = new Map<string, string>();
   lines.forEach((raw, index) => {
@@ -69,6 +85,19 @@ export function parseEdl(text: string, fps: number): ParsedEdl {
     const titled = /^TITLE:\s*(.*)$/i.exec(line);
     if (titled) {
       title = titled[1]?.trim() ?? "";
+      return;
+    }
+    const locator = LOCATOR.exec(line);
+    if (locator) {
+      const [, time = "", rest = ""] = locator;
+      const [first = "", ...words] = rest.trim().split(/\s+/);
+      const colored = COLOR.test(first);
+      locators.push({
+        frame: timecodeToFrames(time, rate, where),
+        color: colored ? first : "",
+        label: (colored ? words.join(" ") : rest.trim()).trim(),
+        line: where,
+      });
       return;
     }
     if (line.startsWith("*")) {
@@ -141,5 +170,5 @@ export function parseEdl(text: string, fps: number): ParsedEdl {
     });
   });
   if (events.length === 0) throw edlError("EDL", "has no events");
-  return { title, drop: rate.drop, events };
+  return { title, drop: rate.drop, events, locators };
 }

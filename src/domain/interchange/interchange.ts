@@ -115,19 +115,21 @@ export async function importComposition(
 ): Promise<{ row: CompositionRow; warnings: ImportWarning[] }> {
   const parsed = parseOtio(input.otio, otioPath);
   const mode = input.unmatched ?? "error";
-  const { resolved, unmatched } = await resolveImportMedia(
-    ctx.db,
-    ctx.userId,
-    listOtioMedia(parsed),
-    input.media ?? {},
-    mode,
-  );
+  const uses = listOtioMedia(parsed);
+  const { resolved, unmatched } = await resolveImportMedia(ctx.db, ctx.userId, uses, input.media ?? {}, mode);
+  // Image sequences that match no upload leave their time empty, in every mode but `drop`.
+  const sequenceWarnings: ImportWarning[] = uses
+    .filter((u) => u.sequence && unmatched.has(u.path))
+    .map((u) => ({
+      path: u.path,
+      message: `image sequence "${u.name}" matches none of your uploads (upload it as a video or image, or map it in "media"): its time is ${mode === "drop" ? "left out" : "left empty"}`,
+    }));
   const probed = (path: string) => {
     const use = resolved.get(path);
     return use && "uploadId" in use ? (use.duration ?? null) : null;
   };
   const conversion = otioToComposition(
-    withProbedDurations(mode === "error" ? parsed : withoutClips(parsed, unmatched, mode), probed),
+    withProbedDurations(withoutClips(parsed, unmatched, mode === "drop" ? "drop" : "gap"), probed),
     (path) => {
       const use = resolved.get(path);
       if (!use) throw new Error(`no media resolution for ${path}`);
@@ -142,7 +144,7 @@ export async function importComposition(
       message: (message) => `The imported timeline is not a valid composition: ${message}`,
     },
   );
-  return { row, warnings: conversion.warnings };
+  return { row, warnings: [...conversion.warnings, ...sequenceWarnings] };
 }
 
 /** Body of an EDL import: the EDL's text and the options OTIO imports take, plus the frame rate. */
@@ -197,10 +199,10 @@ export async function importEdl(
     {
       // A clip's detail names its event: "event 012: transition/duration: …".
       detail: (d) => {
-        const clip = /^\/tracks\/0\/clips\/(\d+)(?:\/(.*))?$/.exec(d.path);
-        const event = clip ? clipEvents[Number(clip[1])] : undefined;
+        const clip = /^\/tracks\/(\d+)\/clips\/(\d+)(?:\/(.*))?$/.exec(d.path);
+        const event = clip ? clipEvents[Number(clip[1])]?.[Number(clip[2])] : undefined;
         return event
-          ? { path: event, message: `${event}: ${clip?.[2] ? `${clip[2]}: ` : ""}${d.message}` }
+          ? { path: event, message: `${event}: ${clip?.[3] ? `${clip[3]}: ` : ""}${d.message}` }
           : d;
       },
       message: (message) => `The imported EDL is not a valid composition: ${message}`,

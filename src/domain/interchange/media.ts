@@ -3,7 +3,7 @@ import { findUploadsByIds, findUploadsByNames, type UploadRow } from "../../db/r
 import { conflict, invalidRequest } from "../../errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type Composition, isMediaAsset, type MediaAsset } from "../composition/schema.ts";
-import type { ResolvedMedia } from "./common.ts";
+import { baseName, type ResolvedMedia } from "./common.ts";
 import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
 
 /** How exported files point at media: signed URLs (anywhere) or local paths (same machine, local disk). */
@@ -11,17 +11,6 @@ export type AssetLinks = "urls" | "paths";
 
 function mediaAssets(composition: Composition): MediaAsset[] {
   return composition.tracks.flatMap((t) => t.clips.flatMap((c) => (isMediaAsset(c.asset) ? [c.asset] : [])));
-}
-
-/** Last path segment of a URL or path, without query string, percent-decoded ("" when none). */
-export function baseName(url: string): string {
-  const bare = url.split(/[?#]/)[0] ?? "";
-  const last = bare.split(/[\\/]/).pop() ?? "";
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
 }
 
 /**
@@ -102,6 +91,7 @@ export async function resolveImportMedia(
   for (const use of uses) {
     if (use.uploadIdHint) ids.add(use.uploadIdHint);
     if (use.name) names.add(use.name);
+    for (const other of use.otherNames ?? []) names.add(other);
     if (baseName(use.targetUrl)) names.add(baseName(use.targetUrl));
   }
   const [byIdRows, byNameRows] = await Promise.all([
@@ -134,13 +124,14 @@ export async function resolveImportMedia(
       row =
         (use.uploadIdHint ? byId.get(use.uploadIdHint) : undefined) ??
         byName.get(use.name) ??
-        byName.get(baseName(use.targetUrl));
+        byName.get(baseName(use.targetUrl)) ??
+        (use.otherNames ?? []).map((n) => byName.get(n)).find((u) => u !== undefined);
     }
     if (row)
       out.set(use.path, { uploadId: row.id, uploadType: row.type, duration: row.media?.duration ?? null });
     else if (use.targetUrl.startsWith("https://") && !use.uploadIdHint)
       out.set(use.path, { src: use.targetUrl });
-    else if (unmatched !== "error") skipped.add(use.path);
+    else if (unmatched !== "error" || use.sequence) skipped.add(use.path);
     else {
       labels.add(label);
       refused.push({

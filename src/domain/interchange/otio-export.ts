@@ -1,6 +1,7 @@
 import type { Clip, Composition, MediaAsset, Track } from "../composition/schema.ts";
 import { isMediaAsset } from "../composition/schema.ts";
 import { CLIP_EXTRAS, CUTROOM_NS, type ResolvedMedia, roundSeconds, TRACK_EXTRAS } from "./common.ts";
+import { splitForExport } from "./otio-metadata.ts";
 
 /**
  * OpenTimelineIO serialisation of a composition (docs/interchange.md). Follows the JSON
@@ -76,6 +77,7 @@ function transition(clip: Clip, rate: number): OtioObject | null {
 
 function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate: number): OtioObject {
   const asset = clip.asset;
+  const { otioMedia } = splitForExport(clip.metadata);
   if (asset.type === "color") {
     return {
       OTIO_SCHEMA: "GeneratorReference.1",
@@ -84,7 +86,7 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
       parameters: { color: asset.color },
       available_range: null,
       available_image_bounds: null,
-      metadata: {},
+      metadata: otioMedia,
     };
   }
   if (asset.type === "text" || asset.type === "caption") {
@@ -93,7 +95,7 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
       name: "",
       available_range: null,
       available_image_bounds: null,
-      metadata: {},
+      metadata: otioMedia,
     };
   }
   const resolved = media(asset);
@@ -103,13 +105,17 @@ function mediaReference(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia,
     target_url: resolved.targetUrl,
     available_range: resolved.duration ? timeRange(0, resolved.duration, rate) : null,
     available_image_bounds: null,
-    metadata: resolved.uploadId ? { [CUTROOM_NS]: { uploadId: resolved.uploadId } } : {},
+    metadata: {
+      ...otioMedia,
+      ...(resolved.uploadId ? { [CUTROOM_NS]: { uploadId: resolved.uploadId } } : {}),
+    },
   };
 }
 
 function otioClip(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate: number): OtioObject {
   const speed = clip.speed ?? 1;
-  const extras: Record<string, unknown> = { id: clip.id, ...pick(clip, CLIP_EXTRAS) };
+  const { otio, own } = splitForExport(clip.metadata);
+  const extras: Record<string, unknown> = { id: clip.id, ...pick({ ...clip, metadata: own }, CLIP_EXTRAS) };
   // Media keep their type; text, captions and colours keep their whole asset (ours, so our
   // import restores them exactly).
   if (isMediaAsset(clip.asset)) extras.assetType = clip.asset.type;
@@ -134,11 +140,12 @@ function otioClip(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate:
           ],
     markers: [],
     enabled: true,
-    metadata: { [CUTROOM_NS]: extras },
+    metadata: { ...otio, [CUTROOM_NS]: extras },
   };
 }
 
 function otioTrack(track: Track, media: (asset: MediaAsset) => ResolvedMedia, rate: number): OtioObject {
+  const { otio, own } = splitForExport(track.metadata);
   const children: OtioObject[] = [];
   let cursor = 0;
   for (const clip of track.clips) {
@@ -157,7 +164,10 @@ function otioTrack(track: Track, media: (asset: MediaAsset) => ResolvedMedia, ra
     effects: [],
     markers: [],
     children,
-    metadata: { [CUTROOM_NS]: { id: track.id, ...pick(track, TRACK_EXTRAS) } },
+    metadata: {
+      ...otio,
+      [CUTROOM_NS]: { id: track.id, ...pick(track, TRACK_EXTRAS), ...(own ? { metadata: own } : {}) },
+    },
   };
 }
 
@@ -183,16 +193,18 @@ export function compositionToOtio(
   media: (asset: MediaAsset) => ResolvedMedia,
 ): OtioObject {
   const rate = composition.canvas.fps;
+  const { otio, own } = splitForExport(composition.metadata);
   return {
     OTIO_SCHEMA: "Timeline.1",
     name: composition.name,
     global_start_time: rationalTime(0, rate),
     metadata: {
+      ...otio,
       [CUTROOM_NS]: {
         schemaVersion: 1,
         compositionId: composition.id,
         canvas: composition.canvas,
-        ...(composition.metadata ? { metadata: composition.metadata } : {}),
+        ...(own ? { metadata: own } : {}),
       },
     },
     tracks: {
@@ -201,16 +213,24 @@ export function compositionToOtio(
       source_range: null,
       enabled: true,
       effects: [],
-      markers: (composition.markers ?? []).map((m) => ({
-        OTIO_SCHEMA: "Marker.2",
-        name: m.label,
-        color: "RED",
-        comment: "",
-        marked_range: timeRange(m.time, m.duration ?? 0, rate),
-        metadata: {
-          [CUTROOM_NS]: { id: m.id, ...(m.duration !== undefined ? { duration: m.duration } : {}) },
-        },
-      })),
+      markers: (composition.markers ?? []).map((m) => {
+        const { otio, own } = splitForExport(m.metadata);
+        return {
+          OTIO_SCHEMA: "Marker.2",
+          name: m.label,
+          color: "RED",
+          comment: "",
+          marked_range: timeRange(m.time, m.duration ?? 0, rate),
+          metadata: {
+            ...otio,
+            [CUTROOM_NS]: {
+              id: m.id,
+              ...(m.duration !== undefined ? { duration: m.duration } : {}),
+              ...(own ? { metadata: own } : {}),
+            },
+          },
+        };
+      }),
       children: composition.tracks.map((t) => otioTrack(t, media, rate)),
       metadata: {},
     },

@@ -9,7 +9,7 @@ import {
   type MarkerWriteSchema,
   type TrackWrite,
 } from "../composition/schema.ts";
-import { CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
+import { baseName, CLIP_EXTRAS, roundSeconds, TRACK_EXTRAS } from "./common.ts";
 import {
   type ClipItem,
   cutroom,
@@ -21,8 +21,10 @@ import {
   requireDuration,
   seconds,
   type TransitionItem,
+  trimItems,
   upgradeSchema,
 } from "./otio-items.ts";
+import { metadataKeeper, OTIO_MEDIA_NS, OTIO_NS, withForeign } from "./otio-metadata.ts";
 import { type OtioMarkerIn, type OtioTrackIn, parseAt, Stack, Timeline, Track } from "./otio-schema.ts";
 
 /** A validated OTIO timeline, flattened to what the importer reads. */
@@ -32,7 +34,13 @@ export interface ParsedOtio {
   name: string;
   metadata: Record<string, unknown>;
   stackMarkers: { path: string; marker: OtioMarkerIn }[];
-  tracks: { path: string; track: OtioTrackIn; items: OtioItem[] }[];
+  /** `range`: the part of the track's children it shows (its `source_range`, seconds), when it has one. */
+  tracks: {
+    path: string;
+    track: OtioTrackIn;
+    items: OtioItem[];
+    range?: { start: number; duration: number } | undefined;
+  }[];
   /** The timeline's frame rate: its `global_start_time`'s, else the one most of its items' ranges use. */
   rate: number | undefined;
   /** What the document holds that Cutroom does not carry. */
@@ -47,6 +55,13 @@ export interface OtioMediaUse {
   targetUrl: string;
   /** Upload id recorded by a Cutroom export (`metadata.cutroom.uploadId`), when present. */
   uploadIdHint?: string;
+  /** Further upload names it matches (an image sequence's file name prefix, its folder). */
+  otherNames?: string[];
+  /**
+   * An image sequence: matched to an upload (a video or image made from the frames) when one
+   * is named like it, else its time is left empty with a warning, whatever `unmatched` says.
+   */
+  sequence?: boolean;
   /** Whether it sits on an audio track (decides the asset type). */
   audio: boolean;
   /** JSON Pointer of the clip item. */
@@ -82,12 +97,6 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
       };
     }
     const track = parseAt(Track, { ...child, OTIO_SCHEMA: schema }, trackPath);
-    if (track.source_range) {
-      warnings.push({
-        path: `${trackPath}/source_range`,
-        message: "source_range of a track not carried: the track plays from its start",
-      });
-    }
     for (const [k, e] of (
       (track.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []
     ).entries()) {
@@ -96,7 +105,12 @@ export function parseOtio(raw: unknown, path = "/otio"): ParsedOtio {
         message: `effect on a track not carried: ${String(e?.OTIO_SCHEMA)}`,
       });
     }
-    return { path: trackPath, track, items: parseItems(track.children, trackPath, warnings) };
+    return {
+      path: trackPath,
+      track,
+      items: parseItems(track.children, trackPath, warnings),
+      range: track.source_range ? rangeSeconds(track.source_range) : undefined,
+    };
   });
   for (const [k, e] of ((stack.effects as { OTIO_SCHEMA?: unknown }[] | null | undefined) ?? []).entries()) {
     warnings.push({
@@ -178,6 +192,9 @@ export function withoutClips(doc: ParsedOtio, paths: Set<string>, mode: "drop" |
   };
 }
 
+/** Extensions an upload made from an image sequence's frames may have (matched by name + extension). */
+const SEQUENCE_FILE_EXTENSIONS = ["mov", "mp4", "mxf", "mkv", "webm", "png", "jpg", "tif", "tiff"];
+
 /** Every external media use of a parsed document (missing references included, by clip name). */
 export function listOtioMedia(doc: ParsedOtio): OtioMediaUse[] {
   const uses: OtioMediaUse[] = [];
@@ -188,6 +205,23 @@ export function listOtioMedia(doc: ParsedOtio): OtioMediaUse[] {
       const ours = cutroom(item.clip.metadata);
       if (ours.asset || ref?.OTIO_SCHEMA === "GeneratorReference.1") continue;
       const hint = ref ? cutroom(ref.metadata).uploadId : undefined;
+      if (ref?.OTIO_SCHEMA === "ImageSequenceReference.1") {
+        const prefix = (ref.name_prefix ?? "").replace(/[\s._-]+$/, "");
+        const folder = baseName((ref.target_url_base ?? "").replace(/[\\/]+$/, ""));
+        const stems = [ref.name, prefix, folder, item.clip.name].filter((n): n is string => !!n);
+        // The frames made into one video or image file: the same name with its extension.
+        const names = [...stems, ...stems.flatMap((n) => SEQUENCE_FILE_EXTENSIONS.map((e) => `${n}.${e}`))];
+        uses.push({
+          name: names[0] ?? "",
+          targetUrl: "",
+          otherNames: names.slice(1),
+          sequence: true,
+          ...(typeof hint === "string" ? { uploadIdHint: hint } : {}),
+          audio: track.kind === "Audio",
+          path: item.path,
+        });
+        continue;
+      }
       uses.push({
         name: ref?.name || (ref?.OTIO_SCHEMA === "ExternalReference.1" ? "" : (item.clip.name ?? "")),
         targetUrl: ref?.OTIO_SCHEMA === "ExternalReference.1" ? ref.target_url : "",
@@ -230,6 +264,7 @@ function buildClip(
   start: number,
   audio: boolean,
   resolve: (path: string) => ResolvedUse,
+  keep: ReturnType<typeof metadataKeeper>,
 ) {
   const ours = cutroom(item.clip.metadata);
   const ref = item.reference;
@@ -262,22 +297,40 @@ function buildClip(
     );
   }
   const available = ref?.available_range ? rangeSeconds(ref.available_range) : null;
-  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? 0)));
+  // An image sequence without a range starts at its first frame's number.
+  const sequenceStart =
+    ref?.OTIO_SCHEMA === "ImageSequenceReference.1" && ref.rate ? (ref.start_frame ?? 0) / ref.rate : 0;
+  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? sequenceStart)));
   if (trim > 0) clip.trim = trim;
   if (item.speed !== 1) clip.speed = item.speed;
   for (const key of CLIP_EXTRAS) if (ours[key] !== undefined) clip[key] = ours[key];
+  const refPath = item.clip.media_references
+    ? `${item.path}/media_references/${item.clip.active_media_reference_key ?? "DEFAULT_MEDIA"}`
+    : `${item.path}/media_reference`;
+  const metadata = withForeign(ours.metadata, {
+    [OTIO_NS]: keep(item.clip.metadata, item.path),
+    [OTIO_MEDIA_NS]: keep(ref?.metadata, refPath),
+  });
+  if (metadata) clip.metadata = metadata;
   return clip as ClipWrite;
 }
 
 type MarkerWrite = Static<typeof MarkerWriteSchema>;
 
-function marker(m: OtioMarkerIn, offset: (t: number) => number): MarkerWrite {
+function marker(
+  m: OtioMarkerIn,
+  offset: (t: number) => number,
+  path: string,
+  keep: ReturnType<typeof metadataKeeper>,
+): MarkerWrite {
   const ours = cutroom(m.metadata);
   const range = rangeSeconds(m.marked_range);
   const out: MarkerWrite = { time: roundSeconds(Math.max(0, offset(range.start))), label: m.name ?? "" };
   if (typeof ours.id === "string") out.id = ours.id;
   if (typeof ours.duration === "number") out.duration = ours.duration;
   else if (range.duration > 0) out.duration = roundSeconds(range.duration);
+  const metadata = withForeign(ours.metadata, { [OTIO_NS]: keep(m.metadata, path) });
+  if (metadata) out.metadata = metadata;
   return out;
 }
 
@@ -327,11 +380,12 @@ export function otioToComposition(
     ...canvasIn,
     ...overrides.canvas,
   } as Canvas;
-  const markers: MarkerWrite[] = doc.stackMarkers.map((m) => marker(m.marker, (t) => t));
+  const warnings: ImportWarning[] = [...doc.warnings];
+  const keep = metadataKeeper(warnings);
+  const markers: MarkerWrite[] = doc.stackMarkers.map((m) => marker(m.marker, (t) => t, m.path, keep));
   const markerPaths = doc.stackMarkers.map((m) => m.path);
   const trackPaths: string[] = [];
   const clipPaths: string[][] = [];
-  const warnings: ImportWarning[] = [...doc.warnings];
   /** A transition or fade no longer than `limit`: OTIO's offsets may fit where a centred one does not. */
   const fitted = (t: TransitionItem, limit: number, fits: boolean) => {
     if (t.duration <= limit + 1e-9 || !fits) return roundSeconds(t.duration);
@@ -342,13 +396,37 @@ export function otioToComposition(
     return roundSeconds(limit);
   };
 
-  const tracks: TrackWrite[] = doc.tracks.map(({ path, track, items }) => {
+  const tracks: TrackWrite[] = doc.tracks.map(({ path, track, items: children, range }) => {
     const audio = track.kind === "Audio";
     const extras = cutroom(track.metadata);
     const clips: ClipWrite[] = [];
     const paths: string[] = [];
+    // Items, and the track's own markers, are in the track's time; its source_range shows a part.
+    const length = children.reduce(
+      (sum, item) => sum + (item.kind === "transition" ? 0 : (item.duration ?? 0)),
+      0,
+    );
+    // A range that misses the children altogether would empty the track: such files (OTIO's old
+    // EDL adapter wrote record timecode there) mean another time base, so it is not applied.
+    const applies = range !== undefined && range.start < length && range.start + range.duration > 0;
+    if (range && !applies) {
+      warnings.push({
+        path: `${path}/source_range`,
+        message: `source_range of the track (${roundSeconds(range.start)} s for ${roundSeconds(range.duration)} s) lies outside its children (0 to ${roundSeconds(length)} s): not applied, the track plays from its start`,
+      });
+    }
+    const from = applies ? range.start : 0;
+    const items = applies ? trimItems(children, from, from + range.duration, path, warnings) : children;
     (track.markers ?? []).forEach((m, i) => {
-      markers.push(marker(m, (t) => t));
+      const at = seconds(m.marked_range.start_time);
+      if (applies && (at < from - 1e-9 || at > from + range.duration + 1e-9)) {
+        warnings.push({
+          path: `${path}/markers/${i}`,
+          message: "marker outside its track's source_range not carried",
+        });
+        return;
+      }
+      markers.push(marker(m, (t) => t - from, `${path}/markers/${i}`, keep));
       markerPaths.push(`${path}/markers/${i}`);
     });
     let cursor = 0;
@@ -360,7 +438,9 @@ export function otioToComposition(
       (item.clip.markers ?? []).forEach((m, i) => {
         const at = seconds(m.marked_range.start_time);
         if (item.piece && (at < item.piece.from - 1e-9 || at >= item.piece.to - 1e-9)) return;
-        markers.push(marker(m, (t) => start + (t - item.sourceStart) / speed));
+        markers.push(
+          marker(m, (t) => start + (t - item.sourceStart) / speed, `${item.path}/markers/${i}`, keep),
+        );
         markerPaths.push(`${item.path}/markers/${i}`);
       });
     };
@@ -384,7 +464,7 @@ export function otioToComposition(
         continue;
       }
       const duration = requireDuration(item);
-      const clip = buildClip(item, duration, cursor, audio, resolve);
+      const clip = buildClip(item, duration, cursor, audio, resolve, keep);
       if (pending) {
         const fits = pending.after <= clip.duration + 1e-9;
         if (previous === "none") clip.fadeIn = fitted(pending, clip.duration, fits);
@@ -415,6 +495,8 @@ export function otioToComposition(
       if (extras[key] !== undefined) (out as Record<string, unknown>)[key] = extras[key];
     }
     if (track.enabled === false) out.enabled = false;
+    const metadata = withForeign(extras.metadata, { [OTIO_NS]: keep(track.metadata, path) });
+    if (metadata) out.metadata = metadata;
     return out;
   });
 
@@ -425,8 +507,8 @@ export function otioToComposition(
   };
   if (overrides.projectId !== undefined) body.projectId = overrides.projectId;
   if (markers.length) body.markers = markers;
-  if (ours.metadata && typeof ours.metadata === "object")
-    body.metadata = ours.metadata as Record<string, unknown>;
+  const metadata = withForeign(ours.metadata, { [OTIO_NS]: keep(doc.metadata, doc.root) });
+  if (metadata) body.metadata = metadata;
 
   /** A detail moved onto the OTIO item at `at`, naming the field inside it (`rest`) in the message. */
   const onItem = (at: string | undefined, rest: string | undefined, message: string) =>

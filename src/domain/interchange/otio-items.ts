@@ -165,7 +165,12 @@ function parseClip(raw: unknown, path: string, warnings: ImportWarning[]): OtioI
   }
   if (
     reference &&
-    !["ExternalReference.1", "GeneratorReference.1", "MissingReference.1"].includes(reference.OTIO_SCHEMA)
+    ![
+      "ExternalReference.1",
+      "ImageSequenceReference.1",
+      "GeneratorReference.1",
+      "MissingReference.1",
+    ].includes(reference.OTIO_SCHEMA)
   ) {
     warnings.push({
       path,
@@ -238,11 +243,49 @@ interface Segment {
 }
 
 /** The part of `item` from `from` to `to` seconds into it (a clip's source start moves with it). */
-function slice(item: GapItem | ClipItem, from: number, to: number): GapItem | ClipItem {
+export function slice(item: GapItem | ClipItem, from: number, to: number): GapItem | ClipItem {
   if (item.kind === "gap") return { ...item, duration: to - from };
   const sourceStart = item.sourceStart + from * item.speed;
   const piece = { from: sourceStart, to: sourceStart + (to - from) * item.speed };
   return { ...item, duration: to - from, sourceStart, piece };
+}
+
+/**
+ * The items of a track seen through its `source_range` (OpenTimelineIO: a track's range trims
+ * its children in the track's own time): the part from `from` to `to` seconds, items cut at
+ * the edges (a clip keeps the right source start), time past the children left empty. A
+ * transition stays when its cut lies inside the range; one on or beyond an edge is a warning.
+ */
+export function trimItems(
+  items: OtioItem[],
+  from: number,
+  to: number,
+  path: string,
+  warnings: ImportWarning[],
+): OtioItem[] {
+  const out: OtioItem[] = [];
+  // A range starting before the children (negative time) shows empty time first.
+  if (from < 0) out.push({ kind: "gap", path: `${path}/source_range`, duration: Math.min(0, to) - from });
+  let cursor = 0;
+  for (const item of items) {
+    if (item.kind === "transition") {
+      if (cursor > from + 1e-9 && cursor < to - 1e-9) out.push(item);
+      else
+        warnings.push({
+          path: item.path,
+          message: "transition at or outside the edge of its track's source_range not carried",
+        });
+      continue;
+    }
+    const duration = item.duration ?? 0;
+    const a = Math.max(cursor, from);
+    const b = Math.min(cursor + duration, to);
+    if (b > a + 1e-9) out.push(slice({ ...item, duration }, a - cursor, b - cursor));
+    cursor += duration;
+  }
+  const shown = Math.max(cursor, from);
+  if (to > shown + 1e-9) out.push({ kind: "gap", path: `${path}/source_range`, duration: to - shown });
+  return out;
 }
 
 function segments(items: OtioItem[]): Segment[] {

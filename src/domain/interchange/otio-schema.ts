@@ -35,7 +35,7 @@ export const Marker = z.looseObject({
   metadata: Metadata,
 });
 
-/** A media reference of a clip: external file, generator, missing media (others are refused). */
+/** A media reference of a clip: external file, image sequence, generator, missing media (others are refused). */
 export const MediaReference = z.discriminatedUnion("OTIO_SCHEMA", [
   z.looseObject({
     OTIO_SCHEMA: z.literal("ExternalReference.1"),
@@ -49,6 +49,18 @@ export const MediaReference = z.discriminatedUnion("OTIO_SCHEMA", [
     name: Name,
     generator_kind: z.string(),
     parameters: z.record(z.string(), z.unknown()).nullish(),
+    available_range: TimeRange.nullish(),
+    metadata: Metadata,
+  }),
+  z.looseObject({
+    OTIO_SCHEMA: z.literal("ImageSequenceReference.1"),
+    name: Name,
+    target_url_base: z.string().max(4096).nullish(),
+    name_prefix: z.string().max(1024).nullish(),
+    name_suffix: z.string().max(256).nullish(),
+    start_frame: finite.nullish(),
+    frame_step: finite.nullish(),
+    rate: finite.refine((r) => r > 0, "must be > 0").nullish(),
     available_range: TimeRange.nullish(),
     metadata: Metadata,
   }),

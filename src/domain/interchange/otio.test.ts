@@ -204,11 +204,22 @@ describe("OTIO import sequencing", () => {
         message: expect.stringContaining("required"),
       },
     ]);
+    // An image sequence is media matched by its names (name, file prefix, folder), never refused.
     const sequence = {
       ...clip("frames", 0, 24),
-      media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: "ImageSequenceReference.1" } },
+      media_references: {
+        DEFAULT_MEDIA: {
+          OTIO_SCHEMA: "ImageSequenceReference.1",
+          target_url_base: "file:///shots/sh030/",
+          name_prefix: "sh030_v2.",
+        },
+      },
     };
-    expect(badRequest(() => parseOtio(timeline([sequence])))).toEqual([
+    const [use] = listOtioMedia(parseOtio(timeline([sequence])));
+    expect(use).toMatchObject({ name: "sh030_v2", sequence: true });
+    expect(use?.otherNames).toEqual(expect.arrayContaining(["sh030", "frames", "sh030_v2.mov", "sh030.mp4"]));
+    const media = { ...sequence, media_references: { DEFAULT_MEDIA: { OTIO_SCHEMA: "Unknown.1" } } };
+    expect(badRequest(() => parseOtio(timeline([media])))).toEqual([
       {
         path: "/otio/tracks/children/0/children/0/media_references/DEFAULT_MEDIA/OTIO_SCHEMA",
         message: expect.stringContaining("ExternalReference.1"),

@@ -49,7 +49,7 @@ export const OTIO_EXAMPLE = {
 export const ExportQuery = Type.Object({
   format: Type.Union([Type.Literal("otio"), Type.Literal("mlt"), Type.Literal("edl")], {
     description:
-      "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt); `edl`: CMX 3600 EDL of one video track",
+      "`otio`: OpenTimelineIO JSON; `mlt`: MLT XML (Kdenlive, Shotcut, melt); `edl`: CMX 3600 EDL of one video track, the audio tracks (channels A, A2, A3, A4) and the markers (`* LOC:` lines)",
   }),
   track: Type.Optional(
     Type.Integer({
@@ -169,7 +169,7 @@ export const ImportResponse = Type.Object(
     ...CompositionResponse.properties,
     warnings: Type.Array(ImportWarningBody, {
       description:
-        "Every effect, item or setting of the document the composition does not carry (effects other than LinearTimeWarp, FreezeFrame, generators other than SolidColor, track source ranges, transitions shortened to fit, …), each with the path of its item; empty when everything was carried",
+        "Every effect, item or setting of the document the composition does not carry (effects other than LinearTimeWarp, FreezeFrame, generators other than SolidColor, image sequences that match no upload, metadata beyond 64 KiB per item or 1 MiB in all, transitions shortened to fit, …), each with the path of its item (an EDL's: `event 012`); empty when everything was carried",
     }),
   },
   { title: "CompositionImported", additionalProperties: false },

@@ -18,9 +18,9 @@
  * postgres://postgres@127.0.0.1:5432/postgres); a fresh database is created and dropped.
  */
 import { randomBytes } from "node:crypto";
-import { loadavg } from "node:os";
 import path from "node:path";
 import { tempDir } from "../../test/fixtures/render/media.ts";
+import { loadAverage, numberFlag } from "../cli.ts";
 import {
   apiClient,
   freshDatabase,
@@ -33,18 +33,10 @@ import {
 } from "../processes.ts";
 import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
 
-const args = process.argv.slice(2);
-const flag = (name: string, def: number) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? Number(args[at + 1]) : def;
-};
-const SECONDS = flag("--seconds", 60);
-const SEGMENT_SEC = flag("--segment-sec", 10);
+const SECONDS = numberFlag("--seconds", 60);
+const SEGMENT_SEC = numberFlag("--segment-sec", 10);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(" ");
+const load = loadAverage;
 
 interface RenderBody {
   id: string;

@@ -36,9 +36,8 @@ import { SEEK_PREROLL_SEC } from "../../src/domain/render/video-branch.ts";
 import { readSourceKeyframes } from "../../src/domain/render-jobs/split-render.ts";
 import { writePlanFiles } from "../../src/domain/render-jobs/write-plan-files.ts";
 import type { KeyframeIndex } from "../../src/media/keyframes.ts";
-import { probeMedia } from "../../src/media/probe.ts";
 import { tempDir } from "../../test/fixtures/render/media.ts";
-import { makeReferenceInputs, referenceComposition } from "./reference-composition.ts";
+import { makeReferenceInputs, referenceAssets, referenceComposition } from "./reference-composition.ts";
 
 const run = promisify(execFile);
 const argv = process.argv.slice(2);
@@ -205,13 +204,7 @@ async function main(): Promise<void> {
   try {
     log(`generating inputs (${SECONDS} s composition)…`);
     const files = await makeReferenceInputs(dir, SECONDS);
-    const assets = new Map<string, ResolvedAsset>();
-    for (const [key, file] of Object.entries(files)) {
-      const media = await probeMedia(file);
-      const type = media.hasVideo ? (media.duration === null ? "image" : "video") : "audio";
-      assets.set(key, { path: file, type, media });
-    }
-    const ids = Object.fromEntries(Object.keys(files).map((k) => [k, k]));
+    const { assets, ids } = await referenceAssets(files);
     const full = referenceComposition(ids, SECONDS) as unknown as Timeline;
     if (SPLIT > 0) {
       await profileSplit(full, assets, path.join(dir, "split"));

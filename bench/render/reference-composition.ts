@@ -3,6 +3,8 @@
  * API) and `profile.ts` (ffmpeg alone, with a breakdown of where the time goes).
  */
 import path from "node:path";
+import type { ResolvedAsset } from "../../src/domain/render/types.ts";
+import { probeMedia } from "../../src/media/probe.ts";
 import { ffmpeg } from "../../test/fixtures/render/media.ts";
 
 /**
@@ -176,4 +178,20 @@ export function referenceComposition(ids: Record<string, string>, seconds: numbe
       },
     ],
   };
+}
+
+/**
+ * The reference inputs (`files`, from {@link makeReferenceInputs}) as a worker resolves them:
+ * probed, by their input key, which also serves as their upload id (`ids`) in
+ * {@link referenceComposition}: for planning a render with ffmpeg alone, without the API.
+ */
+export async function referenceAssets(files: Record<string, string>) {
+  const assets = new Map<string, ResolvedAsset>();
+  for (const [key, file] of Object.entries(files)) {
+    const media = await probeMedia(file);
+    const type = media.hasVideo ? (media.duration === null ? "image" : "video") : "audio";
+    assets.set(key, { path: file, type, media });
+  }
+  const ids = Object.fromEntries(Object.keys(files).map((k) => [k, k]));
+  return { assets, ids };
 }

@@ -3,10 +3,23 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Static } from "typebox";
 import { expect } from "vitest";
+import type { Timeline } from "../../src/domain/composition/schema.ts";
 import type { Render } from "../../src/http/schemas/render.ts";
 
 /** The Render resource as the API returns it (its documented response schema). */
 export type RenderBody = Static<typeof Render>;
+
+/** `doc` as a request body named `name`: without the ids the API gives its tracks and clips. */
+export function compositionBody(doc: Timeline, name: string): unknown {
+  return {
+    name,
+    canvas: doc.canvas,
+    tracks: doc.tracks.map(({ id: _t, clips, ...track }) => ({
+      ...track,
+      clips: clips.map(({ id: _c, ...clip }) => clip),
+    })),
+  };
+}
 
 /** A small HTTP client for one base URL and key (real sockets, as a client would). */
 export function client(base: string, key: string) {

@@ -14,7 +14,7 @@ import { renderCacheKey } from "../../src/storage/keys.ts";
 import { makeMediaFixtures, tempDir } from "../fixtures/render/media.ts";
 import { frameMd5, makeSeamMedia, type SeamUploads, seamComposition } from "../fixtures/render/seams.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { client, download, onServer, type RenderBody } from "./helpers.ts";
+import { client, compositionBody, download, onServer, type RenderBody } from "./helpers.ts";
 
 const run = promisify(execFile);
 
@@ -27,21 +27,12 @@ let uploads: SeamUploads;
 let stop: () => Promise<void> = async () => {};
 let renders = 0;
 
-/** A composition as a request body (the API gives clips and tracks their ids). */
-function body(doc: Timeline): unknown {
-  return {
-    name: "incremental",
-    canvas: doc.canvas,
-    tracks: doc.tracks.map(({ id: _t, clips, ...track }) => ({
-      ...track,
-      clips: clips.map(({ id: _c, ...clip }) => clip),
-    })),
-  };
-}
-
 /** Renders `doc` (mp4; lossless while the worker is) with `as`; returns the final body, the file and the parts. */
 async function render(doc: Timeline, output: { reuse?: boolean; quality?: "standard" } = {}, as = api) {
-  const started = await as.startRender({ composition: body(doc), output: { format: "mp4", ...output } });
+  const started = await as.startRender({
+    composition: compositionBody(doc, "incremental"),
+    output: { format: "mp4", ...output },
+  });
   const end = (await as.pollUntilTerminal(started.id, { timeoutMs: 180_000 })).at(-1) as RenderBody;
   expect(end.status, JSON.stringify(end.error)).toBe("succeeded");
   const file = path.join(dir, `r${++renders}.mp4`);
@@ -96,7 +87,7 @@ beforeAll(async () => {
     { ...t.runtime, config: { ...t.config, renderSegmentSec: 1 } },
     { lossless: true },
   );
-}, 120_000);
+}, 300_000); // the media set-up may take minutes on a busy machine
 
 afterAll(async () => {
   await stop();
@@ -104,106 +95,116 @@ afterAll(async () => {
   await cleanup();
 });
 
-describe("incremental renders", () => {
-  it("reuses the unchanged parts of a one-clip change and of a sound change, identical to a render from scratch; a canvas change reuses nothing", async () => {
-    const first = await render(seams());
-    expect(first.end.reuse).toEqual({ segments: 5, reused: 0, secondsSaved: 0 });
+/** Parts by kind and index (`video0`…, `audio0`). */
+const PARTS = ["video0", "video1", "video2", "video3", "audio0"];
 
-    // Greyscale on the last clip (3–4 s, a dissolve into it at 3 s): the segments that show
-    // it are rendered again, the first segment and the sound are copied.
-    const greyLast = seams((doc) => {
+/**
+ * Edits of the seam composition (4 segments of 1 s, transitions across the boundaries), each
+ * with the parts it must copy and the parts it must render again.
+ */
+const EDITS: { name: string; edit: (doc: Timeline) => void; copied: string[]; rendered: string[] }[] = [
+  {
+    // The last clip (3–4 s, a dissolve into it at 3 s).
+    name: "one clip changed (greyscale)",
+    edit: (doc) => {
       const last = doc.tracks[0]?.clips[3];
       if (last) last.filter = "greyscale";
-    });
-    const edited = await render(greyLast);
-    expect(edited.reusedParts).toContain("video0");
-    expect(edited.reusedParts).toContain("audio0");
-    expect(edited.reusedParts).not.toContain("video3");
-    const video0 = edited.parts[0];
-    expect(edited.end.reuse).toEqual({
-      segments: 5,
-      reused: edited.reusedParts.length,
-      secondsSaved: expect.any(Number),
-    });
-    expect(edited.end.reuse?.secondsSaved).toBeGreaterThanOrEqual(((video0?.endFrame ?? 0) - 0) / 25 - 1e-9);
-    const fresh = await render(greyLast, { reuse: false });
-    expect(fresh.end.reuse).toBeNull();
-    expect(fresh.reusedParts).toEqual([]);
-    expect(fresh.parts.map((p) => [p.startFrame, p.endFrame])).toEqual(
-      edited.parts.map((p) => [p.startFrame, p.endFrame]),
-    );
-    await expectIdentical(edited.file, fresh.file);
-
-    // The music louder: every video segment is copied, the sound rendered again.
-    const louder = seams((doc) => {
+    },
+    copied: ["video0", "audio0"],
+    rendered: ["video3"],
+  },
+  {
+    name: "the sound only (the music louder)",
+    edit: (doc) => {
       const music = doc.tracks[5]?.clips[0];
       if (music) music.volume = 0.9;
-    });
-    const sound = await render(louder);
-    expect(sound.reusedParts).toEqual(["video0", "video1", "video2", "video3"]);
-    expect(sound.end.reuse).toMatchObject({ segments: 5, reused: 4, secondsSaved: 4 });
-    const soundFresh = await render(louder, { reuse: false });
-    await expectIdentical(sound.file, soundFresh.file);
-
-    // A longer fade across the boundary at 2 s: the segments on either side are rendered again.
-    const longerFade = seams((doc) => {
+    },
+    copied: ["video0", "video1", "video2", "video3"],
+    rendered: ["audio0"],
+  },
+  {
+    name: "a transition across the boundary at 2 s (a longer fade)",
+    edit: (doc) => {
       const third = doc.tracks[0]?.clips[2];
       if (third) third.transition = { type: "fade", duration: 0.8 };
-    });
-    const fade = await render(longerFade);
-    expect(fade.reusedParts).toContain("video0");
-    expect(fade.reusedParts).not.toContain("video1");
-    expect(fade.reusedParts).not.toContain("video2");
-    await expectIdentical(fade.file, (await render(longerFade, { reuse: false })).file);
-
-    // The small picture (0.7–2.3 s) moved back across the boundary at 1 s (0.2–1.8 s): the
-    // segments it leaves or enters are rendered again, the last one is copied.
-    const moved = seams((doc) => {
+    },
+    copied: ["video0"],
+    rendered: ["video1", "video2"],
+  },
+  {
+    // The small picture (0.7–2.3 s) moved back across the boundary at 1 s (0.2–1.8 s).
+    name: "a clip moved across a boundary",
+    edit: (doc) => {
       const pip = doc.tracks[1]?.clips[0];
       if (pip) pip.start = 0.2;
-    });
-    const move = await render(moved);
-    expect(move.reusedParts).toContain("video3");
-    expect(move.reusedParts).not.toContain("video0");
-    expect(move.reusedParts).not.toContain("video1");
-    const moveFresh = await render(moved, { reuse: false });
-    expect(moveFresh.parts.map((p) => [p.startFrame, p.endFrame])).toEqual(
-      move.parts.map((p) => [p.startFrame, p.endFrame]),
-    );
-    await expectIdentical(move.file, moveFresh.file);
+    },
+    // Its own sound moves with it.
+    copied: ["video3"],
+    rendered: ["video0", "video1", "audio0"],
+  },
+  {
+    // The title spans every boundary.
+    name: "the title retitled",
+    edit: (doc) => {
+      const title = doc.tracks[3]?.clips[0];
+      if (title?.asset.type === "text") title.asset = { ...title.asset, text: "JOINS" };
+    },
+    copied: ["audio0"],
+    rendered: ["video0", "video1", "video2", "video3"],
+  },
+  {
+    name: "the canvas (another background)",
+    edit: (doc) => {
+      doc.canvas.background = "#202020";
+    },
+    copied: [],
+    rendered: PARTS,
+  },
+];
 
-    // Another background: every part is rendered again.
-    const canvas = await render(
-      seams((doc) => {
-        doc.canvas.background = "#202020";
-      }),
-    );
-    expect(canvas.end.reuse).toEqual({ segments: 5, reused: 0, secondsSaved: 0 });
+/**
+ * Renders the seam composition, then each of {@link EDITS} with `output`: the parts it copies and
+ * renders, its `reuse` figures, and its file framemd5- and audio-identical to the same edit
+ * rendered from scratch (`reuse: false`) with the same boundaries.
+ */
+async function checkEdits(output: { quality?: "standard" }) {
+  const first = await render(seams(), output);
+  expect(first.end.reuse).toMatchObject({ segments: 5 });
+  for (const { name, edit, copied, rendered } of EDITS) {
+    const doc = seams(edit);
+    const incremental = await render(doc, output);
+    for (const part of copied) expect(incremental.reusedParts, `${name}: ${part} copied`).toContain(part);
+    for (const part of rendered)
+      expect(incremental.reusedParts, `${name}: ${part} rendered`).not.toContain(part);
+    const saved = incremental.parts
+      .filter((p) => p.reuseKey && p.kind === "video")
+      .reduce((n, p) => n + (p.endFrame - p.startFrame) / 25, 0);
+    expect(incremental.end.reuse, name).toEqual({
+      segments: 5,
+      reused: incremental.reusedParts.length,
+      secondsSaved: expect.closeTo(saved, 6),
+    });
+    const fresh = await render(doc, { ...output, reuse: false });
+    expect(fresh.end.reuse).toBeNull();
+    expect(fresh.reusedParts).toEqual([]);
+    expect(
+      fresh.parts.map((p) => [p.startFrame, p.endFrame]),
+      name,
+    ).toEqual(incremental.parts.map((p) => [p.startFrame, p.endFrame]));
+    await expectIdentical(incremental.file, fresh.file);
+  }
+}
+
+describe("incremental renders", () => {
+  it("lossless test settings: each edit copies the parts it leaves alone, and the file is identical to a render from scratch", async () => {
+    await checkEdits({});
   }, 900_000);
 
-  it("standard quality: the incrementally rendered file is identical to a render from scratch", async () => {
+  it("standard quality: each edit copies the parts it leaves alone, and the file is identical to a render from scratch", async () => {
     await stop();
     stop = await startWorker({ ...t.runtime, config: { ...t.config, renderSegmentSec: 1 } });
     try {
-      const doc = seams();
-      await render(doc, { quality: "standard" });
-      const retitled = seams((d) => {
-        const title = d.tracks[3]?.clips[0];
-        if (title?.asset.type === "text") title.asset = { ...title.asset, text: "JOINS" };
-        const last = d.tracks[0]?.clips[3];
-        if (last) last.filter = "greyscale";
-      });
-      const edited = await render(retitled, { quality: "standard" });
-      // The text spans every boundary: only the sound is copied.
-      expect(edited.reusedParts).toEqual(["audio0"]);
-      const reduced = seams((d) => {
-        const last = d.tracks[0]?.clips[3];
-        if (last) last.filter = "greyscale";
-      });
-      const greyOnly = await render(reduced, { quality: "standard" });
-      expect(greyOnly.reusedParts).toContain("video0");
-      const fresh = await render(reduced, { quality: "standard", reuse: false });
-      await expectIdentical(greyOnly.file, fresh.file);
+      await checkEdits({ quality: "standard" });
     } finally {
       await stop();
       stop = await startWorker(
@@ -211,7 +212,7 @@ describe("incremental renders", () => {
         { lossless: true },
       );
     }
-  }, 600_000);
+  }, 900_000);
 
   it("never reuses another account's parts, and deleting an upload deletes the entries of the parts that read it", async () => {
     // Colour and text only: the same content keys in every account.

@@ -203,6 +203,14 @@ describe("render preflight", () => {
     const late = await api.json("GET", `/api/compositions/${comp.id}/check?format=png&frameAt=5`);
     expect(late.status).toBe(400);
     expect(late.body.error.details).toEqual([{ path: "/output/frameAt", message: expect.any(String) }]);
+    const lossy = await api.json("POST", "/api/render/check", {
+      compositionId: comp.id,
+      output: { format: "webm", quality: "lossless" },
+    });
+    expect(lossy.status).toBe(400);
+    expect(lossy.body.error.details).toEqual([
+      { path: "/output/quality", message: "lossless applies to mp4, wav, png only" },
+    ]);
     expect((await api.json("GET", "/api/compositions/cmp_missing/check")).status).toBe(404);
     await expectNothingStarted();
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "../../src/db/client.ts";
 import { listRenderParts } from "../../src/db/repositories/render-segments.ts";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
+import type { RenderQuality } from "../../src/domain/render/types.ts";
 import { startWorker } from "../../src/main/job-worker.ts";
 import { renderPrefix } from "../../src/storage/keys.ts";
 import { makeMediaFixtures, probe, tempDir } from "../fixtures/render/media.ts";
@@ -19,9 +20,10 @@ import {
   SEAM_FRAMES,
   type SeamUploads,
   seamComposition,
+  videoProfile,
 } from "../fixtures/render/seams.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { client, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
+import { client, compositionBody, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
 
 /** 1 s segments: the seam composition's 4 s make 4 segments, cut inside its transitions. */
 const SEGMENT_SEC = 1;
@@ -33,27 +35,12 @@ let dir = "";
 let cleanup: () => Promise<void> = async () => {};
 let uploads: SeamUploads & { gradients: string };
 
-/** The seam composition as a request body (the API gives clips and tracks their ids). */
-function body(doc: Timeline): unknown {
-  return {
-    name: "seams",
-    canvas: doc.canvas,
-    tracks: doc.tracks.map(({ id: _t, clips, ...track }) => ({
-      ...track,
-      clips: clips.map(({ id: _c, ...clip }) => clip),
-    })),
-  };
-}
-
 /**
  * Runs `work` with this process as the only worker, splitting renders longer than `segmentSec`
- * (0: never), lossless or not; stops the worker after.
+ * (0: never); stops the worker after.
  */
-async function withWorker<T>(segmentSec: number, lossless: boolean, work: () => Promise<T>): Promise<T> {
-  const stop = await startWorker(
-    { ...t.runtime, config: { ...t.config, renderSegmentSec: segmentSec } },
-    lossless ? { lossless } : {},
-  );
+async function withWorker<T>(segmentSec: number, work: () => Promise<T>): Promise<T> {
+  const stop = await startWorker({ ...t.runtime, config: { ...t.config, renderSegmentSec: segmentSec } });
   try {
     return await work();
   } finally {
@@ -62,8 +49,11 @@ async function withWorker<T>(segmentSec: number, lossless: boolean, work: () => 
 }
 
 /** Renders `doc` (mp4) to the end; returns every polled body and the downloaded file. */
-async function renderToFile(doc: Timeline, quality: "draft" | "standard", name: string) {
-  const started = await api.startRender({ composition: body(doc), output: { format: "mp4", quality } });
+async function renderToFile(doc: Timeline, quality: RenderQuality, name: string) {
+  const started = await api.startRender({
+    composition: compositionBody(doc, "seams"),
+    output: { format: "mp4", quality },
+  });
   const history = await api.pollUntilTerminal(started.id, { timeoutMs: 120_000 });
   const end = history.at(-1) as RenderBody;
   expect(end.status, JSON.stringify(end.error)).toBe("succeeded");
@@ -95,7 +85,7 @@ beforeAll(async () => {
     mono: mono?.id ?? "",
     gradients: gradients?.id ?? "",
   };
-}, 60_000);
+}, 300_000); // the media set-up may take minutes on a busy machine
 
 afterAll(async () => {
   await t?.close();
@@ -103,9 +93,9 @@ afterAll(async () => {
 });
 
 describe("split renders through the API", () => {
-  it("lossless: segments on the resource, clean seams, every frame once, identical frames to the unsplit render", async () => {
+  it("quality lossless: segments on the resource, clean seams, every frame once, identical frames to the unsplit render", async () => {
     const doc = seamComposition(uploads, 160);
-    const split = await withWorker(SEGMENT_SEC, true, () => renderToFile(doc, "standard", "split-lossless"));
+    const split = await withWorker(SEGMENT_SEC, () => renderToFile(doc, "lossless", "split-lossless"));
     expect(split.end.segments).toEqual({ total: 4, done: 4 });
     for (const r of split.history) {
       if (r.status === "rendering" && r.segments) expect(r.segments.total).toBe(4);
@@ -132,8 +122,15 @@ describe("split renders through the API", () => {
     await expectCleanSeams(split.file, { bFrames: false, starts });
     expect(await counterValues(split.file, 160)).toEqual(Array.from({ length: SEAM_FRAMES }, (_, i) => i));
 
-    const whole = await withWorker(0, true, () => renderToFile(doc, "standard", "whole-lossless"));
+    const whole = await withWorker(0, () => renderToFile(doc, "lossless", "whole-lossless"));
     expect(whole.end.segments).toBeNull();
+    // Lossless H.264 (x264 at QP 0: the High 4:4:4 Predictive profile) and ALAC, split or not.
+    for (const file of [split.file, whole.file]) {
+      const got = await probe(file);
+      expect(got.video?.codec).toBe("h264");
+      expect(got.audio?.codec).toBe("alac");
+      expect(await videoProfile(file)).toBe("High 4:4:4 Predictive");
+    }
     const [a, b] = await Promise.all([frameMd5(split.file), frameMd5(whole.file)]);
     expect(a).toHaveLength(SEAM_FRAMES);
     expect(a).toEqual(b);
@@ -149,8 +146,8 @@ describe("split renders through the API", () => {
 
   it("standard quality: every frame within 40 dB PSNR of the unsplit render", async () => {
     const doc = seamComposition({ ...uploads, moving: uploads.gradients }, 320);
-    const split = await withWorker(SEGMENT_SEC, false, () => renderToFile(doc, "standard", "split-standard"));
-    const whole = await withWorker(0, false, () => renderToFile(doc, "standard", "whole-standard"));
+    const split = await withWorker(SEGMENT_SEC, () => renderToFile(doc, "standard", "split-standard"));
+    const whole = await withWorker(0, () => renderToFile(doc, "standard", "whole-standard"));
     expect(split.end.segments).toEqual({ total: 4, done: 4 });
     const parts = await listRenderParts(t.database.db, split.end.id);
     await expectCleanSeams(split.file, {
@@ -224,7 +221,7 @@ describe("split renders through the API", () => {
       expect(left).toEqual([]);
       return end;
     };
-    await withWorker(SEGMENT_SEC, false, async () => {
+    await withWorker(SEGMENT_SEC, async () => {
       const start = () => api.startRender({ composition: doc, output: { format: "mp4", quality: "draft" } });
       const first = await start();
       const second = await start();

@@ -28,6 +28,7 @@ import { dailyRenderSeconds, type RenderLimits, renderCostProblems } from "../co
 import type { FrozenComposition, Timeline } from "../composition/schema.ts";
 import { fillTemplate, type MergeValues, ownStorageUrls } from "../composition/template.ts";
 import { holdAccountAllowance } from "../quota/account-allowance.ts";
+import { LOSSLESS_FORMATS } from "../render/outputs.ts";
 import type { RenderOutputOptions } from "../render/types.ts";
 import { checkCallbackUrl } from "../webhooks/target.ts";
 
@@ -171,6 +172,11 @@ export function resolveOutputOptions(
 ): RenderOutputOptions {
   const format = input?.format ?? "mp4";
   const options: RenderOutputOptions = { ...input, format, quality: input?.quality ?? "standard" };
+  if (options.quality === "lossless" && !LOSSLESS_FORMATS.includes(format)) {
+    throw invalidRequest(`Quality lossless is not available for ${format}`, [
+      { path: "/output/quality", message: `lossless applies to ${LOSSLESS_FORMATS.join(", ")} only` },
+    ]);
+  }
   if (format === "jpg" || format === "png") {
     options.frameAt = input?.frameAt ?? 0;
     if (options.frameAt >= duration) {

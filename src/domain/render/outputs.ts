@@ -29,6 +29,12 @@ export const FORMAT_MIME: Record<OutputFormat, string> = {
   png: "image/png",
 };
 
+/** Formats a `lossless` render can be made in (the others only have lossy encoders here). */
+export const LOSSLESS_FORMATS: readonly OutputFormat[] = ["mp4", "wav", "png"];
+
+/** The lossy preset whose tables a `lossless` render uses for what it does not encode losslessly. */
+const lossy = (quality: RenderQuality) => (quality === "lossless" ? "high" : quality);
+
 const X264 = { draft: ["ultrafast", "28"], standard: ["veryfast", "23"], high: ["slow", "18"] } as const;
 const VP9 = {
   draft: ["realtime", "8", "40"],
@@ -45,6 +51,7 @@ const JPEG_Q = { draft: "6", standard: "3", high: "2" } as const;
  * `streams` keeps only the video (`-an`) or only the audio (`-vn`) of the format; a video-only
  * mp4 also closes every GOP (`-flags +cgop`) so that segments join by stream copy. `lossless`
  * encodes H.264 losslessly (x264 `-qp 0`, same preset): internal, for exactness tests only.
+ * A `lossless` render is lossless throughout, not only this variant (see {@link encoderArgs}).
  * `fragmented` (mp4 only) writes a fragmented MP4 that plays while it is written (a stream to an
  * HTTP response, "Play from here"): the header first (`empty_moov`), then one fragment per
  * keyframe, instead of `+faststart`. The first fragment holds {@link FIRST_FRAGMENT_SECONDS} s
@@ -66,6 +73,9 @@ export const FIRST_FRAGMENT_SECONDS = 0.1;
  * mp4 = H.264 (x264 preset/CRF ultrafast/28, veryfast/23, slow/18) + AAC, `+faststart`;
  * webm = VP9 (CRF 40/33/28, realtime/good) + Opus; gif = palette from the graph, looping;
  * mp3 = LAME CBR 128/192/320k; wav = PCM 16-bit (24-bit for high); jpg/png = one frame.
+ * Quality `lossless` (only for {@link LOSSLESS_FORMATS}): mp4 = lossless H.264 (x264 `-qp 0`,
+ * preset veryfast: the High 4:4:4 Predictive profile, which ffmpeg and editors decode but
+ * browsers do not play) + ALAC 24-bit; wav = PCM 24-bit; png is lossless anyway.
  * `variant` (mp4 only) narrows the streams of one part of a split render; see {@link EncoderVariant}.
  */
 export function encoderArgs(
@@ -73,19 +83,25 @@ export function encoderArgs(
   quality: RenderQuality,
   variant: EncoderVariant = {},
 ): string[] {
+  const q = lossy(quality);
   switch (format) {
     case "mp4": {
-      const [preset, crf] = X264[quality];
+      const lossless = quality === "lossless";
+      const [preset, crf] = X264[lossless ? "standard" : q];
       const video = [
         "-c:v",
         "libx264",
         "-preset",
         preset,
-        ...(variant.lossless ? ["-qp", "0"] : ["-crf", crf]),
+        ...(variant.lossless || lossless ? ["-qp", "0"] : ["-crf", crf]),
         "-pix_fmt",
         "yuv420p",
       ];
-      const audio = ["-c:a", "aac", "-b:a", AAC[quality], "-ar", "48000"];
+      const audio = [
+        ...(lossless ? ["-c:a", "alac", "-sample_fmt", "s32p"] : ["-c:a", "aac", "-b:a", AAC[q]]),
+        "-ar",
+        "48000",
+      ];
       if (variant.streams === "video") return [...video, "-flags", "+cgop", "-an", "-f", "mp4"];
       if (variant.streams === "audio") return ["-vn", ...audio, "-f", "mp4"];
       if (variant.fragmented) {
@@ -104,7 +120,7 @@ export function encoderArgs(
       return [...video, ...audio, "-movflags", "+faststart", "-f", "mp4"];
     }
     case "webm": {
-      const [deadline, cpu, crf] = VP9[quality];
+      const [deadline, cpu, crf] = VP9[q];
       return [
         "-c:v",
         "libvpx-vp9",
@@ -123,7 +139,7 @@ export function encoderArgs(
         "-c:a",
         "libopus",
         "-b:a",
-        OPUS[quality],
+        OPUS[q],
         "-ar",
         "48000",
         "-f",
@@ -133,11 +149,11 @@ export function encoderArgs(
     case "gif":
       return ["-loop", "0", "-f", "gif"];
     case "mp3":
-      return ["-c:a", "libmp3lame", "-b:a", MP3[quality], "-ar", "48000", "-f", "mp3"];
+      return ["-c:a", "libmp3lame", "-b:a", MP3[q], "-ar", "48000", "-f", "mp3"];
     case "wav":
-      return ["-c:a", quality === "high" ? "pcm_s24le" : "pcm_s16le", "-ar", "48000", "-f", "wav"];
+      return ["-c:a", q === "high" ? "pcm_s24le" : "pcm_s16le", "-ar", "48000", "-f", "wav"];
     case "jpg":
-      return ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", JPEG_Q[quality], "-update", "1", "-f", "image2"];
+      return ["-frames:v", "1", "-c:v", "mjpeg", "-q:v", JPEG_Q[q], "-update", "1", "-f", "image2"];
     case "png":
       return ["-frames:v", "1", "-c:v", "png", "-update", "1", "-f", "image2"];
   }

@@ -7,8 +7,12 @@ export const OUTPUT_FORMATS = ["mp4", "webm", "gif", "mp3", "wav", "jpg", "png"]
 /** Output container/format of a render. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** Encoder effort/size trade-offs: draft (fastest), standard, high (slowest, best). */
-export const RENDER_QUALITIES = ["draft", "standard", "high"] as const;
+/**
+ * Encoder effort/size trade-offs: draft (fastest), standard, high (slowest, best), and lossless
+ * (mp4, wav and png only: every decoded frame and sample equals what the render's graph made, a
+ * master for further editing; see `LOSSLESS_FORMATS`).
+ */
+export const RENDER_QUALITIES = ["draft", "standard", "high", "lossless"] as const;
 
 /** Encoder effort/size trade-off of a render (one of {@link RENDER_QUALITIES}). */
 export type RenderQuality = (typeof RENDER_QUALITIES)[number];

@@ -40,7 +40,11 @@ export const RenderOutputOptions = Type.Object(
     quality: Type.Optional(
       Type.Union(
         RENDER_QUALITIES.map((q) => Type.Literal(q)),
-        { default: "standard" },
+        {
+          default: "standard",
+          description:
+            "draft (fastest), standard, high (slowest, smallest loss), or lossless (mp4, wav and png only): a master for further editing, every frame and sample as the render made it; mp4 = lossless H.264 (High 4:4:4 Predictive, which editors and ffmpeg decode but browsers do not play) + ALAC, several times the size of high",
+        },
       ),
     ),
     range: Type.Optional(

@@ -266,7 +266,7 @@ describe("POST /api/v1/autoedit", () => {
     expectWellFormed(answer.events);
     const results = ofType(answer.events, "tool_result").map((e) => e.data);
     expect(results.map((r) => [r.name, r.ok])).toEqual([["auto_edit", true]]);
-    const made = (results[0]?.output as { compositions: { id: string }[] }).compositions;
+    const made = (results[0]?.output as { compositions: { id: string }[] } | undefined)?.compositions ?? [];
     expect(made).toHaveLength(1);
     const fromAssistant = (await call(c.key, "GET", `/api/compositions/${made[0]?.id}`)).body;
     const fromApi = (await call(c.key, "GET", `/api/compositions/${viaApi.compositions[0]?.id}`)).body;

@@ -324,9 +324,12 @@ export async function runAutoeditPipeline(
         height: upload.media.height ?? 720,
         fps: upload.media.fps,
         transcriptionId: result.transcriptionIds[index] as string,
+        transcript: (transcripts[index] as ReusedTranscript).result,
         silences: analyses[index]?.silences?.ranges ?? [],
       };
       const stepContext: AutoeditStepContext = {
+        userId,
+        deps: { db, store: deps.store, workRoot: deps.workRoot, clock },
         request,
         candidate,
         source,

@@ -6,11 +6,22 @@
  *
  * Order: the cut (version 1) → the canvas at the target aspect → captions from speech (in step
  * with the video clip) → silence removal (which recuts the captions in step) → music bed.
+ *
+ * A new step is one more {@link AutoeditStep} in {@link autoeditSteps}: a reframe on tracked
+ * faces takes the place of {@link centreCropCanvas}; a silence-and-filler removal over the
+ * transcript's words (`source.transcript`) takes the place of {@link removeSilences}; a loudness
+ * target (`request.loudness`) goes after the music. A step that needs the database, the blob
+ * store or scratch space finds them in `context.deps`. The options a server cannot carry out are
+ * listed in the job's `skipped` (`skippedOptions` in `autoedit-job.ts`).
  */
 
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/client.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
 import { removeSourceRangesWithCaptions, type SourceRange } from "../composition/recut.ts";
 import type { Canvas, Clip, Composition, TextStyle, Track } from "../composition/schema.ts";
 import { CANVAS_FPS } from "../composition/value-lists.ts";
+import type { TranscriptResult } from "../transcription/types.ts";
 import type { AutoeditAspectRatio, AutoeditCandidate, AutoeditRequest } from "./types.ts";
 
 /** The upload a composition is cut from, as the steps need it. */
@@ -22,14 +33,19 @@ export interface AutoeditSource {
   height: number;
   /** Frame rate of the picture, frames/s (null: unknown). */
   fps: number | null;
-  /** The succeeded transcription of its speech. */
+  /** The succeeded transcription of its speech, and its transcript (word times, source seconds). */
   transcriptionId: string;
+  transcript: TranscriptResult;
   /** Silences of its sound (source seconds) at least the request's `silenceMinDuration` long. */
   silences: SourceRange[];
 }
 
 /** What every step sees: the request, the candidate, its source and the music upload, if any. */
 export interface AutoeditStepContext {
+  /** The job's owner: every upload and composition a step touches is theirs. */
+  userId: string;
+  /** What a step may use beyond the composition: database, blob store, scratch space, clock. */
+  deps: { db: Db; store: BlobStore; workRoot: string; clock: Clock };
   request: AutoeditRequest;
   candidate: AutoeditCandidate;
   source: AutoeditSource;

@@ -116,7 +116,7 @@ beforeAll(async () => {
   // Unlimited quota: polling jobs through a slow transcription would use up a plan's daily calls.
   owner = await t.createAccount({ plan: "admin" });
   uploadId = (await uploadFile(t, owner.key, video, "talk.mp4")).id;
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await t?.close();
   await tmp?.cleanup();

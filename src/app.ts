@@ -17,6 +17,7 @@ import { routeScopes } from "./http/plugins/scopes.ts";
 import { registerStringGuard } from "./http/plugins/string-guard.ts";
 import { registerAnalysisRoutes } from "./http/routes/analysis/index.ts";
 import { registerAssistantRoutes } from "./http/routes/assistant/index.ts";
+import { registerAutoeditRoutes } from "./http/routes/autoedits/index.ts";
 import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       engines: transcribers.byProvider,
       allowPrivateCallbacks: allowPrivate,
     });
+    registerAutoeditRoutes(api, { db, clock, enqueue, allowPrivateCallbacks: allowPrivate });
     registerWebhookRoutes(api, { db, clock, enqueue, allowPrivate });
     registerAssistantRoutes(api, { db, clock, assistant });
   });

@@ -26,7 +26,8 @@ export type IdPrefix =
   | "dlv"
   | "evt"
   | "rsg"
-  | "ver";
+  | "ver"
+  | "aed";
 
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPos = randomPool.length;

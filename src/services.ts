@@ -4,6 +4,7 @@ import { createGenerationService } from "./domain/assistant/generation-service.t
 import { type Assistant, type AssistantDeps, createAssistant } from "./domain/assistant/service.ts";
 import type { GenerationService, TranscriptionService } from "./domain/assistant/tool-context.ts";
 import { createTranscriptionService } from "./domain/assistant/transcription-service.ts";
+import type { AutoeditJobDeps } from "./domain/autoedit/autoedit-job.ts";
 import type { GenerationPipelineDeps } from "./domain/generation/pipeline.ts";
 import { createProviders } from "./domain/generation/providers/index.ts";
 import type { ProviderSet } from "./domain/generation/providers/types.ts";
@@ -74,6 +75,8 @@ export interface WorkerServices extends SharedServices {
   generationPipeline: GenerationPipelineDeps;
   /** Transcription attempts' dependencies, webhook events included. */
   transcriptionPipeline: TranscriptionJobDeps;
+  /** Auto-edit attempts' dependencies, webhook events included. */
+  autoeditPipeline: AutoeditJobDeps;
 }
 
 /** What each role gets from {@link buildServices}. */
@@ -250,6 +253,16 @@ function workerServices(
       clock,
       workRoot: config.workDir,
       transcribers: transcribers.byProvider,
+      events,
+    },
+    autoeditPipeline: {
+      db,
+      store,
+      clock,
+      workRoot: config.workDir,
+      transcription: { enqueue, transcriber: transcribers.active, engines: transcribers.byProvider },
+      enqueue,
+      renderLimits: config.renderLimits,
       events,
     },
   };

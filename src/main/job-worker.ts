@@ -1,3 +1,4 @@
+import { autoeditJobHandler } from "../domain/autoedit/autoedit-job.ts";
 import { generationJobHandler } from "../domain/generation/generation-job.ts";
 import { generationWorkDirs } from "../domain/generation/pipeline.ts";
 import { renderJobHandler, renderWorkDirs } from "../domain/render-jobs/render-job.ts";
@@ -79,6 +80,12 @@ export async function startJobWorker(
     }),
     transcription: transcriptionJobHandler({
       pipeline: services.transcriptionPipeline,
+      log,
+      concurrency,
+      ...polling,
+    }),
+    autoedit: autoeditJobHandler({
+      pipeline: services.autoeditPipeline,
       log,
       concurrency,
       ...polling,

@@ -60,6 +60,12 @@ export interface PreviewProxyJobV1 {
   uploadId: string;
 }
 
+/** Payload of an `autoedit` job: the auto-edit row is the source of truth. */
+export interface AutoeditJobV1 {
+  v: 1;
+  autoeditId: string;
+}
+
 /** Every job kind. */
 export const JOBS = {
   render: defineJob<RenderJobV1>("render", {
@@ -103,6 +109,16 @@ export const JOBS = {
     retryDelay: 2,
     heartbeatSeconds: 10,
     // Offline decoding of hours of speech takes a while on two cores.
+    expireInSeconds: 4 * 3600,
+    deadLetter: true,
+  }),
+  autoedit: defineJob<AutoeditJobV1>("autoedit", {
+    // A retry starts over (the compositions of the lost attempt are deleted first);
+    // `autoedit_dead` fails it with `worker_lost`.
+    retryLimit: 2,
+    retryDelay: 2,
+    heartbeatSeconds: 10,
+    // It waits for the transcription job of each upload, which may take hours of offline decoding.
     expireInSeconds: 4 * 3600,
     deadLetter: true,
   }),

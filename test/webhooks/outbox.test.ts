@@ -66,6 +66,7 @@ describe("events are written with the change that causes them", () => {
       renderEnded: async () => {},
       generationEnded: async () => {},
       transcriptionEnded: async () => {},
+      autoeditEnded: async () => {},
       uploadsCreated: async () => {
         throw new Error("queue down");
       },

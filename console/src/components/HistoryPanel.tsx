@@ -10,6 +10,7 @@ const AUTHORS: Record<CompositionVersion["author"]["kind"], string> = {
   mcp: "MCP",
   import: "import",
   revert: "revert",
+  autoedit: "auto-edit",
 };
 
 /** A version's document in a few lines: each track's clips with their times. */

@@ -2,6 +2,7 @@ import QRCode from "qrcode";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type PatchOperation, type Schemas, type Upload } from "../api/client";
 import { patchComposition } from "../api/compositions";
+import { AutoEdit } from "../components/AutoEdit";
 import { CompositionList, editorPath, useCompositions } from "../components/CompositionList";
 import { Generations } from "../components/Generations";
 import { Layout, Status } from "../components/Layout";
@@ -350,6 +351,7 @@ export function ProjectPage(props: { id: string }) {
           }}
         />
       )}
+      <AutoEdit projectId={props.id} uploads={uploads} onDone={refresh} />
       <CompositionList
         projectId={props.id}
         selected={selectedUploads}

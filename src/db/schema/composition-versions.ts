@@ -10,7 +10,7 @@ import { users } from "./users.ts";
 export type VersionState = Record<string, unknown>;
 
 /** Who made a version: the kind of write, and the API key or assistant run behind it when known. */
-export type VersionAuthorKind = "api" | "console" | "assistant" | "mcp" | "import" | "revert";
+export type VersionAuthorKind = "api" | "console" | "assistant" | "mcp" | "import" | "revert" | "autoedit";
 
 /**
  * One accepted write of a composition (docs/composition.md, Versions). `patch` is the RFC 6902

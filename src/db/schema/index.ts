@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./assistant.ts";
+export * from "./autoedits.ts";
 export * from "./composition-versions.ts";
 export * from "./compositions.ts";
 export * from "./console-auth.ts";

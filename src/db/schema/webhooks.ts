@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "transcription.succeeded",
   "transcription.failed",
   "upload.created",
+  "autoedit.succeeded",
+  "autoedit.failed",
 ] as const;
 /** One subscribable event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

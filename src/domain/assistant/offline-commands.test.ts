@@ -38,6 +38,15 @@ describe("offline commands", () => {
     ["generate an image of a red panda", { tool: "generate_image", input: { prompt: "a red panda" } }],
     ["animate clip 2", { tool: "animate_image", input: { image: 2 } }],
     ["render a draft", { tool: "start_render", input: { quality: "draft" } }],
+    [
+      "make a 60 s vertical clip with captions",
+      { tool: "auto_edit", input: { count: 1, maxDuration: 60, aspectRatio: "9:16", captions: true } },
+    ],
+    [
+      "make 3 square clips from talk.mp4 about pricing",
+      { tool: "auto_edit", input: { count: 3, aspectRatio: "1:1", upload: "talk.mp4", prompt: "pricing" } },
+    ],
+    ["make a 30-second short", { tool: "auto_edit", input: { count: 1, maxDuration: 30 } }],
     ["render the final version", { tool: "start_render", input: { quality: "high" } }],
     ["undo", { tool: "undo", input: {} }],
     ["show the composition", { tool: "get_composition", input: {} }],

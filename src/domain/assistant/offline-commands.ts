@@ -22,6 +22,7 @@ export const OFFLINE_COMMANDS = [
   "add [karaoke] captions from speech [of <upload>] | transcribe <upload> | make chapters from <upload>",
   "remove silences [longer than 1.5 seconds] [from clip N | on track T]",
   "cut [clip N] at scene changes",
+  "make a 60 s vertical clip with captions [from <upload>] [about <topic>] | make 3 square clips",
   "set music volume to 40% | duck the music under speech | fade out the music over 3s",
   "find chapters",
   "suggest b-roll",
@@ -130,6 +131,34 @@ export function parseCommand(clause: string): CommandCall | null {
     return {
       tool: "add_captions_from_speech",
       input: { ...(m[2] ? { upload: m[2] } : {}), ...(m[1] || m[3] ? { mode: "karaoke" } : {}) },
+    };
+  }
+  m = new RegExp(
+    String.raw`^(?:make|create|cut|build|give me)\s+(?:(a|an|one|two|three|four|five|\d+)\s+)?(?:${NUM}\s*-?\s*(?:s|sec|secs|second|seconds)\s+|(\d+)\s*-?\s*(?:min|mins|minute|minutes)\s+)?(?:(vertical|portrait|square|horizontal|landscape|widescreen|wide)\s+)?(?:short\s+)?(?:clips?|shorts?|reels?|highlights?)(?:\s+(?:from|of)\s+(?:the\s+)?(.+?))?(?:\s+(with|without|no)\s+(?:captions|subtitles))?(?:\s+about\s+(.+))?$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    const counts: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5 };
+    const count = m[1] ? (counts[m[1].toLowerCase()] ?? Number(m[1])) : undefined;
+    const shape = m[4]?.toLowerCase();
+    const aspectRatio =
+      shape === "vertical" || shape === "portrait"
+        ? "9:16"
+        : shape === "square"
+          ? "1:1"
+          : shape
+            ? "16:9"
+            : undefined;
+    return {
+      tool: "auto_edit",
+      input: {
+        ...(count !== undefined ? { count } : {}),
+        ...(m[2] ? { maxDuration: Number(m[2]) } : m[3] ? { maxDuration: 60 * Number(m[3]) } : {}),
+        ...(aspectRatio ? { aspectRatio } : {}),
+        ...(m[5] ? { upload: m[5] } : {}),
+        ...(m[6] ? { captions: m[6].toLowerCase() === "with" } : {}),
+        ...(m[7] ? { prompt: m[7] } : {}),
+      },
     };
   }
   m = /^transcribe\s+(?:the\s+)?(?:speech\s+(?:of|in)\s+(?:the\s+)?)?(.+)$/i.exec(s);

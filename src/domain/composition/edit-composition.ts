@@ -105,9 +105,14 @@ export async function prepareCompositionWrite(ctx: EditContext, body: unknown, c
 
 /**
  * Creates a composition at version 1 from a write body, and its first version (in one transaction).
+ * @param summary - the first version's summary (default `created`, `imported` for an import).
  * @throws as {@link prepareCompositionWrite}.
  */
-export async function createComposition(ctx: WriteContext, body: CompositionWrite): Promise<CompositionRow> {
+export async function createComposition(
+  ctx: WriteContext,
+  body: CompositionWrite,
+  summary?: string,
+): Promise<CompositionRow> {
   const fields = await prepareCompositionWrite(ctx, body);
   return ctx.db.transaction(async (tx) => {
     const db = tx as unknown as Db;
@@ -116,7 +121,7 @@ export async function createComposition(ctx: WriteContext, body: CompositionWrit
       row,
       previous: null,
       author: ctx.author,
-      summary: ctx.author.kind === "import" ? "imported" : "created",
+      summary: summary ?? (ctx.author.kind === "import" ? "imported" : "created"),
     });
     return row;
   });
@@ -160,17 +165,18 @@ async function saveIfVersion(
 }
 
 /**
- * Replaces a composition (PUT). `baseVersion` is the version the client's copy was based on.
+ * Replaces a composition (PUT). `baseVersion` is the version the client's copy was based on;
+ * `summary` replaces the version's computed summary (an automated step names what it did).
  * @throws 404 unknown/foreign, 409 stale version, 400 invalid body.
  */
 export async function replaceComposition(
   ctx: WriteContext,
-  input: { id: string; baseVersion: number; body: CompositionWrite },
+  input: { id: string; baseVersion: number; body: CompositionWrite; summary?: string | undefined },
 ): Promise<CompositionRow> {
   const current = await findComposition(ctx.db, ctx.userId, input.id);
   if (!current) throw notFound(`Composition ${input.id}`);
   if (current.version !== input.baseVersion) throw versionConflict(current.version);
-  return saveIfVersion(ctx, current, input.body);
+  return saveIfVersion(ctx, current, input.body, input.summary);
 }
 
 const READ_ONLY = new Set(["/id", "/version", "/schemaVersion", "/createdAt", "/updatedAt"]);

@@ -209,3 +209,42 @@ export function removeSourceRanges(
     pieces,
   };
 }
+
+/** Whether two clips play the same stretch of source at the same place (start, length, trim, speed). */
+export function inStep(a: Clip, b: Clip): boolean {
+  const close = (x: number, y: number) => Math.abs(x - y) < 1e-3;
+  return (
+    close(a.start, b.start) &&
+    close(a.duration, b.duration) &&
+    close(a.trim ?? 0, b.trim ?? 0) &&
+    close(a.speed ?? 1, b.speed ?? 1)
+  );
+}
+
+/**
+ * {@link removeSourceRanges} on `track` of a composition, and the same cut on every caption clip
+ * of another track that is in step with a recut clip ({@link inStep}: the captions of its
+ * speech), so captions stay with their words. Markers move with `track`. Mutates `draft`.
+ * @param ranges - source ranges to cut, by clip id of `track`.
+ * @returns what was cut from `track`, and whether caption clips were cut with it.
+ */
+export function removeSourceRangesWithCaptions(
+  draft: { tracks: Track[]; markers?: Marker[] | undefined },
+  track: Track,
+  ranges: ReadonlyMap<string, readonly SourceRange[]>,
+  minPiece: number,
+): RemovedRanges & { captionsCut: boolean } {
+  const clips = track.clips.filter((c) => ranges.has(c.id));
+  const captionTracks = draft.tracks.flatMap((other) => {
+    if (other === track) return [];
+    const linked = new Map<string, readonly SourceRange[]>();
+    for (const caption of other.clips) {
+      const media = caption.asset.type === "caption" ? clips.find((c) => inStep(c, caption)) : undefined;
+      if (media) linked.set(caption.id, ranges.get(media.id) ?? []);
+    }
+    return linked.size > 0 ? [{ other, linked }] : [];
+  });
+  const done = removeSourceRanges(track, draft.markers, ranges, minPiece);
+  for (const { other, linked } of captionTracks) removeSourceRanges(other, undefined, linked, minPiece);
+  return { ...done, captionsCut: captionTracks.length > 0 };
+}

@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
+import type { AutoeditRow } from "../../db/repositories/autoedits.ts";
 import { type GenerationRow, outputsOf } from "../../db/repositories/generations.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import type { TranscriptionRow } from "../../db/repositories/transcriptions.ts";
@@ -36,6 +37,7 @@ export interface EventPresenters {
   generation(row: GenerationRow, outputs: UploadRow[]): Promise<Presented>;
   transcription(row: TranscriptionRow): Presented;
   upload(row: UploadRow): Promise<Presented>;
+  autoedit(row: AutoeditRow): Presented;
 }
 
 /** What recording events needs: the job sender, the clock, and the payloads' presenters. */
@@ -68,6 +70,8 @@ export interface WebhookEvents {
   transcriptionEnded(tx: Db, transcription: TranscriptionRow): Promise<void>;
   /** `upload.created`, one event per upload. */
   uploadsCreated(tx: Db, uploads: UploadRow[]): Promise<void>;
+  /** `autoedit.succeeded` / `autoedit.failed` for an auto-edit that just ended. */
+  autoeditEnded(tx: Db, autoedit: AutoeditRow): Promise<void>;
 }
 
 /**
@@ -177,6 +181,15 @@ export function createWebhookEvents(deps: WebhookEventsDeps): WebhookEvents {
         type: `transcription.${transcription.status}`,
         present: async () => deps.present.transcription(transcription),
         resourceId: transcription.id,
+      });
+    },
+    async autoeditEnded(tx, autoedit) {
+      if (autoedit.status !== "succeeded" && autoedit.status !== "failed") return;
+      await record(tx, {
+        userId: autoedit.userId,
+        type: `autoedit.${autoedit.status}`,
+        present: async () => deps.present.autoedit(autoedit),
+        resourceId: autoedit.id,
       });
     },
     async uploadsCreated(tx, uploads) {

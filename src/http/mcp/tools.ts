@@ -31,6 +31,8 @@ const OPERATIONS: Record<string, string> = {
   get_render: "getRender",
   list_renders: "listRenders",
   cancel_render: "cancelRender",
+  auto_edit: "createAutoedit",
+  get_autoedit: "getAutoedit",
   detect_chapters: "detectChapters",
   summarize_clip: "summarizeClip",
   suggest_broll: "suggestBroll",
@@ -50,6 +52,8 @@ const DESCRIPTIONS: Record<string, string> = {
     'Apply a JSON Patch (RFC 6902) to a composition atomically. `body` is the array of operations; paths address the composition as get_composition returns it. The result is validated like a create; a failed `test` operation is a 409. Send `if-match` (the version in quotes, e.g. `"3"`) to refuse the patch when someone else changed it first.',
   revert_composition:
     'Go back to an earlier version of a composition (list_composition_versions shows them): writes a new version whose name and timeline equal `body.version`\'s. `if-match` is required: the current version in quotes (e.g. `"7"`); a stale one is a 409.',
+  auto_edit:
+    "Turn long video recordings (upload ids) into short clips: returns a queued auto-edit job at once. It transcribes the uploads offline, ranks candidate stretches (whole sentences, at most `target.maxDuration` s, with reasons), then builds the top `target.count` as compositions in the project, one version per automated step (cut, canvas at `target.aspectRatio` as a centre crop, karaoke captions, silence removal, music ducked under speech), so each step can be reverted. Poll get_autoedit with its id.",
   run_assistant:
     "Send a message to an assistant session (create_assistant_session first) and wait for the run to end. The assistant edits the session's composition with its own tools. Returns the run's events (`session`, `text`, `tool_start`, `tool_result`, `patch`, … and one terminal `done` or `error`); the text says what the assistant said.",
 };

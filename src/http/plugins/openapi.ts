@@ -1,5 +1,6 @@
 import swagger from "@fastify/swagger";
 import scalar from "@scalar/fastify-api-reference";
+import { Autoedit } from "../schemas/autoedit.ts";
 import { ERROR_SCHEMA_ID, ErrorResponse } from "../schemas/common.ts";
 import { Generation } from "../schemas/generation.ts";
 import { Render } from "../schemas/render.ts";
@@ -34,6 +35,11 @@ export const TAGS = [
   { name: "Assistant", description: "Assistant sessions and the orchestrator stream" },
   { name: "Compositions", description: "Timelines of tracks and clips" },
   { name: "Renders", description: "Render jobs that turn a composition into a file" },
+  {
+    name: "Auto-edit",
+    description:
+      "From a long recording to ranked short clips as compositions, one version per automated step (offline)",
+  },
   {
     name: "Webhooks",
     description:
@@ -90,6 +96,7 @@ export async function registerOpenApi(
         generation: Generation,
         transcription: Transcription,
         upload: Upload,
+        autoedit: Autoedit,
       }),
     },
     // Descriptions, headers and recorded examples of success responses (openapi-responses.ts).

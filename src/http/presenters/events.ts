@@ -1,4 +1,5 @@
 import type { EventPresenters } from "../../domain/webhooks/events.ts";
+import { presentAutoedit } from "./autoedits.ts";
 import { presentGeneration } from "./generations.ts";
 import { presentRender } from "./renders.ts";
 import type { SigningDeps } from "./signing.ts";
@@ -12,5 +13,6 @@ export function eventPresenters(deps: SigningDeps): EventPresenters {
     generation: (row, outputs) => presentGeneration(deps, row, outputs),
     transcription: presentTranscription,
     upload: (row) => presentUpload(deps, row),
+    autoedit: presentAutoedit,
   };
 }

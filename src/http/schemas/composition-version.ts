@@ -5,14 +5,16 @@ import { CompositionParams, JsonPatchOperation } from "./composition.ts";
 export const VersionAuthorSchema = Type.Object(
   {
     kind: Type.Union(
-      ["api", "console", "assistant", "mcp", "import", "revert"].map((k) => Type.Literal(k)),
+      ["api", "console", "assistant", "mcp", "import", "revert", "autoedit"].map((k) => Type.Literal(k)),
       {
         description:
-          "`api` an API key, `console` a console session (the studio), `assistant` an assistant run, `mcp` an MCP tool call, `import` an OpenTimelineIO import, `revert` a revert",
+          "`api` an API key, `console` a console session (the studio), `assistant` an assistant run, `mcp` an MCP tool call, `import` an OpenTimelineIO import, `revert` a revert, `autoedit` a step of an auto-edit job",
       },
     ),
     keyId: Type.Optional(Type.String({ description: "The API key that wrote it, when one did" })),
-    runId: Type.Optional(Type.String({ description: "The assistant run that wrote it" })),
+    runId: Type.Optional(
+      Type.String({ description: "The assistant run (`run_…`) or auto-edit job (`aed_…`) that wrote it" }),
+    ),
   },
   { title: "CompositionVersionAuthor", additionalProperties: false },
 );

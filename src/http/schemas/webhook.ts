@@ -276,6 +276,7 @@ export function webhookMessagesDoc(resources: {
   generation: TSchema;
   transcription: TSchema;
   upload: TSchema;
+  autoedit: TSchema;
 }) {
   const data: Record<string, TSchema> = {
     "render.succeeded": resources.render,
@@ -286,6 +287,8 @@ export function webhookMessagesDoc(resources: {
     "transcription.succeeded": resources.transcription,
     "transcription.failed": resources.transcription,
     "upload.created": resources.upload,
+    "autoedit.succeeded": resources.autoedit,
+    "autoedit.failed": resources.autoedit,
     "webhook.test": Type.Object({ endpointId: Type.String(), message: Type.String() }),
   };
   return Object.fromEntries(

@@ -1,4 +1,5 @@
 import { detectChaptersTool, suggestBrollTool } from "./analysis.ts";
+import { autoEdit } from "./autoedit.ts";
 import { addCaptions, setVolume } from "./captions-audio.ts";
 import type { ToolSpec } from "./define.ts";
 import { animateImage, generateImage, startRenderTool } from "./media.ts";
@@ -28,6 +29,7 @@ export const ASSISTANT_TOOLS: ToolSpec<any>[] = [
   transcribeSpeech,
   addCaptionsFromSpeech,
   makeChapters,
+  autoEdit,
   generateImage,
   animateImage,
   startRenderTool,

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { removeSourceRanges, type SourceRange, splitAtSourceTimes } from "../../composition/recut.ts";
+import {
+  inStep,
+  removeSourceRangesWithCaptions,
+  type SourceRange,
+  splitAtSourceTimes,
+} from "../../composition/recut.ts";
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
 import { ANALYSIS_DEFAULTS } from "../../uploads/analysis.ts";
 import { applyEdit, readComposition } from "../edit.ts";
@@ -18,17 +23,6 @@ type UploadClip = Clip & { asset: { type: "video" | "audio"; uploadId: string } 
 
 function playsUpload(clip: Clip): clip is UploadClip {
   return (clip.asset.type === "video" || clip.asset.type === "audio") && !!clip.asset.uploadId;
-}
-
-/** Whether two clips play the same stretch of source at the same place (start, length, trim, speed). */
-function inStep(a: Clip, b: Clip): boolean {
-  const close = (x: number, y: number) => Math.abs(x - y) < 1e-3;
-  return (
-    close(a.start, b.start) &&
-    close(a.duration, b.duration) &&
-    close(a.trim ?? 0, b.trim ?? 0) &&
-    close(a.speed ?? 1, b.speed ?? 1)
-  );
 }
 
 /** The analysis of an upload a clip plays, reported as the tool's progress while it runs. */
@@ -127,20 +121,7 @@ export const removeSilences = defineTool({
         throw new ToolError("not_found", "The clips changed meanwhile; read the composition and try again");
       }
       const ranges = new Map(clips.map((c) => [c.id, silences.get(c.asset.uploadId) ?? []]));
-      // Caption clips in step with a recut clip (same start, length, trim and speed: captions
-      // of its speech) are recut the same way on their own track, so they stay in step.
-      const captionTracks = draft.tracks.flatMap((other) => {
-        if (other === track) return [];
-        const linked = new Map<string, SourceRange[]>();
-        for (const caption of other.clips) {
-          const media = caption.asset.type === "caption" ? clips.find((c) => inStep(c, caption)) : undefined;
-          if (media) linked.set(caption.id, ranges.get(media.id) ?? []);
-        }
-        return linked.size > 0 ? [{ other, linked }] : [];
-      });
-      const done = removeSourceRanges(track, draft.markers, ranges, MIN_PIECE_SECONDS);
-      for (const { other, linked } of captionTracks)
-        removeSourceRanges(other, undefined, linked, MIN_PIECE_SECONDS);
+      const done = removeSourceRangesWithCaptions(draft, track, ranges, MIN_PIECE_SECONDS);
       const what = ids.length === 1 ? `clip ${ids[0]}` : `${ids.length} clips of track ${track.id}`;
       if (done.cuts === 0) {
         return {
@@ -150,7 +131,7 @@ export const removeSilences = defineTool({
         };
       }
       return {
-        summary: `Removed ${done.cuts} silence(s) longer than ${input.longerThan}s from ${what}: ${done.removedSeconds}s shorter, later clips moved left${captionTracks.length > 0 ? "; its captions were cut the same way" : ""}`,
+        summary: `Removed ${done.cuts} silence(s) longer than ${input.longerThan}s from ${what}: ${done.removedSeconds}s shorter, later clips moved left${done.captionsCut ? "; its captions were cut the same way" : ""}`,
         removedSeconds: done.removedSeconds,
         cuts: done.cuts,
         clips: Object.fromEntries(done.pieces),

@@ -75,6 +75,8 @@ try {
     passes: number;
     plain: number;
     loud: number;
+    plainCpu: number;
+    loudCpu: number;
   }[] = [];
   for (const [i, [name, filters]] of SOURCES.entries()) {
     const file = path.join(dir, `source-${i}.mp4`);
@@ -162,33 +164,38 @@ try {
       passes: measured.measured.length,
       plain,
       loud,
+      plainCpu,
+      loudCpu,
     };
     rows.push(row);
+    const sign = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}`;
     log(
-      `${name}: ${before.integrated} LUFS / ${before.truePeak} dBTP → ${got.integrated} LUFS (${row.error >= 0 ? "+" : ""}${row.error.toFixed(1)} LU), ${got.truePeak} dBTP; ${row.passes} pass(es); ${plain.toFixed(1)} s → ${loud.toFixed(1)} s (${(loud / plain).toFixed(3)}×)`,
+      `${name}: ${before.integrated} LUFS / ${before.truePeak} dBTP → ${got.integrated} LUFS (${sign(row.error)} LU), ${got.truePeak} dBTP; ${row.passes} pass(es); wall ${plain.toFixed(1)} → ${loud.toFixed(1)} s, CPU ${plainCpu.toFixed(1)} → ${loudCpu.toFixed(1)} s (${(loudCpu / plainCpu).toFixed(3)}×)`,
     );
   }
-  const ratios = rows.map((r) => r.loud / r.plain).sort((a, b) => a - b);
-  const median =
-    ratios.length % 2
-      ? (ratios[(ratios.length - 1) / 2] as number)
-      : ((ratios[ratios.length / 2 - 1] as number) + (ratios[ratios.length / 2] as number)) / 2;
+  const medianOf = (values: number[]) => {
+    const v = [...values].sort((a, b) => a - b);
+    const mid = v.length / 2;
+    return v.length % 2 ? (v[Math.floor(mid)] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
+  };
+  const median = medianOf(rows.map((r) => r.loud / r.plain));
+  const medianCpu = medianOf(rows.map((r) => r.loudCpu / r.plainCpu));
   const worst = Math.max(...rows.map((r) => Math.abs(r.error)));
   const peak = Math.max(...rows.map((r) => r.truePeak));
   console.log(
     `\nLoudness normalisation, ${SECONDS} s sources, target ${TARGET.integrated} LUFS / ${TARGET.truePeak} dBTP, standard mp4`,
   );
   console.log(
-    "| source | output LUFS | error LU | true peak dBTP | passes | render s (none → target) | ratio |",
+    "| source | output LUFS | error LU | true peak dBTP | passes | wall s (none → target) | CPU s (none → target) | CPU ratio |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${r.integrated.toFixed(1)} | ${r.error >= 0 ? "+" : ""}${r.error.toFixed(1)} | ${r.truePeak.toFixed(1)} | ${r.passes} | ${r.plain.toFixed(1)} → ${r.loud.toFixed(1)} | ${(r.loud / r.plain).toFixed(3)}× |`,
+      `| ${r.name} | ${r.integrated.toFixed(1)} | ${r.error >= 0 ? "+" : ""}${r.error.toFixed(1)} | ${r.truePeak.toFixed(1)} | ${r.passes} | ${r.plain.toFixed(1)} → ${r.loud.toFixed(1)} | ${r.plainCpu.toFixed(1)} → ${r.loudCpu.toFixed(1)} | ${(r.loudCpu / r.plainCpu).toFixed(3)}× |`,
     );
   }
   console.log(
-    `\nlargest error ${worst.toFixed(1)} LU (target ±1: ${worst <= 1 ? "met" : "NOT met"}), highest true peak ${peak.toFixed(1)} dBTP (≤ ${TARGET.truePeak}: ${peak <= TARGET.truePeak ? "met" : "NOT met"}), median extra render time ${((median - 1) * 100).toFixed(1)} % (${median.toFixed(3)}×)`,
+    `\nlargest error ${worst.toFixed(1)} LU (target ±1: ${worst <= 1 ? "met" : "NOT met"}), highest true peak ${peak.toFixed(1)} dBTP (≤ ${TARGET.truePeak}: ${peak <= TARGET.truePeak ? "met" : "NOT met"}), median extra render time ${((medianCpu - 1) * 100).toFixed(1)} % in CPU (${medianCpu.toFixed(3)}×), ${((median - 1) * 100).toFixed(1)} % in wall time (${median.toFixed(3)}×)`,
   );
   const { stdout } = await run("cat", ["/proc/loadavg"]);
   console.log(`load average at the end: ${stdout.trim()}`);

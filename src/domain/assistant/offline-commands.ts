@@ -20,7 +20,8 @@ export const OFFLINE_COMMANDS = [
   "crossfade all cuts | add a wipe between 1 and 2",
   "add captions from <subtitle upload>",
   "add [karaoke] captions from speech [of <upload>] | transcribe <upload> | make chapters from <upload>",
-  "remove silences [longer than 1.5 seconds] [from clip N | on track T]",
+  "remove silences [longer than 1.5 seconds] [and the ums] [from clip N | on track T]",
+  "remove the ums | cut the fillers [from clip N | on track T]",
   "cut [clip N] at scene changes",
   "make a 60 s vertical clip with captions [from <upload>] [about <topic>] | make 3 square clips",
   "set music volume to 40% | duck the music under speech | fade out the music over 3s",
@@ -35,6 +36,20 @@ export const OFFLINE_COMMANDS = [
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
 const SEC = String.raw`\s*(?:s|sec|secs|second|seconds)?`;
+
+/** Words for spoken fillers: "fillers", "filler words", "ums", "uhs", "erms", "hesitations". */
+const FILLER_WORD = String.raw`(?:filler(?:\s+(?:words?|sounds?))?s?|u+m+s?|u+h+s?|e+r+m*s?|hesitations?)`;
+/** One or more filler words: "the ums and uhs", "ums, uhs and ers". */
+const FILLER_LIST = String.raw`(?:the\s+|all\s+(?:the\s+)?)?${FILLER_WORD}(?:\s*(?:,|and|&|or)\s*(?:the\s+)?${FILLER_WORD})*`;
+const SILENCE_WORD = String.raw`(?:silences?|silent\s+parts|pauses?|dead\s+air)`;
+const REMOVE_VERB = String.raw`(?:remove|cut(?:\s+out)?|delete|drop|strip(?:\s+out)?|get\s+rid\s+of)`;
+const TARGET = String.raw`(?:\s+(?:from|in|of|on)\s+(?:the\s+)?(?:(track)\s+)?(.+?))?`;
+
+/** The clip or track a removal names (`track T`, else a clip reference), or nothing. */
+function removalTarget(isTrack: string | undefined, target: string | undefined): Record<string, unknown> {
+  if (!target) return {};
+  return isTrack ? { track: target } : { clip: clipRef(target.replace(/\s+(?:clip|track)$/i, "")) };
+}
 
 const TRANSITION_WORDS: Record<string, string> = {
   crossfade: "fade",
@@ -169,24 +184,34 @@ export function parseCommand(clause: string): CommandCall | null {
     );
   if (m) return { tool: "make_chapters", input: { upload: m[1] } };
 
+  const LONGER = String.raw`(?:\s+(?:longer|more)\s+than\s+${NUM}${SEC})?`;
   m = new RegExp(
-    String.raw`^(?:remove|cut(?:\s+out)?|delete|drop|trim)\s+(?:the\s+|all\s+(?:the\s+)?)?(?:silences?|silent\s+parts|pauses?|dead\s+air)(?:\s+(?:longer|more)\s+than\s+${NUM}${SEC})?(?:\s+(?:from|in|of|on)\s+(?:the\s+)?(?:(track)\s+)?(.+?))?(?:\s+(?:longer|more)\s+than\s+${NUM}${SEC})?$`,
+    String.raw`^(?:${REMOVE_VERB}|trim)\s+(?:the\s+|all\s+(?:the\s+)?)?${SILENCE_WORD}${LONGER}(\s+and\s+${FILLER_LIST})?${TARGET}${LONGER}$`,
     "i",
   ).exec(s);
   if (m) {
-    const longerThan = m[1] ?? m[4];
-    const target = m[3];
+    const longerThan = m[1] ?? m[5];
     return {
       tool: "remove_silences",
       input: {
         ...(longerThan ? { longerThan: Number(longerThan) } : {}),
-        ...(target
-          ? m[2]
-            ? { track: target }
-            : { clip: clipRef(target.replace(/\s+(?:clip|track)$/i, "")) }
-          : {}),
+        ...(m[2] ? { fillers: true } : {}),
+        ...removalTarget(m[3], m[4]),
       },
     };
+  }
+  m = new RegExp(
+    String.raw`^${REMOVE_VERB}\s+${FILLER_LIST}(\s+and\s+(?:the\s+)?${SILENCE_WORD}${LONGER})?${TARGET}$`,
+    "i",
+  ).exec(s);
+  if (m) {
+    if (m[1]) {
+      return {
+        tool: "remove_silences",
+        input: { ...(m[2] ? { longerThan: Number(m[2]) } : {}), fillers: true, ...removalTarget(m[3], m[4]) },
+      };
+    }
+    return { tool: "remove_fillers", input: removalTarget(m[3], m[4]) };
   }
   m =
     /^(?:cut|split)(?:\s+(?:up\s+)?(?:clip\s+)?(.+?))?\s+(?:at|on|into)\s+(?:its\s+|the\s+)?(?:scene\s+(?:changes?|cuts?)|shot\s+(?:changes?|cuts?)|scenes|shots)$/i.exec(

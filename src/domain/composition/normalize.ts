@@ -1,5 +1,5 @@
 import { newId } from "../../ids.ts";
-import type { CompositionWrite, Marker, Track } from "./schema.ts";
+import type { CompositionAudio, CompositionWrite, Marker, Track } from "./schema.ts";
 
 /**
  * A composition body after `normalizeComposition`: every track, clip and marker has an `id`,
@@ -12,6 +12,7 @@ export interface NormalizedComposition {
   canvas: CompositionWrite["canvas"];
   tracks: Track[];
   markers?: Marker[];
+  audio?: CompositionAudio;
   metadata?: Record<string, unknown>;
 }
 
@@ -42,6 +43,7 @@ export function normalizeComposition(doc: CompositionWrite): NormalizedCompositi
       .map((m) => ({ ...m, id: m.id ?? newId("mrk") }))
       .sort((a, b) => a.time - b.time);
   }
+  if (copy.audio) out.audio = copy.audio;
   if (copy.metadata) out.metadata = copy.metadata;
   return out;
 }

@@ -24,7 +24,7 @@ export function sourceSpan(clip: Pick<Clip, "trim" | "duration" | "speed">): Sou
 }
 
 /** Merges overlapping or touching ranges and sorts them by start. */
-function merged(ranges: readonly SourceRange[]): SourceRange[] {
+export function merged(ranges: readonly SourceRange[]): SourceRange[] {
   const out: SourceRange[] = [];
   for (const r of [...ranges].filter((x) => x.end > x.start).sort((a, b) => a.start - b.start)) {
     const last = out.at(-1);
@@ -102,7 +102,7 @@ export function splitAtSourceTimes(
  * Shortens incoming transitions to what precedes them on the track — the previous clip when it
  * touches, else the gap before — and drops one with nothing before it (a first clip at 0).
  */
-function fitTransitions(track: Track): void {
+export function fitTransitions(track: Track): void {
   let before: Clip | undefined;
   for (const clip of [...track.clips].sort((a, b) => a.start - b.start)) {
     const end = before ? before.start + before.duration : 0;
@@ -116,12 +116,42 @@ function fitTransitions(track: Track): void {
   }
 }
 
+/**
+ * Where timeline time `t` lands once the timeline stretches `removed` (sorted, not overlapping,
+ * times before the cut) are cut out and the rest closed up: a time inside a removed stretch
+ * goes to the cut.
+ */
+export function rippledTime(removed: readonly SourceRange[], t: number): number {
+  let n = 0;
+  for (const r of removed) {
+    if (t >= r.end) n += r.end - r.start;
+    else if (t > r.start) n += t - r.start;
+  }
+  return t - n;
+}
+
+/**
+ * Moves `markers` (timeline times) by the timeline stretches `removed` (times before the cut,
+ * sorted) with {@link rippledTime}; a marker's duration loses what was removed inside it.
+ * Mutates `markers`.
+ */
+export function rippleMarkers(markers: Marker[] | undefined, removed: readonly SourceRange[]): void {
+  for (const m of markers ?? []) {
+    const end = m.time + (m.duration ?? 0);
+    const time = r3(rippledTime(removed, m.time));
+    if (m.duration !== undefined) m.duration = Math.max(0, r3(rippledTime(removed, end) - time));
+    m.time = time;
+  }
+}
+
 /** What {@link removeSourceRanges} did. */
 export interface RemovedRanges {
   /** Timeline seconds removed from the track (later clips moved left by as much). */
   removedSeconds: number;
   /** Stretches cut out, over all clips. */
   cuts: number;
+  /** The timeline stretches removed, in the track's times before the cut, sorted. */
+  removedAt: SourceRange[];
   /** Ids of the clips the recut clips became, by original clip id (empty: wholly removed). */
   pieces: Map<string, string[]>;
 }
@@ -189,23 +219,11 @@ export function removeSourceRanges(
   }
   track.clips = out;
   fitTransitions(track);
-  const removedBefore = (t: number) => {
-    let n = 0;
-    for (const r of removedAt) {
-      if (t >= r.end) n += r.end - r.start;
-      else if (t > r.start) n += t - r.start;
-    }
-    return n;
-  };
-  for (const m of markers ?? []) {
-    const end = m.time + (m.duration ?? 0);
-    const time = r3(m.time - removedBefore(m.time));
-    if (m.duration !== undefined) m.duration = Math.max(0, r3(end - removedBefore(end) - time));
-    m.time = time;
-  }
+  rippleMarkers(markers, removedAt);
   return {
     removedSeconds: r3(removedAt.reduce((n, r) => n + r.end - r.start, 0)),
     cuts,
+    removedAt,
     pieces,
   };
 }

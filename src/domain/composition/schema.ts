@@ -278,6 +278,44 @@ export const CanvasSchema = Type.Object(
   { additionalProperties: false, title: "Canvas" },
 );
 
+/** Integrated loudness targets a render may ask for, LUFS: from quiet film mixes to loud social clips. */
+export const LOUDNESS_INTEGRATED_RANGE = { min: -36, max: -5 } as const;
+/** True-peak ceilings a render may ask for, dBTP. */
+export const LOUDNESS_TRUE_PEAK_RANGE = { min: -9, max: 0 } as const;
+
+/**
+ * The composition's sound as a whole. `loudness`: every render of the composition that has
+ * sound is measured (EBU R128 / ITU-R BS.1770-4) and brought to `integrated` LUFS with its true
+ * peak at or below `truePeak` dBTP (docs/composition.md, Loudness).
+ */
+export const CompositionAudioSchema = Type.Object(
+  {
+    loudness: Type.Optional(
+      Type.Object(
+        {
+          integrated: Type.Number({
+            minimum: LOUDNESS_INTEGRATED_RANGE.min,
+            maximum: LOUDNESS_INTEGRATED_RANGE.max,
+            description:
+              "Integrated loudness of the output, LUFS (EBU R128 / ITU-R BS.1770). -14 suits most streaming and social platforms, -16 podcasts, -23 broadcast (EBU R128), -24 US broadcast (ATSC A/85)",
+            examples: [-14],
+          }),
+          truePeak: Type.Optional(
+            Type.Number({
+              minimum: LOUDNESS_TRUE_PEAK_RANGE.min,
+              maximum: LOUDNESS_TRUE_PEAK_RANGE.max,
+              description: "Highest true peak of the output, dBTP (default -1)",
+              examples: [-1],
+            }),
+          ),
+        },
+        { additionalProperties: false, title: "LoudnessTarget" },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: "CompositionAudio" },
+);
+
 const OptionalId = Type.Optional(
   Type.String({ minLength: 1, maxLength: 100, description: "Assigned when missing" }),
 );
@@ -310,6 +348,7 @@ export const CompositionWriteSchema = Type.Object(
     canvas: CanvasSchema,
     tracks: Type.Array(TrackWriteSchema, { maxItems: 100 }),
     markers: Type.Optional(Type.Array(MarkerWriteSchema, { maxItems: 1000 })),
+    audio: Type.Optional(CompositionAudioSchema),
     metadata: Type.Optional(Metadata),
     schemaVersion: Type.Optional(Type.Literal(1)),
     version: Type.Optional(Type.Integer({ minimum: 1, description: "Version this write is based on (PUT)" })),
@@ -351,6 +390,7 @@ export const CompositionSchema = Type.Object(
     canvas: CanvasSchema,
     tracks: Type.Array(TrackSchema),
     markers: Type.Optional(Type.Array(MarkerSchema)),
+    audio: Type.Optional(CompositionAudioSchema),
     metadata: Type.Optional(Metadata),
     warnings: Type.Optional(
       Type.Array(CompositionWarningSchema, {
@@ -393,6 +433,10 @@ export type Clip = Static<typeof ClipSchema>;
 export type Track = Static<typeof TrackSchema>;
 /** Stored marker. */
 export type Marker = Static<typeof MarkerSchema>;
+/** The composition's sound settings (loudness target). */
+export type CompositionAudio = Static<typeof CompositionAudioSchema>;
+/** A loudness target: integrated LUFS and a true-peak ceiling in dBTP. */
+export type LoudnessTarget = NonNullable<CompositionAudio["loudness"]>;
 /** Stored composition. */
 export type Composition = Static<typeof CompositionSchema>;
 /**
@@ -400,7 +444,7 @@ export type Composition = Static<typeof CompositionSchema>;
  * what validation, duration and the renderer need.
  */
 export type Timeline = Pick<Composition, "canvas" | "tracks"> &
-  Partial<Pick<Composition, "markers" | "metadata">>;
+  Partial<Pick<Composition, "markers" | "metadata" | "audio">>;
 /**
  * The copy of a composition a render keeps and renders: the stored resource as of the render, or
  * an inline composition normalised (its name and projectId, no id or version); placeholders filled.

@@ -33,6 +33,12 @@ describe("summarizeChange", () => {
     expect(summarizeChange(before, { ...before, canvas: { ...before.canvas, fps: 25 } })).toBe(
       "set canvas fps to 25",
     );
+    expect(
+      summarizeChange(before, { ...before, audio: { loudness: { integrated: -14, truePeak: -1 } } }),
+    ).toBe("set loudness to -14 LUFS, true peak -1 dBTP");
+    expect(summarizeChange({ ...before, audio: { loudness: { integrated: -16 } } }, before)).toBe(
+      "removed the loudness target",
+    );
     expect(summarizeChange(before, before)).toBe("no changes");
     expect(summarizeChange({}, before)).toMatch(/^\d+ changes to name, project, canvas and tracks$/);
   });

@@ -125,6 +125,15 @@ export function summarizeChange(before: VersionState, after: VersionState): stri
             ? `set canvas ${only} to ${JSON.stringify(value)}`
             : "changed the canvas",
       });
+    } else if (key === "audio") {
+      const loudness = (after.audio as { loudness?: { integrated: number; truePeak?: number } } | undefined)
+        ?.loudness;
+      items.push({
+        area: "audio",
+        text: loudness
+          ? `set loudness to ${loudness.integrated} LUFS, true peak ${loudness.truePeak ?? -1} dBTP`
+          : "removed the loudness target",
+      });
     } else if (key === "projectId") {
       items.push({
         area: "project",

@@ -63,6 +63,7 @@ import {
 import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
+import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
@@ -214,7 +215,8 @@ export function renderPartWorkDirs(db: Db): WorkDirOwner {
  * The work of one part attempt: resolve the assets it reads into the attempt's work directory
  * (a video segment: the sources of the clips in its frames, `segmentClipIds`; the audio: all),
  * plan the part (`buildSegmentPlan` for a video segment: the whole graph, the segment's frames
- * kept on the output side; `buildAudioPlan` for the audio), run ffmpeg with progress, name the
+ * kept on the output side; `buildAudioPlan` for the audio, after measuring its loudness when
+ * the composition has a target, `measureRenderLoudness`), run ffmpeg with progress, name the
  * sources it found damaged (`SOURCE_DAMAGED` warnings, as the render in one piece does; stored
  * on the part, merged by the join) and move the file into the store under
  * `renders/<renderId>/parts/`, with the render's poster when the segment holds its frame
@@ -291,20 +293,35 @@ export function createRenderPartPipeline(
         decoderThreads: DECODER_THREADS,
         filterThreads: FILTER_THREADS,
       };
+      const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
+      // The sound is rendered once for the whole render: its loudness is measured here.
+      const target =
+        part.kind === "audio" ? loudnessTargetOf(render.composition, render.options.format) : undefined;
+      const loudness = target
+        ? await measureRenderLoudness({
+            base,
+            target,
+            cwd: workDir,
+            signal: ctx.signal,
+            deps: opts,
+            logFields,
+            refsByPath,
+          })
+        : undefined;
+      if (loudness) opts.log.info({ ...logFields, target, ...loudness }, "render loudness measured");
       const { file, plan } =
         part.kind === "video"
           ? buildSegmentPlan(base, part, part.index, {
               posterPath: POSTER_FILE,
               ...(opts.lossless ? { lossless: true } : {}),
             })
-          : buildAudioPlan(base);
+          : buildAudioPlan({ ...base, ...(loudness?.gain ? { loudness: { gain: loudness.gain } } : {}) });
       let warned = false;
       const warn = (w: RenderWarning) => {
         warned = true;
         ctx.warn(w);
       };
       for (const w of await writePlanFiles(plan, workDir)) warn(w);
-      const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
       const damage = new DamageLog();
       await runRenderFfmpeg({
         plan,

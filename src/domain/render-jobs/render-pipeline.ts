@@ -4,16 +4,18 @@ import path from "node:path";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
-import { dedupeWarnings } from "../render/plan.ts";
+import { buildRenderPlan, dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./render-job.ts";
+import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
 import { StepTimes } from "./step-times.ts";
+import { writePlanFiles } from "./write-plan-files.ts";
 
 /**
  * Decoding threads per video input: half the cores (at least 1). Every input of a render is
@@ -34,7 +36,9 @@ export const FILTER_THREADS = DECODER_THREADS;
 /**
  * The render pipeline of one attempt: resolve the composition's uploads, remote (`src`) assets
  * and the caller's fonts to local files and build the ffmpeg plan (`prepareRender`, which the
- * preflight runs too), run ffmpeg (one process, one filtergraph, which also writes the
+ * preflight runs too), measure the soundtrack when the composition has a loudness target
+ * (`measureRenderLoudness`: one or two audio-only passes, then the plan is built again with
+ * the measured gain), run ffmpeg (one process, one filtergraph, which also writes the
  * poster) with progress, then name the sources ffmpeg found damaged or truncated
  * (`SOURCE_DAMAGED` warnings, see `damagedSourceWarnings`), probe and hash the output, move it
  * and its poster into the store under `renders/<renderId>/` (a rename when the store is on the
@@ -66,7 +70,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       const options = render.options;
 
       // Preparing: resolve assets, plan, write the plan's files.
-      const { plan, assets, refsByPath, warnings, outputFile } = await prepareRender({
+      const prepared = await prepareRender({
         db,
         store,
         userId: render.userId,
@@ -80,6 +84,8 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         posterPath: POSTER_FILE,
         ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });
+      const { assets, refsByPath, warnings, outputFile } = prepared;
+      let plan = prepared.plan;
       steps.lap("prepare");
       for (const w of warnings) hooks.warn(w);
 
@@ -100,11 +106,29 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         );
         throw new AttemptHandedOff(`render split into ${segments.length} segments`);
       }
-      opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
-
-      // Rendering: one ffmpeg process.
+      // Rendering: the loudness passes when the composition asks for a loudness, then one
+      // ffmpeg process.
       await hooks.phase("rendering");
       steps.lap("phaseWrites");
+      const target = loudnessTargetOf(doc, options.format);
+      if (target) {
+        const { gain, measured } = await measureRenderLoudness({
+          base: prepared.planInput,
+          target,
+          cwd: workDir,
+          signal: hooks.signal,
+          deps: opts,
+          logFields: { renderId: render.id, attempt: hooks.attempt },
+          refsByPath,
+        });
+        opts.log.info({ renderId: render.id, target, measured, gain }, "render loudness measured");
+        if (gain) {
+          plan = buildRenderPlan({ ...prepared.planInput, loudness: { gain } });
+          await writePlanFiles(plan, workDir);
+        }
+        steps.lap("loudness");
+      }
+      opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
       const damage = new DamageLog();
       await runRenderFfmpeg({
         plan,

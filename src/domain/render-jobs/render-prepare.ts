@@ -1,7 +1,12 @@
 import type { Db } from "../../db/client.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { buildRenderPlan, type EncoderVariant, type RenderPlan } from "../render/index.ts";
+import {
+  type BuildRenderPlanInput,
+  buildRenderPlan,
+  type EncoderVariant,
+  type RenderPlan,
+} from "../render/index.ts";
 import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
@@ -9,6 +14,8 @@ import { writePlanFiles } from "./write-plan-files.ts";
 /** A render ready for ffmpeg: its plan, its files written into the work directory. */
 export interface PreparedRender {
   plan: RenderPlan;
+  /** What `plan` was built from (to build it again, e.g. with a measured loudness gain). */
+  planInput: BuildRenderPlanInput;
   /** The composition's resolved sources by asset key (`uploadId`, else `src`). */
   assets: ReadonlyMap<string, ResolvedAsset>;
   /** Which clip (and upload) each local source file is, to name the clip when ffmpeg fails. */
@@ -69,7 +76,7 @@ export async function prepareRender(input: {
   });
   input.signal.throwIfAborted();
   const outputFile = input.output ?? `output.${input.options.format}`;
-  const plan = buildRenderPlan({
+  const planInput: BuildRenderPlanInput = {
     composition: input.composition,
     assets,
     output: input.options,
@@ -79,7 +86,8 @@ export async function prepareRender(input: {
     ...(input.filterThreads ? { filterThreads: input.filterThreads } : {}),
     ...(input.posterPath ? { posterPath: input.posterPath } : {}),
     ...(input.variant ? { variant: input.variant } : {}),
-  });
+  };
+  const plan = buildRenderPlan(planInput);
   const written = await writePlanFiles(plan, input.workDir);
-  return { plan, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+  return { plan, planInput, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
 }

@@ -103,6 +103,19 @@ describe("partContentKeys", () => {
     expect(changed(keysOf(base()), keysOf(after))).toEqual({ video: [0], audio: false });
   });
 
+  it("changes only the audio's key with the loudness target (and keeps it without one)", () => {
+    const target = (integrated: number) =>
+      edit((t) => {
+        t.audio = { loudness: { integrated, truePeak: -1 } };
+      });
+    expect(changed(keysOf(base()), keysOf(target(-14)))).toEqual({ video: [], audio: true });
+    expect(changed(keysOf(target(-14)), keysOf(target(-16)))).toEqual({ video: [], audio: true });
+    const empty = edit((t) => {
+      t.audio = {};
+    });
+    expect(keysOf(empty)).toEqual(keysOf(base()));
+  });
+
   it("changes the segments across a transition's frames when the transition changes", () => {
     const after = edit((t) => {
       const bg2 = t.tracks[0]?.clips[1];

@@ -54,7 +54,7 @@ export interface PartContentKey {
  * with everything of the clip but its id, name and metadata, its track's switches, and the
  * SHA-256 of the upload it reads; text and caption clips count when their frames meet those
  * frames, with the account's fonts. The audio's key covers every track's audio settings and
- * every clip that can sound. Names, markers, metadata and clips outside a segment's frames do
+ * every clip that can sound, and the composition's loudness target. Names, markers, metadata and clips outside a segment's frames do
  * not change its key. A part is `null` (never reused) when it reads a source other than an
  * upload (an https `src`) or an upload missing from `sources`.
  *
@@ -135,6 +135,8 @@ export function partContentKeys(
       part: "audio",
       range: input.output.range ?? null,
       totalFrames,
+      // The loudness target changes every sample (the gain measured from the mix follows from the rest).
+      loudness: composition.audio?.loudness,
       tracks: audible.map((t) => ({
         kind: t.kind,
         enabled: t.enabled,

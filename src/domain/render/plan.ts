@@ -5,6 +5,7 @@ import { type AssClipInput, buildAss, type GlyphUse } from "./ass.ts";
 import { buildAudioMix, type LaidOutTrack } from "./audio-branch.ts";
 import { conformToCanvas } from "./conform.ts";
 import { even, FilterGraph, ffColor, sec } from "./graph.ts";
+import { type LoudnessGain, loudnessFilters, loudnessMeasureFilters } from "./loudness.ts";
 import {
   type EncoderVariant,
   encoderArgs,
@@ -83,6 +84,13 @@ export interface BuildRenderPlanInput {
    * ({@link posterFrameOf} of the whole output) when that frame is one of its own.
    */
   posterFrame?: number;
+  /**
+   * Loudness normalisation of the soundtrack (loudness.ts), after the mix and the window's trim:
+   * `gain` applies a measured gain and the true-peak limiter; `measureFile` measures the result
+   * with `ebur128` into that file (relative to the cwd) instead of encoding anything: the plan
+   * then renders only the sound, to a null output.
+   */
+  loudness?: { gain?: LoudnessGain; measureFile?: string };
 }
 
 /**
@@ -211,7 +219,8 @@ const TEXT_PTS_NUDGE_US = 500;
 export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
   const { composition, output } = input;
   const canvas = composition.canvas;
-  const streams = input.variant?.streams;
+  const measureFile = input.loudness?.measureFile;
+  const streams = measureFile !== undefined ? "audio" : input.variant?.streams;
   const formatTraits = FORMAT_TRAITS[output.format];
   const traits = {
     ...formatTraits,
@@ -408,7 +417,12 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
         "aout",
       );
     }
-    const last = finalAudioFilters(output.format);
+    const loudness = [
+      ...(input.loudness?.gain ? loudnessFilters(input.loudness.gain) : []),
+      ...(measureFile !== undefined ? loudnessMeasureFilters(measureFile) : []),
+    ];
+    if (loudness.length > 0) audio = graph.chain([audio], loudness, "loud");
+    const last = measureFile === undefined ? finalAudioFilters(output.format) : [];
     if (last.length > 0) audio = graph.chain([audio], last, "aout");
     maps.push("-map", `[${audio}]`);
   }
@@ -427,13 +441,17 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     ...(input.filterThreads ? ["-filter_complex_threads", String(input.filterThreads)] : []),
     ...graphArgs,
     ...maps,
-    ...encoderArgs(output.format, quality, input.variant),
-    // The graph already yields exactly the frames of the output at regular timestamps: encode
-    // every one as it is (`passthrough`). Left to its default for WebM (vfr), ffmpeg dropped the
-    // last frame of some renders.
-    ...(traits.video && !traits.still ? ["-r", rateString(rate), "-fps_mode", "passthrough"] : []),
-    input.outputPath,
-    ...posterOutput,
+    ...(measureFile !== undefined
+      ? ["-f", "null", "-"]
+      : [
+          ...encoderArgs(output.format, quality, input.variant),
+          // The graph already yields exactly the frames of the output at regular timestamps: encode
+          // every one as it is (`passthrough`). Left to its default for WebM (vfr), ffmpeg dropped the
+          // last frame of some renders.
+          ...(traits.video && !traits.still ? ["-r", rateString(rate), "-fps_mode", "passthrough"] : []),
+          input.outputPath,
+          ...posterOutput,
+        ]),
   ];
   return {
     args,

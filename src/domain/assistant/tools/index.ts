@@ -3,7 +3,7 @@ import { autoEdit } from "./autoedit.ts";
 import { addCaptions, setVolume } from "./captions-audio.ts";
 import type { ToolSpec } from "./define.ts";
 import { animateImage, generateImage, startRenderTool } from "./media.ts";
-import { cutAtSceneChanges, removeSilences } from "./recut.ts";
+import { cutAtSceneChanges, removeFillers, removeSilences } from "./recut.ts";
 import { getComposition, listUploads, undo } from "./session.ts";
 import { addCaptionsFromSpeech, makeChapters, transcribeSpeech } from "./speech.ts";
 import { addClip, addText, addTransition, deleteClip, moveClip, splitClip, trimClip } from "./timeline.ts";
@@ -23,6 +23,7 @@ export const ASSISTANT_TOOLS: ToolSpec<any>[] = [
   setVolume,
   addTransition,
   removeSilences,
+  removeFillers,
   cutAtSceneChanges,
   detectChaptersTool,
   suggestBrollTool,

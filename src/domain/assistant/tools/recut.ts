@@ -1,16 +1,19 @@
 import { z } from "zod";
+import { FILLERS } from "../../analysis/fillers.ts";
+import { splitAtSourceTimes } from "../../composition/recut.ts";
 import {
   inStep,
-  removeSourceRangesWithCaptions,
-  type SourceRange,
-  splitAtSourceTimes,
-} from "../../composition/recut.ts";
+  REMOVE_PAUSES_DEFAULTS,
+  type RemovePausesOptions,
+  removePauses,
+} from "../../composition/remove-pauses.ts";
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
 import { ANALYSIS_DEFAULTS } from "../../uploads/analysis.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { findTrackIndex, resolveClip, soleUploadClip, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
+import { transcriptOf } from "./speech.ts";
 import { clipRef } from "./timeline.ts";
 
 /** Shortest clip a recut leaves, timeline seconds: anything shorter is cut too. */
@@ -71,34 +74,46 @@ async function silenceTargets(
   return { track, clips };
 }
 
-/** The `remove_silences` tool: what it does is its `description`, shown to the model. */
-export const removeSilences = defineTool({
-  name: "remove_silences",
-  description:
-    "Cut the silences longer than `longerThan` seconds out of a clip, or of every uploaded video/audio clip of a track (default the lowest track with uploaded video), and close the gaps: later clips on that track move left, markers move with them, and caption clips in step with a recut clip (its speech's captions) are cut the same way; other tracks stay. `keep` seconds of each silence stay next to the sound (default 0.15). Uses the upload's silence analysis (below -35 dBFS).",
-  input: z.object({
-    clip: clipRef.optional(),
-    track: z.string().min(1).max(200).optional().describe("Track id or name"),
-    longerThan: z.number().min(0.2).max(60).default(1).describe("Seconds"),
-    keep: z.number().min(0).max(2).default(0.15).describe("Seconds kept at each end of a silence"),
-  }),
-  async run(input, { ctx, toolCallId }) {
-    if (input.clip !== undefined && input.track !== undefined) {
-      throw new ToolError("invalid_input", "Give clip or track, not both");
-    }
-    if (2 * input.keep >= input.longerThan) {
-      throw new ToolError(
-        "invalid_input",
-        `keep (${input.keep}s at each end) leaves nothing of a ${input.longerThan}s silence`,
-      );
-    }
-    const first = await silenceTargets(ctx, await readComposition(ctx), input);
-    // Silences of each upload, in source seconds, trimmed by `keep` at both ends.
-    const silences = new Map<string, SourceRange[]>();
-    for (const clip of first.clips) {
-      if (silences.has(clip.asset.uploadId)) continue;
+/** The words of the transcript of `uploadId` (transcribed now if need be) and its language. */
+async function wordsOf(ctx: ToolContext, toolCallId: string, uploadId: string) {
+  const t = await transcriptOf(ctx, toolCallId, uploadId);
+  return {
+    words: t.result.segments.flatMap((s) => s.words),
+    language: t.result.language,
+    note: t.note,
+  };
+}
+
+/**
+ * Cuts the silences and/or fillers of every upload the target clips play (`removePauses`, one
+ * upload after the other), as one edit. Silences come from the upload's silence analysis, words
+ * (fillers, and speech kept whole) from its transcript when `fillers` is asked.
+ */
+async function removePausesEdit(
+  ctx: ToolContext,
+  toolCallId: string,
+  tool: string,
+  input: {
+    clip?: string | number | undefined;
+    track?: string | undefined;
+    silences: { longerThan: number } | null;
+    fillers: boolean;
+    pad: number;
+  },
+) {
+  if (input.clip !== undefined && input.track !== undefined) {
+    throw new ToolError("invalid_input", "Give clip or track, not both");
+  }
+  const first = await silenceTargets(ctx, await readComposition(ctx), input);
+  const uploads = new Map<string, RemovePausesOptions>();
+  let note = "";
+  for (const clip of first.clips) {
+    const uploadId = clip.asset.uploadId;
+    if (uploads.has(uploadId)) continue;
+    let silences: RemovePausesOptions["silences"] = [];
+    if (input.silences) {
       const analysis = await analysisOf(ctx, toolCallId, clip, {
-        silenceMinDuration: Math.min(input.longerThan, ANALYSIS_DEFAULTS.silenceMinDuration),
+        silenceMinDuration: Math.min(input.silences.longerThan, ANALYSIS_DEFAULTS.silenceMinDuration),
       });
       if (!analysis.silences && first.clips.length === 1) {
         throw new ToolError(
@@ -106,36 +121,111 @@ export const removeSilences = defineTool({
           `Clip ${clip.id} plays ${clip.name ?? clip.asset.uploadId}, which has no sound`,
         );
       }
-      silences.set(
-        clip.asset.uploadId,
-        (analysis.silences?.ranges ?? [])
-          .filter((s) => s.end - s.start > input.longerThan)
-          .map((s) => ({ start: s.start + input.keep, end: s.end - input.keep })),
-      );
+      silences = analysis.silences?.ranges ?? [];
     }
-    const ids = first.clips.map((c) => c.id);
-    return applyEdit(ctx, toolCallId, "remove_silences", (draft) => {
-      const track = draft.tracks.find((t) => t.id === first.track.id);
-      const clips = track?.clips.filter((c): c is UploadClip => ids.includes(c.id) && playsUpload(c)) ?? [];
-      if (!track || clips.length !== ids.length) {
+    const speech = input.fillers ? await wordsOf(ctx, toolCallId, uploadId) : undefined;
+    if (speech) note = speech.note;
+    uploads.set(uploadId, {
+      uploadId,
+      clipIds: first.clips.filter((c) => c.asset.uploadId === uploadId).map((c) => c.id),
+      silences,
+      removeSilences: input.silences !== null,
+      minSilence: input.silences?.longerThan ?? REMOVE_PAUSES_DEFAULTS.minSilence,
+      fillers: input.fillers,
+      pad: input.pad,
+      minPiece: MIN_PIECE_SECONDS,
+      ...(speech ? { words: speech.words, language: speech.language } : {}),
+    });
+  }
+  return applyEdit(ctx, toolCallId, tool, (draft) => {
+    const total = { silences: { count: 0, seconds: 0 }, fillers: { count: 0, seconds: 0 }, seconds: 0 };
+    for (const options of uploads.values()) {
+      const present = draft.tracks.flatMap((t) => t.clips).filter((c) => options.clipIds?.includes(c.id));
+      if (present.length !== options.clipIds?.length) {
         throw new ToolError("not_found", "The clips changed meanwhile; read the composition and try again");
       }
-      const ranges = new Map(clips.map((c) => [c.id, silences.get(c.asset.uploadId) ?? []]));
-      const done = removeSourceRangesWithCaptions(draft, track, ranges, MIN_PIECE_SECONDS);
-      const what = ids.length === 1 ? `clip ${ids[0]}` : `${ids.length} clips of track ${track.id}`;
-      if (done.cuts === 0) {
-        return {
-          summary: `No silence longer than ${input.longerThan}s in ${what}`,
-          removedSeconds: 0,
-          cuts: 0,
-        };
-      }
-      return {
-        summary: `Removed ${done.cuts} silence(s) longer than ${input.longerThan}s from ${what}: ${done.removedSeconds}s shorter, later clips moved left${done.captionsCut ? "; its captions were cut the same way" : ""}`,
-        removedSeconds: done.removedSeconds,
-        cuts: done.cuts,
-        clips: Object.fromEntries(done.pieces),
-      };
+      const done = removePauses(draft, options);
+      draft.tracks = done.composition.tracks;
+      if (done.composition.markers) draft.markers = done.composition.markers;
+      total.silences.count += done.silences.count;
+      total.silences.seconds += done.silences.seconds;
+      total.fillers.count += done.fillers.count;
+      total.fillers.seconds += done.fillers.seconds;
+      total.seconds = r3(total.seconds + done.removed.seconds);
+    }
+    const what =
+      first.clips.length === 1
+        ? `clip ${first.clips[0]?.id}`
+        : `${first.clips.length} clips of track ${first.track.id}`;
+    const parts = [
+      ...(total.silences.count > 0 ? [`${total.silences.count} silence(s)`] : []),
+      ...(total.fillers.count > 0 ? [`${total.fillers.count} filler(s)`] : []),
+    ];
+    if (parts.length === 0 || total.seconds === 0) {
+      const asked = [
+        ...(input.silences ? [`silence longer than ${input.silences.longerThan}s`] : []),
+        ...(input.fillers ? ["filler"] : []),
+      ].join(" or ");
+      return { summary: `No ${asked} in ${what}${note}`, removedSeconds: 0, cuts: 0 };
+    }
+    return {
+      summary: `Removed ${parts.join(" and ")} from ${what}: ${total.seconds}s shorter; later clips, captions and markers moved left${note}`,
+      removedSeconds: total.seconds,
+      cuts: total.silences.count + total.fillers.count,
+      silences: { count: total.silences.count, seconds: r3(total.silences.seconds) },
+      fillers: { count: total.fillers.count, seconds: r3(total.fillers.seconds) },
+    };
+  });
+}
+
+const targetInput = {
+  clip: clipRef.optional(),
+  track: z.string().min(1).max(200).optional().describe("Track id or name"),
+};
+
+/** The `remove_silences` tool: what it does is its `description`, shown to the model. */
+export const removeSilences = defineTool({
+  name: "remove_silences",
+  description:
+    "Cut the silences longer than `longerThan` seconds out of a clip, or of every uploaded video/audio clip of a track (default the lowest track with uploaded video), and close the gaps: later clips move left on every track (music and titles are shortened by what was cut under them), markers move with them, and caption clips in step with a recut clip (its speech's captions) are cut the same way. `keep` seconds of each silence stay next to the sound (default 0.15). Uses the upload's silence analysis (below -35 dBFS). `fillers: true` also cuts the hesitations (um, uh, erm…) found in its transcript (transcribed now if need be), as remove_fillers does.",
+  input: z.object({
+    ...targetInput,
+    longerThan: z.number().min(0.2).max(60).default(1).describe("Seconds"),
+    keep: z.number().min(0).max(2).default(0.15).describe("Seconds kept at each end of a silence"),
+    fillers: z.boolean().default(false).describe("Also cut the fillers (um, uh…)"),
+  }),
+  async run(input, { ctx, toolCallId }) {
+    if (2 * input.keep >= input.longerThan) {
+      throw new ToolError(
+        "invalid_input",
+        `keep (${input.keep}s at each end) leaves nothing of a ${input.longerThan}s silence`,
+      );
+    }
+    return removePausesEdit(ctx, toolCallId, "remove_silences", {
+      clip: input.clip,
+      track: input.track,
+      silences: { longerThan: input.longerThan },
+      fillers: input.fillers,
+      pad: input.keep,
+    });
+  },
+});
+
+/** The `remove_fillers` tool: what it does is its `description`, shown to the model. */
+export const removeFillers = defineTool({
+  name: "remove_fillers",
+  description: `Cut the spoken fillers (hesitations: ${FILLERS.en?.join(", ")} in English; also German, French, Spanish, Dutch and Italian) out of a clip, or of every uploaded video/audio clip of a track (default the lowest track with uploaded video), found in the transcript of its upload (transcribed now if need be), with the pause before each down to \`keep\` seconds; the gaps close as with remove_silences (later clips, captions and markers move left). Words that carry meaning ("like", "you know") are never cut.`,
+  input: z.object({
+    ...targetInput,
+    keep: z.number().min(0).max(1).default(0.15).describe("Seconds kept next to the words around a filler"),
+  }),
+  async run(input, { ctx, toolCallId }) {
+    return removePausesEdit(ctx, toolCallId, "remove_fillers", {
+      clip: input.clip,
+      track: input.track,
+      silences: null,
+      fillers: true,
+      pad: input.keep,
     });
   },
 });

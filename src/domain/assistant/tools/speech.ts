@@ -11,7 +11,7 @@ import { defineTool } from "./define.ts";
 import { TextStyleInput } from "./timeline.ts";
 
 /** The transcript of a project upload with sound (id or name), transcribed now if need be. */
-async function transcriptOf(ctx: ToolContext, toolCallId: string, ref: string) {
+export async function transcriptOf(ctx: ToolContext, toolCallId: string, ref: string) {
   if (!ctx.transcription) {
     throw new ToolError("unavailable", "Transcription is not available on this server");
   }

@@ -48,6 +48,7 @@ interface Clip {
   asset: { type: string; uploadId?: string; mode?: string; source?: { transcriptionId?: string } };
 }
 interface CompositionJson {
+  audio?: unknown;
   id: string;
   name: string;
   version: number;
@@ -130,8 +131,8 @@ describe("POST /api/v1/autoedit", () => {
     expect(created.body).toMatchObject({ status: "queued", candidates: [], compositions: [] });
     done = await waitAutoedit(owner.key, created.body.id);
     expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
-    // What this server does not do yet is said, not pretended.
-    expect(done.skipped.map((s) => s.option).sort()).toEqual(["loudness", "removeFillers"]);
+    // Every option was carried out (fillers and loudness by default).
+    expect(done.skipped).toEqual([]);
 
     // Candidates: ranked, at most maxDuration, cut where the transcript's sentences start and end.
     const trn = await call(owner.key, "GET", `/api/v1/transcriptions/${done.transcriptionIds[0]}`);
@@ -153,7 +154,7 @@ describe("POST /api/v1/autoedit", () => {
     expect(done.compositions.map((c) => c.candidate)).toEqual([0, 1]);
     for (const made of done.compositions) {
       const candidate = done.candidates[made.candidate] as Candidate;
-      expect(made.steps.map((s) => s.step)).toEqual(["cut", "canvas", "captions", "silences"]);
+      expect(made.steps.map((s) => s.step)).toEqual(["cut", "canvas", "captions", "silences", "loudness"]);
       expect(made.estimate.renderSeconds).toBeGreaterThan(0);
       // Each step that changed something is one version, with its summary and author.
       const written = made.steps.filter((s) => s.version !== null);
@@ -170,6 +171,8 @@ describe("POST /api/v1/autoedit", () => {
 
       const c = (await call(owner.key, "GET", `/api/compositions/${made.id}`)).body as CompositionJson;
       expect(c.canvas).toMatchObject({ width: 100, height: 180 });
+      // The loudness step sets the target every render of the composition meets.
+      expect(c.audio).toEqual({ loudness: { integrated: -14, truePeak: -1 } });
       const picture = c.tracks.find((tr) => tr.name === "Video")?.clips ?? [];
       const captions = c.tracks.find((tr) => tr.name === "Captions")?.clips ?? [];
       expect(picture.length).toBeGreaterThan(0);

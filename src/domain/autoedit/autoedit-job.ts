@@ -196,24 +196,6 @@ export function describeAutoeditError(err: unknown): DescribedFailure {
   };
 }
 
-/** Options of the request this server does not carry out yet, and why (shown on the job). */
-export function skippedOptions(request: AutoeditRow["request"]): AutoeditResult["skipped"] {
-  const skipped: AutoeditResult["skipped"] = [];
-  if (request.removeFillers) {
-    skipped.push({
-      option: "removeFillers",
-      reason: "filler-word removal is not available on this server yet",
-    });
-  }
-  if (request.loudness !== null) {
-    skipped.push({
-      option: "loudness",
-      reason: "loudness normalisation of compositions is not available on this server yet",
-    });
-  }
-  return skipped;
-}
-
 /**
  * The work of one attempt (see the module doc).
  * @throws AutoeditError when no candidate is found; TranscriptionError when a transcript cannot be
@@ -238,7 +220,7 @@ export async function runAutoeditPipeline(
     candidates: [],
     compositions: [],
     renders: [],
-    skipped: skippedOptions(request),
+    skipped: [],
   };
   const made: string[] = [];
   let stage: AutoeditStage = "transcribing";

@@ -5,20 +5,18 @@
  * order; a step that changes nothing writes no version.
  *
  * Order: the cut (version 1) → the canvas at the target aspect → captions from speech (in step
- * with the video clip) → silence removal (which recuts the captions in step) → music bed.
+ * with the video clip) → silence and filler removal (which recuts the captions in step and moves
+ * markers) → music bed → the loudness target.
  *
- * A new step is one more {@link AutoeditStep} in {@link autoeditSteps}: a reframe on tracked
- * faces takes the place of {@link centreCropCanvas}; a silence-and-filler removal over the
- * transcript's words (`source.transcript`) takes the place of {@link removeSilences}; a loudness
- * target (`request.loudness`) goes after the music. A step that needs the database, the blob
- * store or scratch space finds them in `context.deps`. The options a server cannot carry out are
- * listed in the job's `skipped` (`skippedOptions` in `autoedit-job.ts`).
+ * A new step is one more {@link AutoeditStep} in {@link autoeditSteps}; a step that needs the
+ * database, the blob store or scratch space finds them in `context.deps`.
  */
 
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { removeSourceRangesWithCaptions, type SourceRange } from "../composition/recut.ts";
+import type { SourceRange } from "../composition/recut.ts";
+import { removePauses } from "../composition/remove-pauses.ts";
 import type { Canvas, Clip, Composition, TextStyle, Track } from "../composition/schema.ts";
 import { CANVAS_FPS } from "../composition/value-lists.ts";
 import type { TranscriptResult } from "../transcription/types.ts";
@@ -226,39 +224,54 @@ export const captionsFromSpeech: AutoeditStep = {
 };
 
 /**
- * Silence removal: every silence of the source longer than `silenceMinDuration` inside the cut
- * goes, but {@link SILENCE_PAD} beside the speech; later clips move left and caption clips in step
- * are cut the same way (the recut of `remove_silences`).
+ * Silence and filler removal ({@link removePauses}): every silence of the source longer than
+ * `silenceMinDuration` inside the cut, and with `removeFillers` every hesitation of the
+ * transcript's language ("um", "uh", …), goes, but {@link SILENCE_PAD} beside the speech; later
+ * clips, caption clips in step and markers move left with the cut.
  */
-export const removeSilences: AutoeditStep = {
+export const removeSilencesAndFillers: AutoeditStep = {
   name: "silences",
   async run(ctx, composition) {
-    const draft = structuredClone(composition) as Composition;
-    const track = pictureTrack(draft, ctx.source.uploadId);
-    if (!track) return { composition, summary: "no clip of the source to cut silences from" };
-    const cut = ctx.source.silences
-      .filter((s) => s.end - s.start > ctx.request.silenceMinDuration)
-      .map((s) => ({ start: s.start + SILENCE_PAD, end: s.end - SILENCE_PAD }))
-      .filter((s) => s.end > s.start);
-    const ranges = new Map(
-      track.clips
-        .filter((x) => "uploadId" in x.asset && x.asset.uploadId === ctx.source.uploadId)
-        .map((x) => [x.id, cut] as const),
-    );
-    const done = removeSourceRangesWithCaptions(draft, track, ranges, MIN_PIECE);
-    if (done.cuts === 0) {
-      return {
-        composition,
-        summary: `no silence longer than ${ctx.request.silenceMinDuration} s`,
-      };
-    }
+    const { request, source } = ctx;
+    const done = removePauses(composition, {
+      uploadId: source.uploadId,
+      words: source.transcript.segments.flatMap((s) => s.words),
+      silences: source.silences,
+      removeSilences: request.removeSilences,
+      minSilence: request.silenceMinDuration,
+      fillers: request.removeFillers,
+      language: source.transcript.language,
+      pad: SILENCE_PAD,
+      minPiece: MIN_PIECE,
+    });
+    if (done.removed.count === 0) return { composition, summary: done.summary };
     return {
-      composition: draft,
-      summary: `removed ${done.cuts} silence${done.cuts === 1 ? "" : "s"}, ${done.removedSeconds} s`,
+      composition: done.composition,
+      summary: done.summary,
       reasons: [
-        `silences longer than ${ctx.request.silenceMinDuration} s (below -35 dBFS), ${SILENCE_PAD} s kept beside the speech`,
-        ...(done.captionsCut ? ["the captions were cut the same way"] : []),
+        ...(request.removeSilences
+          ? [`silences longer than ${request.silenceMinDuration} s (below -35 dBFS)`]
+          : []),
+        ...(request.removeFillers ? [`fillers of the ${source.transcript.language} filler list`] : []),
+        `${SILENCE_PAD} s kept beside the speech; captions and markers moved with the cut`,
       ],
+    };
+  },
+};
+
+/** Loudness: the composition's `audio.loudness` target, met by every render of it (EBU R128). */
+export const loudnessTarget: AutoeditStep = {
+  name: "loudness",
+  async run(ctx, composition) {
+    const integrated = ctx.request.loudness;
+    if (integrated === null) return { composition, summary: "loudness left as recorded" };
+    return {
+      composition: {
+        ...composition,
+        audio: { ...composition.audio, loudness: { integrated, truePeak: -1 } },
+      },
+      summary: `loudness ${integrated} LUFS, true peak -1 dBTP`,
+      reasons: [`renders are measured (EBU R128) and brought to ${integrated} LUFS integrated`],
     };
   },
 };
@@ -312,7 +325,8 @@ export function autoeditSteps(request: AutoeditRequest): AutoeditStep[] {
     cutToCandidate,
     centreCropCanvas,
     ...(request.captions ? [captionsFromSpeech] : []),
-    ...(request.removeSilences ? [removeSilences] : []),
+    ...(request.removeSilences || request.removeFillers ? [removeSilencesAndFillers] : []),
     ...(request.musicUploadId ? [musicBed] : []),
+    ...(request.loudness !== null ? [loudnessTarget] : []),
   ];
 }

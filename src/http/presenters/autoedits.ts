@@ -1,5 +1,4 @@
 import type { AutoeditRow } from "../../db/repositories/autoedits.ts";
-import { skippedOptions } from "../../domain/autoedit/autoedit-job.ts";
 
 /** An auto-edit row → the `Autoedit` resource (what it has found and made so far). */
 export function presentAutoedit(a: AutoeditRow) {
@@ -15,7 +14,7 @@ export function presentAutoedit(a: AutoeditRow) {
     candidates: result?.candidates ?? [],
     compositions: a.status === "cancelled" || a.status === "failed" ? [] : (result?.compositions ?? []),
     renders: result?.renders ?? [],
-    skipped: result?.skipped ?? skippedOptions(a.request),
+    skipped: result?.skipped ?? [],
     error: a.error ?? null,
     createdAt: a.createdAt.toISOString(),
     finishedAt: a.finishedAt?.toISOString() ?? null,

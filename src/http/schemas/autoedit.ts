@@ -48,8 +48,7 @@ export const AutoeditCreate = Type.Object(
     ),
     removeFillers: Type.Optional(
       Type.Boolean({
-        description:
-          "Cut filler words (default true). Not carried out by this server yet: listed in `skipped`",
+        description: "Cut the filler words of the transcript's language (um, uh, …; default true)",
       }),
     ),
     loudness: Type.Optional(
@@ -57,7 +56,7 @@ export const AutoeditCreate = Type.Object(
         minimum: -40,
         maximum: -5,
         description:
-          "Integrated loudness, LUFS (default -14). Not carried out by this server yet: listed in `skipped`",
+          "Integrated loudness target of the compositions, LUFS (default -14; true peak -1 dBTP): set as their `audio.loudness`, met by every render",
       }),
     ),
     musicUploadId: Type.Optional(
@@ -177,7 +176,7 @@ export const Autoedit = Type.Object(
       description: "Renders started (with `render: true`)",
     }),
     skipped: Type.Array(Type.Object({ option: Type.String(), reason: Type.String() }), {
-      description: "Options of the request not carried out, with why",
+      description: "What the job could not carry out, with why (e.g. a render that could not start)",
     }),
     error: Type.Union([Type.Null(), Type.Object({ code: Type.String(), message: Type.String() })]),
     createdAt: Timestamp(),

@@ -170,9 +170,19 @@ export const TransitionSchema = Type.Object(
  */
 export const ReframeKeyframeSchema = Type.Object(
   {
-    time: Seconds("Source time, seconds into the clip's media (like trim; unaffected by start, speed and later trims)"),
-    x: Type.Number({ minimum: 0, maximum: 1, description: "Window centre, fraction of the source picture width" }),
-    y: Type.Number({ minimum: 0, maximum: 1, description: "Window centre, fraction of the source picture height" }),
+    time: Seconds(
+      "Source time, seconds into the clip's media (like trim; unaffected by start, speed and later trims)",
+    ),
+    x: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Window centre, fraction of the source picture width",
+    }),
+    y: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Window centre, fraction of the source picture height",
+    }),
   },
   { additionalProperties: false, title: "ReframeKeyframe" },
 );
@@ -192,7 +202,10 @@ export const ReframeSchema = Type.Object(
     split: Type.Optional(
       Type.Object(
         { keyframes: ReframeKeyframes("Centre of the lower half's window, times strictly increasing") },
-        { additionalProperties: false, description: "Two stacked crops (two people): the lower half's window" },
+        {
+          additionalProperties: false,
+          description: "Two stacked crops (two people): the lower half's window",
+        },
       ),
     ),
   },

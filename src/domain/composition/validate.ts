@@ -272,11 +272,13 @@ function checkClip(track: TrackWrite, clip: ClipWrite, path: string, add: Add): 
   }
   if (clip.reframe) {
     if (asset.type !== "video") add(`${path}/reframe`, "only a video clip can be reframed");
-    if (crop) add(`${path}/reframe`, "a reframed clip cannot also have a crop; the reframe window replaces it");
+    if (crop)
+      add(`${path}/reframe`, "a reframed clip cannot also have a crop; the reframe window replaces it");
     const increasing = (keyframes: readonly { time: number }[], at: string) => {
       keyframes.forEach((k, i) => {
         const before = keyframes[i - 1];
-        if (before && !(k.time > before.time)) add(`${at}/${i}/time`, "must be greater than the previous keyframe's time");
+        if (before && !(k.time > before.time))
+          add(`${at}/${i}/time`, "must be greater than the previous keyframe's time");
       });
     };
     increasing(clip.reframe.keyframes, `${path}/reframe/keyframes`);

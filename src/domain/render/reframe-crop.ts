@@ -86,12 +86,21 @@ export function reframePicture(
   if (!reframe.split) {
     return {
       inputs: chain.inputs,
-      filters: [...chain.filters, reframeCrop(reframe.keyframes, box.w / box.h, time), ...resize(box.w, box.h)],
+      filters: [
+        ...chain.filters,
+        reframeCrop(reframe.keyframes, box.w / box.h, time),
+        ...resize(box.w, box.h),
+      ],
     };
   }
   const upperH = Math.max(2, Math.floor(box.h / 4) * 2);
   const lowerH = Math.max(2, box.h - upperH);
-  const picture = graph.chain(chain.inputs, chain.filters.length > 0 ? chain.filters : ["null"], "clip", clip.id);
+  const picture = graph.chain(
+    chain.inputs,
+    chain.filters.length > 0 ? chain.filters : ["null"],
+    "clip",
+    clip.id,
+  );
   const [upper, lower] = graph.fanOut(picture, "split=2", 2, "clip", clip.id) as [string, string];
   const top = graph.chain(
     [upper],

@@ -413,7 +413,8 @@ function clipPicture(
   const reframe = clip.reframe !== undefined && clip.asset.type === "video";
   if (reframe) {
     // The reframe window has the box's aspect: it replaces crop and fit.
-    const resize = pixelFormat === "yuv420p" ? resizeOpaqueVideo : (w: number, h: number) => [`scale=w=${w}:h=${h}`];
+    const resize =
+      pixelFormat === "yuv420p" ? resizeOpaqueVideo : (w: number, h: number) => [`scale=w=${w}:h=${h}`];
     const reframed = reframePicture(
       ctx.graph,
       seg,

@@ -1,0 +1,198 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFaceDetector } from "../../src/media/faces/detector.ts";
+import { sampleFrames } from "../../src/media/faces/frames.ts";
+import {
+  type Footage,
+  faceRect,
+  keyframeCentre,
+  noFace,
+  panningFace,
+  twoFaces,
+} from "../fixtures/reframe/footage.ts";
+import { tempDir } from "../fixtures/render/media.ts";
+import { uploadFile } from "../generation/helpers.ts";
+import { bearer, startTestApp, type TestApp } from "../helpers/app.ts";
+import { client, download, onServer } from "../renders/helpers.ts";
+
+let t: TestApp;
+let owner: { userId: string; key: string };
+let tmp: { dir: string; cleanup: () => Promise<void> };
+const detector = createFaceDetector({ threads: 1 });
+
+beforeAll(async () => {
+  t = await startTestApp({ worker: true, env: { RENDER_SEGMENT_SEC: "0" } });
+  owner = await t.createAccount();
+  tmp = await tempDir("cutroom-reframe-");
+}, 300_000);
+
+afterAll(async () => {
+  await detector.close();
+  await t?.close();
+  await tmp?.cleanup();
+});
+
+/** Uploads footage and makes a composition of it on one video track at its own size. */
+async function compositionOf(footage: Footage, key = owner.key): Promise<{ id: string; clipId: string }> {
+  const upload = await uploadFile(t, key, await readFile(footage.file), path.basename(footage.file));
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/compositions",
+    headers: bearer(key),
+    payload: {
+      name: "talk",
+      canvas: { width: footage.width, height: footage.height, fps: 25, background: "#000000" },
+      tracks: [
+        {
+          kind: "video",
+          clips: [{ start: 0, duration: footage.duration, asset: { type: "video", uploadId: upload.id } }],
+        },
+      ],
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const body = res.json();
+  return { id: body.id, clipId: body.tracks[0].clips[0].id };
+}
+
+const reframe = (id: string, body: unknown, opts: { key?: string; version?: number } = {}) =>
+  t.app.inject({
+    method: "POST",
+    url: `/api/compositions/${id}/reframe`,
+    headers: { ...bearer(opts.key ?? owner.key), "if-match": `"${opts.version ?? 1}"` },
+    payload: body as object,
+  });
+
+describe("POST /api/compositions/:id/reframe", () => {
+  it("follows a face panning across a 16:9 frame: 9:16 canvas, one version, the face inside the rendered crop", async () => {
+    const footage = await panningFace(tmp.dir);
+    const { id } = await compositionOf(footage);
+    const res = await reframe(id, { aspectRatio: "9:16" });
+    expect(res.statusCode, res.body).toBe(200);
+    const out = res.json();
+    expect(out.summary).toBe("reframed 9:16, 2 shots");
+    expect(out.composition.version).toBe(2);
+    expect(res.headers.etag).toBe('"2"');
+    expect(out.composition.canvas).toMatchObject({ width: 540, height: 960 });
+    expect(out.shots.map((s: { subject: string; layout: string }) => [s.subject, s.layout])).toEqual([
+      ["face", "single"],
+      ["face", "single"],
+    ]);
+    const clip = out.composition.tracks[0].clips[0];
+    const keyframes = clip.reframe.keyframes as { time: number; x: number; y: number }[];
+    expect(keyframes.length).toBeGreaterThan(2);
+
+    const versions = await t.app.inject({
+      url: `/api/compositions/${id}/versions`,
+      headers: bearer(owner.key),
+    });
+    expect(versions.json().data[0]).toMatchObject({ version: 2, summary: "reframed 9:16, 2 shots" });
+
+    // Known positions: the face square inside the window at every output frame.
+    const windowW = (footage.height * 9) / 16 / footage.width;
+    const face = footage.faces[0] as Footage["faces"][number];
+    let inside = 0;
+    const frames = footage.duration * footage.fps;
+    for (let f = 0; f < frames; f += 1) {
+      const time = f / footage.fps;
+      const cx = Math.min(1 - windowW / 2, Math.max(windowW / 2, keyframeCentre(keyframes, time).x));
+      const rect = faceRect(face, time);
+      const x0 = rect.x0 / footage.width;
+      const x1 = rect.x1 / footage.width;
+      if (x0 >= cx - windowW / 2 && x1 <= cx + windowW / 2) inside += 1;
+    }
+    expect(inside / frames).toBeGreaterThanOrEqual(0.95);
+
+    // The render: the detector finds the face wholly inside the 9:16 picture on ≥ 95 % of frames.
+    const api = client(await t.listen(), owner.key);
+    const render = await api.startRender({ compositionId: id });
+    const history = await api.pollUntilTerminal(render.id, { timeoutMs: 120_000 });
+    const done = history.at(-1);
+    expect(done?.status, JSON.stringify(done)).toBe("succeeded");
+    const file = path.join(tmp.dir, "reframed.mp4");
+    await download(onServer(await t.listen(), done?.output?.url ?? ""), file);
+    const decoded = await sampleFrames(file, {
+      start: 0,
+      duration: footage.duration,
+      fps: 25,
+      width: 234,
+      height: 416,
+      timeoutMs: 60_000,
+    });
+    expect(decoded.count).toBe(frames);
+    const found = await detector.detect(decoded);
+    const whole = found.filter((faces) =>
+      faces.some((b) => b.x > 0.005 && b.x + b.w < 0.995 && b.y > 0.005 && b.y + b.h < 0.995),
+    ).length;
+    expect(whole / decoded.count).toBeGreaterThanOrEqual(0.95);
+  }, 900_000);
+
+  it("splits two people far apart into two stacked windows", async () => {
+    const footage = await twoFaces(tmp.dir);
+    const { id } = await compositionOf(footage);
+    const res = await reframe(id, { aspectRatio: "9:16" });
+    expect(res.statusCode, res.body).toBe(200);
+    const out = res.json();
+    expect(out.shots).toMatchObject([{ layout: "split", subject: "faces", faces: 2 }]);
+    const clip = out.composition.tracks[0].clips[0];
+    const upper = keyframeCentre(clip.reframe.keyframes, 1);
+    const lower = keyframeCentre(clip.reframe.split.keyframes, 1);
+    // The left person above, the right one below.
+    expect(upper.x).toBeLessThan(0.4);
+    expect(lower.x).toBeGreaterThan(0.6);
+    expect(out.reasons.join(" ")).toMatch(/split layout/);
+    // The preview honours it: one face in each half.
+    const frame = await t.app.inject({
+      url: `/api/compositions/${id}/frame?t=1&width=270`,
+      headers: bearer(owner.key),
+    });
+    expect(frame.statusCode).toBe(200);
+    const jpg = path.join(tmp.dir, "split.jpg");
+    await import("node:fs/promises").then((fs) => fs.writeFile(jpg, frame.rawPayload));
+    const still = await sampleFrames(jpg, {
+      start: 0,
+      duration: 0.04,
+      fps: 25,
+      width: 270,
+      height: 480,
+      timeoutMs: 30_000,
+    });
+    const [faces] = await detector.detect({ ...still, count: 1 });
+    const halves = (faces ?? []).map((b) => (b.y + b.h / 2 < 0.5 ? "upper" : "lower")).sort();
+    expect(halves).toEqual(["lower", "upper"]);
+  }, 600_000);
+
+  it("centres a shot without faces or motion and says so", async () => {
+    const footage = await noFace(tmp.dir);
+    const { id } = await compositionOf(footage);
+    const res = await reframe(id, { aspectRatio: "1:1" });
+    expect(res.statusCode, res.body).toBe(200);
+    const out = res.json();
+    expect(out.composition.canvas).toMatchObject({ width: 360, height: 360 });
+    expect(out.shots).toMatchObject([{ subject: "centre", faces: 0 }]);
+    expect(out.composition.tracks[0].clips[0].reframe.keyframes).toEqual([{ time: 0, x: 0.5, y: 0.5 }]);
+    expect(out.reasons.join(" ")).toMatch(/no face .*centred/);
+  }, 300_000);
+
+  it("refuses a read-only key, a stale version, unknown clips and another account's composition", async () => {
+    const footage = await noFace(tmp.dir, { width: 320, duration: 1 });
+    const { id } = await compositionOf(footage);
+    const reader = await t.addKey(owner.userId, ["read"]);
+    expect((await reframe(id, { aspectRatio: "9:16" }, { key: reader.key })).statusCode).toBe(403);
+    const stale = await reframe(id, { aspectRatio: "9:16" }, { version: 7 });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().error.code).toBe("version_conflict");
+    const unknown = await reframe(id, { aspectRatio: "9:16", clipIds: ["clp_nope"] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.details).toEqual([
+      { path: "/clipIds/0", message: "no clip clp_nope in this composition" },
+    ]);
+    const bad = await reframe(id, { aspectRatio: "4:3" });
+    expect(bad.statusCode).toBe(400);
+    const other = await t.createAccount();
+    expect((await reframe(id, { aspectRatio: "9:16" }, { key: other.key })).statusCode).toBe(404);
+    const after = await t.app.inject({ url: `/api/compositions/${id}`, headers: bearer(owner.key) });
+    expect(after.json().version).toBe(1);
+  }, 300_000);
+});

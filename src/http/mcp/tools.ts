@@ -26,6 +26,7 @@ const OPERATIONS: Record<string, string> = {
   get_composition_version: "getCompositionVersion",
   diff_composition_versions: "diffCompositionVersions",
   revert_composition: "revertComposition",
+  reframe_composition: "reframeComposition",
   preflight_render: "checkRender",
   start_render: "startRender",
   get_render: "getRender",
@@ -50,6 +51,8 @@ const DESCRIPTIONS: Record<string, string> = {
     'Apply a JSON Patch (RFC 6902) to a composition atomically. `body` is the array of operations; paths address the composition as get_composition returns it. The result is validated like a create; a failed `test` operation is a 409. Send `if-match` (the version in quotes, e.g. `"3"`) to refuse the patch when someone else changed it first.',
   revert_composition:
     'Go back to an earlier version of a composition (list_composition_versions shows them): writes a new version whose name and timeline equal `body.version`\'s. `if-match` is required: the current version in quotes (e.g. `"7"`); a stale one is a 409.',
+  reframe_composition:
+    'Reframe a composition for another aspect ratio (`body.aspectRatio`: "9:16", "1:1" or "16:9"; optional `body.clipIds`): the canvas changes and each video clip gets a crop window that follows the faces in it, shot by shot (two people far apart: two stacked windows; no face: the most active region or the centre). Returns the new composition, `shots` and `reasons`; one new version. `if-match` is required: the current version in quotes (e.g. `"3"`).',
   run_assistant:
     "Send a message to an assistant session (create_assistant_session first) and wait for the run to end. The assistant edits the session's composition with its own tools. Returns the run's events (`session`, `text`, `tool_start`, `tool_result`, `patch`, … and one terminal `done` or `error`); the text says what the assistant said.",
 };

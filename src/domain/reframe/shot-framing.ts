@@ -43,6 +43,9 @@ export function windowSize(
   };
 }
 
+/** Margin kept around a face box inside the window, fraction of the box's size on each side. */
+const MARGIN = 0.2;
+
 /** Headroom: the window centre lies this share of the window height below the face's centre. */
 const HEADROOM = 0.1;
 
@@ -58,8 +61,10 @@ function follow(
   win: { w: number; h: number },
   shot: { start: number; end: number },
 ): ReframeKeyframe[] {
-  const xi = boxes.map((b) => centreInterval(b.x, b.x + b.w, win.w));
-  const yi = boxes.map((b) => centreInterval(b.y, b.y + b.h, win.h));
+  // The face box widened by a margin on each side: the detector's box jitters by about a tenth
+  // of its size from frame to frame, and the window must hold the face also between samples.
+  const xi = boxes.map((b) => centreInterval(b.x - MARGIN * b.w, b.x + (1 + MARGIN) * b.w, win.w));
+  const yi = boxes.map((b) => centreInterval(b.y - MARGIN * b.h, b.y + (1 + MARGIN) * b.h, win.h));
   const xs = cropPath(
     boxes.map((b) => b.x + b.w / 2),
     xi,

@@ -163,6 +163,25 @@ function joinKeyframes(lists: readonly ReframeKeyframe[][]): ReframeKeyframe[] {
   return out;
 }
 
+/** Most keyframes of one list (the schema's bound; the render's crop expression grows with them). */
+const MAX_KEYFRAMES = 1000;
+
+/**
+ * A keyframe list thinned to {@link MAX_KEYFRAMES} (every n-th kept, the last too) when longer,
+ * said in `reasons`: the window then follows the face more loosely.
+ */
+function atMost(keyframes: ReframeKeyframe[], clipId: string, reasons: string[]): ReframeKeyframe[] {
+  if (keyframes.length <= MAX_KEYFRAMES) return keyframes;
+  const step = Math.ceil(keyframes.length / (MAX_KEYFRAMES - 1));
+  const kept = keyframes.filter((_, i) => i % step === 0);
+  const last = keyframes.at(-1) as ReframeKeyframe;
+  if (kept.at(-1) !== last) kept.push(last);
+  reasons.push(
+    `clip ${clipId}: ${keyframes.length} keyframes thinned to ${kept.length}; split the clip for a closer follow`,
+  );
+  return kept;
+}
+
 /**
  * Reframes a composition for `aspectRatio`: the canvas gets that aspect (its shorter side kept),
  * and each chosen video clip gets a `reframe` window of its box's aspect that follows the faces
@@ -305,8 +324,8 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
           reasons.push(`clip ${piece.id}: its crop is replaced by the reframe window`);
           delete piece.crop;
         }
-        const keyframes = joinKeyframes(run.map((f) => f.framing.keyframes));
-        const lower = joinKeyframes(run.map((f) => f.framing.lower ?? []));
+        const keyframes = atMost(joinKeyframes(run.map((f) => f.framing.keyframes)), piece.id, reasons);
+        const lower = atMost(joinKeyframes(run.map((f) => f.framing.lower ?? [])), piece.id, reasons);
         piece.reframe = lower.length > 0 ? { keyframes, split: { keyframes: lower } } : { keyframes };
         const speed = piece.speed ?? 1;
         const trim = piece.trim ?? 0;

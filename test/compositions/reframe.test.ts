@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaceDetector } from "../../src/media/faces/detector.ts";
 import { sampleFrames } from "../../src/media/faces/frames.ts";
+import { assistantClient, ofType } from "../assistant/helpers.ts";
 import {
   type Footage,
   faceRect,
@@ -156,33 +157,42 @@ describe("POST /api/compositions/:id/reframe", () => {
     expect(upper.x).toBeLessThan(0.4);
     expect(lower.x).toBeGreaterThan(0.6);
     expect(out.reasons.join(" ")).toMatch(/split layout/);
-    // The preview honours it: one face in each half.
     const frame = await t.app.inject({
       url: `/api/compositions/${id}/frame?t=1&width=270`,
       headers: bearer(owner.key),
     });
     expect(frame.statusCode).toBe(200);
-    const { stdout } = await run(
-      "ffmpeg",
-      [
-        "-v",
-        "error",
-        "-i",
-        "pipe:0",
-        "-vf",
-        "scale=270:480",
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "pipe:1",
-      ],
-      { input: frame.rawPayload },
-    );
-    const still = { rgb: new Uint8Array(stdout), width: 270, height: 480, count: 1 };
-    const [faces] = await detector.detect(still);
-    const halves = (faces ?? []).map((b) => (b.y + b.h / 2 < 0.5 ? "upper" : "lower")).sort();
-    expect(halves).toEqual(["lower", "upper"]);
+    // The preview honours it: a face in each half (each half given to the detector on its own,
+    // at twice the size, as the faces are small in a 270-px frame).
+    for (const [half, y] of [
+      ["upper", 0],
+      ["lower", 240],
+    ] as const) {
+      const { stdout } = await run(
+        "ffmpeg",
+        [
+          "-v",
+          "error",
+          "-i",
+          "pipe:0",
+          "-vf",
+          `crop=270:240:0:${y},scale=540:480`,
+          "-f",
+          "rawvideo",
+          "-pix_fmt",
+          "rgb24",
+          "pipe:1",
+        ],
+        { input: frame.rawPayload },
+      );
+      const [faces] = await detector.detect({
+        rgb: new Uint8Array(stdout),
+        width: 540,
+        height: 480,
+        count: 1,
+      });
+      expect(faces?.length, half).toBe(1);
+    }
   }, 600_000);
 
   it("centres a shot without faces or motion and says so", async () => {
@@ -195,6 +205,49 @@ describe("POST /api/compositions/:id/reframe", () => {
     expect(out.shots).toMatchObject([{ subject: "centre", faces: 0 }]);
     expect(out.composition.tracks[0].clips[0].reframe.keyframes).toEqual([{ time: 0, x: 0.5, y: 0.5 }]);
     expect(out.reasons.join(" ")).toMatch(/no face .*centred/);
+  }, 300_000);
+
+  it("the assistant's reframe (offline command model) writes what the endpoint writes", async () => {
+    const footage = await noFace(tmp.dir, { width: 480, duration: 1 });
+    const { id } = await compositionOf(footage);
+    const viaApi = await reframe(id, { aspectRatio: "9:16" });
+    expect(viaApi.statusCode, `${viaApi.body}\n${errors()}`).toBe(200);
+    const c = await assistantClient(t, await t.listen());
+    const upload = await uploadFile(t, c.key, await readFile(footage.file), "still.mp4");
+    const s = await c.session({});
+    const current = await c.composition(s.compositionId);
+    const put = await t.app.inject({
+      method: "PUT",
+      url: `/api/compositions/${s.compositionId}`,
+      headers: bearer(c.key),
+      payload: {
+        name: "talk",
+        version: current.version,
+        canvas: { width: footage.width, height: footage.height, fps: 25, background: "#000000" },
+        tracks: [
+          {
+            kind: "video",
+            clips: [{ start: 0, duration: footage.duration, asset: { type: "video", uploadId: upload.id } }],
+          },
+        ],
+      },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const { events } = await c.send(s.id, "make it vertical");
+    const result = ofType(events, "tool_result").map((e) => e.data as { tool?: string; ok?: boolean });
+    expect(result, JSON.stringify(events.slice(-3))).toMatchObject([{ ok: true }]);
+    const after = (await c.composition(s.compositionId)) as unknown as {
+      canvas: unknown;
+      tracks: { clips: { reframe: unknown }[] }[];
+    };
+    const api = viaApi.json();
+    expect(after.canvas).toEqual(api.composition.canvas);
+    expect(after.tracks[0]?.clips[0]?.reframe).toEqual(api.composition.tracks[0].clips[0].reframe);
+    const versions = await t.app.inject({
+      url: `/api/compositions/${s.compositionId}/versions`,
+      headers: bearer(c.key),
+    });
+    expect(versions.json().data[0].summary).toBe("reframed 9:16, 1 shot");
   }, 300_000);
 
   it("refuses a read-only key, a stale version, unknown clips and another account's composition", async () => {

@@ -44,7 +44,7 @@ export function windowSize(
 }
 
 /** Margin kept around a face box inside the window, fraction of the box's size on each side. */
-const MARGIN = 0.2;
+const MARGIN = 0.25;
 
 /** Headroom: the window centre lies this share of the window height below the face's centre. */
 const HEADROOM = 0.1;
@@ -55,12 +55,13 @@ const HEADROOM = 0.1;
  * (see track.ts), with a keyframe at the shot's start and just before its end.
  */
 function follow(
-  boxes: readonly FaceBox[],
-  times: readonly number[],
+  sampled: readonly FaceBox[],
+  sampleTimes: readonly number[],
   rate: number,
   win: { w: number; h: number },
   shot: { start: number; end: number },
 ): ReframeKeyframe[] {
+  const { boxes, times } = toShotEnd(sampled, sampleTimes, shot.end - 1e-3);
   // The face box widened by a margin on each side: the detector's box jitters by about a tenth
   // of its size from frame to frame, and the window must hold the face also between samples.
   const xi = boxes.map((b) => centreInterval(b.x - MARGIN * b.w, b.x + (1 + MARGIN) * b.w, win.w));
@@ -78,6 +79,32 @@ function follow(
     win.h,
   );
   return withShotEnds(simplifyPath(times, xs, ys, { x: xi, y: yi }), shot);
+}
+
+/**
+ * The samples with one more at `end` (the shot's last moment), its box predicted from the last
+ * two samples at constant velocity (the prediction step of a constant-velocity Kalman model,
+ * without the filter), kept inside the picture: the face keeps moving after the last sample.
+ */
+function toShotEnd(
+  boxes: readonly FaceBox[],
+  times: readonly number[],
+  end: number,
+): { boxes: FaceBox[]; times: number[] } {
+  const last = boxes.at(-1);
+  const lastT = times.at(-1);
+  if (!last || lastT === undefined || end <= lastT + 1e-3) return { boxes: [...boxes], times: [...times] };
+  const prev = boxes.at(-2);
+  const prevT = times.at(-2);
+  const f = prev && prevT !== undefined && lastT > prevT ? (end - lastT) / (lastT - prevT) : 0;
+  const x = prev ? last.x + (last.x - prev.x) * f : last.x;
+  const y = prev ? last.y + (last.y - prev.y) * f : last.y;
+  const predicted = {
+    ...last,
+    x: Math.min(1 - last.w, Math.max(0, x)),
+    y: Math.min(1 - last.h, Math.max(0, y)),
+  };
+  return { boxes: [...boxes, predicted], times: [...times, end] };
 }
 
 /** Holds the first and last keyframe out to the shot's start and to 1 ms before its end. */

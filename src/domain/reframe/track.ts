@@ -11,7 +11,9 @@
  * 2. **Smoothing** with the 1€ filter (Casiez, Roussel and Vogel, "1€ Filter: A Simple
  *    Speed-based Low-pass Filter for Noisy Input in Interactive Systems", CHI 2012): an
  *    exponential low-pass whose cutoff rises with the speed, so detector jitter on a still face
- *    is removed and a moving face is followed with little lag; then a **dead zone** (a backlash
+ *    is removed and a moving face is followed with little lag — run forward and then backward
+ *    over the shot, so that the result has no lag at all (forward-backward filtering, as
+ *    MATLAB's and SciPy's `filtfilt`); then a **dead zone** (a backlash
  *    or "play" operator): the crop moves only by what the smoothed centre leaves a band of
  *    ±{@link DEAD_ZONE} of the window width, so a still face gives a still crop.
  * 3. **Constraint**: at every sample the window centre is moved the least needed to keep the
@@ -177,8 +179,9 @@ export function centreInterval(lo: number, hi: number, size: number): [number, n
 }
 
 /**
- * A smoothed, constrained path of window centres for one axis: the 1€ filter, the dead zone, then
- * each sample clamped into its interval (see {@link centreInterval}).
+ * A smoothed, constrained path of window centres for one axis: the 1€ filter run forward and
+ * then backward (zero phase: no lag), the dead zone, then each sample clamped into its interval
+ * (see {@link centreInterval}).
  */
 export function cropPath(
   targets: readonly number[],
@@ -186,7 +189,11 @@ export function cropPath(
   rate: number,
   windowSize: number,
 ): number[] {
-  const smoothed = deadZone(oneEuro(targets, rate), DEAD_ZONE * windowSize);
+  // Forward, then backward over the result: the whole shot is known, so the smoothing can be
+  // zero-phase (no lag behind a moving face), as in forward-backward filtering (filtfilt).
+  const once = oneEuro(targets, rate);
+  const twice = oneEuro([...once].reverse(), rate).reverse();
+  const smoothed = deadZone(twice, DEAD_ZONE * windowSize);
   return smoothed.map((v, k) => {
     const [lo, hi] = intervals[k] ?? [0, 1];
     return Math.min(hi, Math.max(lo, v));

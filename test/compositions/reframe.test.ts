@@ -35,7 +35,7 @@ beforeAll(async () => {
   t = await startTestApp({ worker: true, env: { RENDER_SEGMENT_SEC: "0" } });
   owner = await t.createAccount();
   tmp = await tempDir("cutroom-reframe-");
-  base = base;
+  base = await t.listen();
 }, 300_000);
 
 afterAll(async () => {

@@ -22,6 +22,7 @@ import { registerFrameRoute } from "./http/routes/compositions/frame.ts";
 import { registerCompositionRoutes } from "./http/routes/compositions/index.ts";
 import { registerInterchangeRoutes } from "./http/routes/compositions/interchange.ts";
 import { registerPreviewRoute } from "./http/routes/compositions/preview.ts";
+import { registerReframeRoute } from "./http/routes/compositions/reframe.ts";
 import { registerConsoleAuthRoutes } from "./http/routes/console/auth.ts";
 import { registerCaptureTokenRoutes } from "./http/routes/console/capture-tokens.ts";
 import { registerKeyRoutes } from "./http/routes/console/keys.ts";
@@ -193,9 +194,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Wake-ups from other processes (assistant run events, settled generations); closed last.
   app.addHook("onClose", () => notifications.close());
   app.addHook("preClose", () => assistant.close());
+  app.addHook("onClose", () => services.faces.close());
   await scopes.key(app, (api) => {
     registerUploadAnalysisRoute(api, { db, store, clock, workRoot: config.workDir });
     registerCompositionRoutes(api, { db, clock, renderLimits: config.renderLimits });
+    registerReframeRoute(api, {
+      db,
+      clock,
+      store,
+      workRoot: config.workDir,
+      renderLimits: config.renderLimits,
+      faces: services.faces,
+    });
     registerFrameRoute(api, { frames: services.frames });
     registerPreviewRoute(api, { previews: services.previews });
     registerInterchangeRoutes(api, {

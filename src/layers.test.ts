@@ -65,7 +65,7 @@ const KNOWN_UPWARD: { from: string; to: string; typeOnly: boolean; why: string }
 const DOMAIN_AREAS: { rank: number; areas: string[] }[] = [
   { rank: 6, areas: ["assistant"] },
   { rank: 5, areas: ["autoedit", "preview", "retention"] },
-  { rank: 4, areas: ["generation", "interchange", "render-jobs"] },
+  { rank: 4, areas: ["generation", "interchange", "reframe", "render-jobs"] },
   { rank: 3, areas: ["accounts", "render", "uploads"] },
   { rank: 2, areas: ["composition", "console", "transcription"] },
   {

@@ -11,6 +11,7 @@ import type { ProviderSet } from "./domain/generation/providers/types.ts";
 import { createDiscardOutputs, createStoreOutputs } from "./domain/generation/store-outputs.ts";
 import { createPreviewStream } from "./domain/preview/preview-stream.ts";
 import { createFramePreview } from "./domain/preview/render-frame.ts";
+import { reframeComposition } from "./domain/reframe/reframe-composition.ts";
 import type { RenderWarning } from "./domain/render/types.ts";
 import type { RenderPipeline } from "./domain/render-jobs/render-job.ts";
 import { createRenderJoinPipeline } from "./domain/render-jobs/render-join-job.ts";
@@ -22,6 +23,7 @@ import type { TranscriptionJobDeps } from "./domain/transcription/transcription-
 import { ANALYSIS_DEFAULTS, uploadAnalysis } from "./domain/uploads/analysis.ts";
 import { createWebhookEvents, type WebhookEvents } from "./domain/webhooks/events.ts";
 import { eventPresenters } from "./http/presenters/events.ts";
+import { createFaceDetector, type FaceDetector } from "./media/faces/detector.ts";
 import type { AttemptPipeline } from "./queue/attempt-runner.ts";
 import { createEnqueue, type Enqueue } from "./queue/enqueue.ts";
 import { createFlowQueue, type FlowQueue } from "./queue/flow.ts";
@@ -60,6 +62,8 @@ export interface ApiServices extends SharedServices {
   previews: ReturnType<typeof createPreviewStream>;
   /** The assistant: runs execute in this process; the app closes it before the server (`preClose`). */
   assistant: Assistant;
+  /** The face detector of reframing (one worker thread, started on first use); the app closes it (`onClose`). */
+  faces: FaceDetector;
 }
 
 /** The services of the job worker: one pipeline per job kind that does real work. */
@@ -150,6 +154,7 @@ async function apiServices(
   });
   const previews = createPreviewStream({ ...preview, concurrency: 2, maxWaiting: 2, maxRunMs: 120_000 });
   const notifications = await openNotifications(database, log);
+  const faces = createFaceDetector({ threads: 1 });
   const generation: GenerationService = createGenerationService({
     db,
     clock,
@@ -184,6 +189,14 @@ async function apiServices(
           ...input.params,
         }),
     },
+    reframe: {
+      reframe: (input) =>
+        reframeComposition(
+          { db, store, clock, workRoot, userId: input.userId, faces },
+          input.composition,
+          input,
+        ),
+    },
     log,
     model: { model: config.assistantModel, baseUrl: config.assistantBaseUrl, apiKey: config.assistantApiKey },
     ...wiring,
@@ -194,7 +207,7 @@ async function apiServices(
       ...wiring?.options,
     },
   });
-  return { notifications, frames, previews, assistant };
+  return { notifications, frames, previews, assistant, faces };
 }
 
 /** The worker role's own services over `shared`. */

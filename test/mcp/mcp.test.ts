@@ -64,6 +64,7 @@ describe("MCP server at /mcp", () => {
       "get_composition_version",
       "diff_composition_versions",
       "revert_composition",
+      "reframe_composition",
       "check_composition",
       "preflight_render",
       "start_render",

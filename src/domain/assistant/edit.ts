@@ -66,7 +66,12 @@ export async function applyEdit<R extends object>(
   toolCallId: string,
   tool: string,
   change: (draft: Composition) => R | Promise<R>,
-  opts: { record?: boolean; ops?: (before: Composition) => jsonPatch.Operation[] } = {},
+  opts: {
+    record?: boolean;
+    ops?: (before: Composition) => jsonPatch.Operation[];
+    /** The version's summary, from the tool's result (default: described from the change). */
+    summary?: (result: R) => string;
+  } = {},
 ): Promise<EditResult<R>> {
   for (let attempt = 1; ; attempt++) {
     const before = await readComposition(ctx);
@@ -80,6 +85,7 @@ export async function applyEdit<R extends object>(
         id: ctx.compositionId,
         patch: ops,
         ifMatch: before.version,
+        summary: opts.summary?.(result),
       });
     } catch (err) {
       if (err instanceof AppError && err.code === "version_conflict" && attempt < MAX_ATTEMPTS) continue;

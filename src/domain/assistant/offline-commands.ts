@@ -24,6 +24,7 @@ export const OFFLINE_COMMANDS = [
   "remove the ums | cut the fillers [from clip N | on track T]",
   "cut [clip N] at scene changes",
   "make a 60 s vertical clip with captions [from <upload>] [about <topic>] | make 3 square clips",
+  "reframe to 9:16 | make it vertical | make it square",
   "set music volume to 40% | duck the music under speech | fade out the music over 3s",
   "find chapters",
   "suggest b-roll",
@@ -218,6 +219,23 @@ export function parseCommand(clause: string): CommandCall | null {
       s,
     );
   if (m) return { tool: "cut_at_scene_changes", input: m[1] ? { clip: clipRef(m[1]) } : {} };
+
+  m =
+    /^(?:reframe|crop|convert|turn)\s+(?:it\s+|this\s+|the\s+(?:video|composition|edit|clip)\s+)?(?:to|for|as|into)\s+(?:an?\s+)?(9:16|1:1|16:9|vertical|portrait|square|landscape|horizontal|widescreen)(?:\s+(?:format|video|aspect(?:\s+ratio)?))?$/i.exec(
+      s,
+    ) ??
+    /^make\s+(?:it|this|the\s+(?:video|composition|edit))\s+(?:an?\s+)?(9:16|1:1|16:9|vertical|portrait|square|landscape|horizontal|widescreen)(?:\s+(?:format|video|aspect(?:\s+ratio)?))?$/i.exec(
+      s,
+    );
+  if (m) {
+    const word = (m[1] as string).toLowerCase();
+    const aspectRatio = /^(?:9:16|vertical|portrait)$/.test(word)
+      ? "9:16"
+      : /^(?:1:1|square)$/.test(word)
+        ? "1:1"
+        : "16:9";
+    return { tool: "reframe", input: { aspectRatio } };
+  }
 
   m = /^(?:add|put|burn in)\s+(?:the\s+)?(?:captions|subtitles)(?:\s+from\s+(?:the\s+)?(.+?))?$/i.exec(s);
   if (m)

@@ -30,6 +30,7 @@ import { summarizeComposition } from "./summary.ts";
 import type {
   GenerationService,
   MediaAnalysisService,
+  ReframeService,
   ToolContext,
   TranscriptionService,
 } from "./tool-context.ts";
@@ -68,6 +69,7 @@ export interface RunDeps {
   generation: GenerationService | undefined;
   transcription?: TranscriptionService | undefined;
   analysis?: MediaAnalysisService | undefined;
+  reframe?: ReframeService | undefined;
   options: RunOptions;
 }
 
@@ -188,6 +190,7 @@ export async function executeRun(
     generation: deps.generation,
     transcription: deps.transcription,
     analysis: deps.analysis,
+    reframe: deps.reframe,
     renderFollowMs: deps.options.renderFollowMs,
     renderPollMs: deps.options.renderPollMs,
     renderLimits: deps.options.renderLimits,

@@ -25,7 +25,12 @@ import type { WebhookEvents } from "../webhooks/events.ts";
 import { createLanguageModel, type ModelSettings, modelInfo } from "./model.ts";
 import { executeRun, type RunOptions } from "./run.ts";
 import { tailRunEvents } from "./run-events.ts";
-import type { GenerationService, MediaAnalysisService, TranscriptionService } from "./tool-context.ts";
+import type {
+  GenerationService,
+  MediaAnalysisService,
+  ReframeService,
+  TranscriptionService,
+} from "./tool-context.ts";
 
 /** Timings of the orchestrator (all milliseconds) and the run limits. */
 export interface AssistantOptions extends RunOptions {
@@ -71,6 +76,7 @@ export interface AssistantDeps {
   generation?: GenerationService | undefined;
   transcription?: TranscriptionService | undefined;
   analysis?: MediaAnalysisService | undefined;
+  reframe?: ReframeService | undefined;
   /** Replaces the configured model (tests: scripted models). */
   languageModel?: LanguageModel | undefined;
   options?: Partial<AssistantOptions>;
@@ -192,6 +198,7 @@ export async function createAssistant(deps: AssistantDeps): Promise<Assistant> {
           generation: deps.generation,
           transcription: deps.transcription,
           analysis: deps.analysis,
+          reframe: deps.reframe,
           options,
         },
         { run, session, model: () => modelFor(session), abort },

@@ -7,6 +7,8 @@ import type { Enqueue } from "../../queue/enqueue.ts";
 import type { FlowQueue } from "../../queue/flow.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../composition/limits.ts";
+import type { Composition } from "../composition/schema.ts";
+import type { ReframeAspect, ReframeShot } from "../reframe/reframe-composition.ts";
 import type { TranscriptResult } from "../transcription/types.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 
@@ -84,6 +86,24 @@ export interface MediaAnalysisService {
   }): Promise<MediaAnalysis>;
 }
 
+/**
+ * Reframing as the assistant uses it: the reframe step ({@link reframeComposition} of
+ * `domain/reframe`) with the process's face detector, on a composition the tool then writes.
+ */
+export interface ReframeService {
+  /**
+   * The composition reframed for `aspectRatio` (not stored).
+   * @throws AppError 400 naming `/clipIds/<i>` for a clip that cannot be reframed.
+   */
+  reframe(input: {
+    userId: string;
+    composition: Composition;
+    aspectRatio: ReframeAspect;
+    clipIds?: string[] | undefined;
+    signal: AbortSignal;
+  }): Promise<{ composition: Composition; summary: string; shots: ReframeShot[]; reasons: string[] }>;
+}
+
 /** Everything a tool may touch during one run. */
 export interface ToolContext {
   db: Db;
@@ -108,6 +128,7 @@ export interface ToolContext {
   generation: GenerationService | undefined;
   transcription: TranscriptionService | undefined;
   analysis: MediaAnalysisService | undefined;
+  reframe?: ReframeService | undefined;
   /** How long `start_render` follows the render's progress before returning, milliseconds. */
   renderFollowMs: number;
   /** How often `start_render` polls the render, milliseconds. */

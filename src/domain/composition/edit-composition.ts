@@ -188,10 +188,11 @@ const READ_ONLY = new Set(["/id", "/version", "/schemaVersion", "/createdAt", "/
  * unresolvable path or malformed operation is a 400 naming the operation (`/3`).
  *
  * @param ifMatch - optional version the patch was based on (If-Match); stale → 409.
+ * @param summary - the version's summary (default: described from the change).
  */
 export async function patchComposition(
   ctx: WriteContext,
-  input: { id: string; patch: unknown; ifMatch: number | undefined },
+  input: { id: string; patch: unknown; ifMatch: number | undefined; summary?: string | undefined },
 ): Promise<CompositionRow> {
   const current = await findComposition(ctx.db, ctx.userId, input.id);
   if (!current) throw notFound(`Composition ${input.id}`);
@@ -245,7 +246,7 @@ export async function patchComposition(
     version: _v,
     ...body
   } = patched as Composition;
-  return saveIfVersion(ctx, current, body);
+  return saveIfVersion(ctx, current, body, input.summary);
 }
 
 /**
@@ -269,6 +270,38 @@ export async function revertComposition(
     { ...state, projectId: current.projectId },
     `reverted to version ${input.version}`,
   );
+}
+
+/**
+ * Stores the result of an automated editing step (reframe, …) as one new version: reads the
+ * caller's composition, checks `ifMatch`, runs `step` on the resource as GET returns it, and
+ * saves what it returns (validated like every write) with its summary as the version's summary.
+ * @param input.ifMatch - the version the caller saw (If-Match); stale → 409, also when the
+ *   composition changed while the step ran.
+ * @returns the stored row and the step's own result.
+ * @throws 404 unknown/foreign composition; 409 stale; 400 when the step's document does not
+ *   validate; whatever `step` throws.
+ */
+export async function applyCompositionStep<R extends { composition: Composition; summary: string }>(
+  ctx: WriteContext,
+  input: { id: string; ifMatch: number },
+  step: (current: Composition) => Promise<R>,
+): Promise<{ row: CompositionRow; result: R }> {
+  const current = await findComposition(ctx.db, ctx.userId, input.id);
+  if (!current) throw notFound(`Composition ${input.id}`);
+  if (input.ifMatch !== current.version) throw versionConflict(current.version);
+  const result = await step(toCompositionResource(current));
+  const {
+    id: _id,
+    createdAt: _c,
+    updatedAt: _u,
+    schemaVersion: _s,
+    version: _v,
+    warnings: _w,
+    ...body
+  } = result.composition;
+  const row = await saveIfVersion(ctx, current, body, result.summary);
+  return { row, result };
 }
 
 /**

@@ -164,6 +164,59 @@ export const TransitionSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One keyframe of a reframe: where the centre of the crop window lies at a source time. Between
+ * keyframes the centre moves linearly; before the first and after the last it holds.
+ */
+export const ReframeKeyframeSchema = Type.Object(
+  {
+    time: Seconds(
+      "Source time, seconds into the clip's media (like trim; unaffected by start, speed and later trims)",
+    ),
+    x: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Window centre, fraction of the source picture width",
+    }),
+    y: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "Window centre, fraction of the source picture height",
+    }),
+  },
+  { additionalProperties: false, title: "ReframeKeyframe" },
+);
+
+const ReframeKeyframes = (description: string) =>
+  Type.Array(ReframeKeyframeSchema, { minItems: 1, maxItems: 1000, description });
+
+/**
+ * A moving crop of a video clip (reframing, e.g. a 16:9 recording for a 9:16 canvas): a window of
+ * the clip box's aspect ratio, as large as the source picture allows, whose centre follows the
+ * keyframes and is kept inside the picture. With `split` the box is two stacked halves, each
+ * filled by its own window: `keyframes` the upper half, `split.keyframes` the lower.
+ */
+export const ReframeSchema = Type.Object(
+  {
+    keyframes: ReframeKeyframes("Centre of the window over source time, times strictly increasing"),
+    split: Type.Optional(
+      Type.Object(
+        { keyframes: ReframeKeyframes("Centre of the lower half's window, times strictly increasing") },
+        {
+          additionalProperties: false,
+          description: "Two stacked crops (two people): the lower half's window",
+        },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: "Reframe",
+    description:
+      "Keyframed crop of a video clip: a window of the box's aspect ratio moving over the source picture (replaces crop and fit)",
+  },
+);
+
 const ClipFields = {
   name: Type.Optional(Type.String({ maxLength: 200 })),
   start: Seconds("Absolute start on the timeline, seconds"),
@@ -207,6 +260,7 @@ const ClipFields = {
       { additionalProperties: false, description: "Fractions of the source cut from each side" },
     ),
   ),
+  reframe: Type.Optional(ReframeSchema),
   motion: Type.Optional(
     Type.Object(
       {
@@ -413,6 +467,10 @@ export type MediaAsset = Static<typeof MediaAssetSchema>;
 export function isMediaAsset(asset: Asset): asset is MediaAsset {
   return asset.type === "video" || asset.type === "image" || asset.type === "audio";
 }
+/** A reframe: keyframed crop window of a video clip. */
+export type Reframe = Static<typeof ReframeSchema>;
+/** One reframe keyframe (source seconds; centre as fractions of the source picture). */
+export type ReframeKeyframe = Static<typeof ReframeKeyframeSchema>;
 /** Caption asset. */
 export type CaptionAsset = Static<typeof CaptionAssetSchema>;
 /** Caption cue (seconds). */

@@ -181,6 +181,39 @@ describe("validateComposition", () => {
     ]);
   });
 
+  it("checks reframes: video clips only, not with a crop, keyframe times increasing", async () => {
+    const keyframes = [
+      { time: 1, x: 0.3, y: 0.5 },
+      { time: 1, x: 0.6, y: 0.5 },
+    ];
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          {
+            start: 0,
+            duration: 2,
+            asset: { type: "video", uploadId: "upl_video" },
+            crop: { left: 0.1 },
+            reframe: { keyframes, split: { keyframes: [{ time: 0, x: 0.5, y: 0.5 }] } },
+          },
+          {
+            start: 2,
+            duration: 1,
+            asset: { type: "image", uploadId: "upl_image" },
+            reframe: { keyframes: [{ time: 0, x: 0.5, y: 0.5 }] },
+          },
+        ],
+      },
+    ]);
+    const details = await problems(doc);
+    expect(details.map((d) => d.path).sort()).toEqual([
+      "/tracks/0/clips/0/reframe",
+      "/tracks/0/clips/0/reframe/keyframes/1/time",
+      "/tracks/0/clips/1/reframe",
+    ]);
+  });
+
   it("reports structural errors with JSON pointers (odd canvas, unknown fps, speed out of range)", async () => {
     const doc = body(
       [

@@ -84,7 +84,7 @@ const ACCEPTED_UPLOADS: Record<"video" | "image" | "audio", (u: UploadInfo) => b
  * (JSON Pointer into the body). Checks, in order:
  * 1. structure against `CompositionWriteSchema` (when that fails, only structural errors are reported);
  * 2. ranges: canvas even 16..4096 and an allowed fps, speed 0.25..4, volumes 0..4, fades within the
- *    clip, crop sums < 1, transform sizes > 0, opacity 0..1, cue `end > start`;
+ *    clip, crop sums < 1, a reframe only on a video clip without crop and with increasing keyframe times, transform sizes > 0, opacity 0..1, cue `end > start`;
  * 3. timing: clips of one track never overlap (the message names both clip ids), a transition is
  *    no longer than its clip nor than what precedes it on the track (previous adjacent clip, or the
  *    gap before it; a track's first clip at 0 cannot have one);
@@ -269,6 +269,20 @@ function checkClip(track: TrackWrite, clip: ClipWrite, path: string, add: Add): 
   if (crop) {
     if ((crop.top ?? 0) + (crop.bottom ?? 0) >= 1) add(`${path}/crop/bottom`, "top + bottom must be < 1");
     if ((crop.left ?? 0) + (crop.right ?? 0) >= 1) add(`${path}/crop/right`, "left + right must be < 1");
+  }
+  if (clip.reframe) {
+    if (asset.type !== "video") add(`${path}/reframe`, "only a video clip can be reframed");
+    if (crop)
+      add(`${path}/reframe`, "a reframed clip cannot also have a crop; the reframe window replaces it");
+    const increasing = (keyframes: readonly { time: number }[], at: string) => {
+      keyframes.forEach((k, i) => {
+        const before = keyframes[i - 1];
+        if (before && !(k.time > before.time))
+          add(`${at}/${i}/time`, "must be greater than the previous keyframe's time");
+      });
+    };
+    increasing(clip.reframe.keyframes, `${path}/reframe/keyframes`);
+    if (clip.reframe.split) increasing(clip.reframe.split.keyframes, `${path}/reframe/split/keyframes`);
   }
   const tf = clip.transform;
   if (tf) {

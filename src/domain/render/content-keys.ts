@@ -212,6 +212,7 @@ function soundContent(clip: Clip) {
     fit: _fit,
     transform: _transform,
     crop: _crop,
+    reframe: _reframe,
     motion: _motion,
     filter: _filter,
     ...sound

@@ -3,6 +3,7 @@ import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
 import type { Clip } from "../composition/schema.ts";
 import { type BranchPixelFormat, conformToCanvas, regularPts } from "./conform.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
+import { reframePicture } from "./reframe-crop.ts";
 import {
   type FrameRate,
   frameToSeconds,
@@ -409,7 +410,29 @@ function clipPicture(
   }
   const box = clipBoxSize(ctx, clip, asset);
   const crop = clip.crop;
-  if (crop && clip.asset.type !== "color") {
+  const reframe = clip.reframe !== undefined && clip.asset.type === "video";
+  if (reframe) {
+    // The reframe window has the box's aspect: it replaces crop and fit.
+    const resize =
+      pixelFormat === "yuv420p" ? resizeOpaqueVideo : (w: number, h: number) => [`scale=w=${w}:h=${h}`];
+    const reframed = reframePicture(
+      ctx.graph,
+      seg,
+      {
+        a: sourceTimeAt(seg, streamStart(seg), ctx.rate),
+        b: frameToSeconds(1, ctx.rate) * (clip.speed ?? 1),
+        from: sourceTimeAt(seg, streamStart(seg), ctx.rate),
+        to: sourceTimeAt(seg, streamEnd(seg), ctx.rate),
+      },
+      box,
+      { inputs, filters },
+      resize,
+    );
+    inputs = reframed.inputs;
+    filters.splice(0, filters.length, ...reframed.filters);
+    const filter = pictureFilter(clip, box.h, sourceScale);
+    if (filter) filters.push(filter);
+  } else if (crop && clip.asset.type !== "color") {
     const l = crop.left ?? 0;
     const r = crop.right ?? 0;
     const t = crop.top ?? 0;
@@ -418,9 +441,11 @@ function clipPicture(
       `crop=w=${quote(`max(2,trunc(iw*${1 - l - r}/2)*2)`)}:h=${quote(`max(2,trunc(ih*${1 - t - b}/2)*2)`)}:x=${quote(`iw*${l}`)}:y=${quote(`ih*${t}`)}`,
     );
   }
-  const filter = pictureFilter(clip, box.h, sourceScale);
-  if (filter) filters.push(filter);
-  if (clip.asset.type !== "color") {
+  if (!reframe) {
+    const filter = pictureFilter(clip, box.h, sourceScale);
+    if (filter) filters.push(filter);
+  }
+  if (clip.asset.type !== "color" && !reframe) {
     // An opaque video picture (the base track's) is resized by zimg; see `resizeOpaqueVideo`.
     const resize = clip.asset.type === "video" && pixelFormat === "yuv420p" ? resizeOpaqueVideo : undefined;
     filters.push(...fitFilters(clip, box, ctx.scale / sourceScale, resize));

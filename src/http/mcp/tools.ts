@@ -26,6 +26,7 @@ const OPERATIONS: Record<string, string> = {
   get_composition_version: "getCompositionVersion",
   diff_composition_versions: "diffCompositionVersions",
   revert_composition: "revertComposition",
+  reframe_composition: "reframeComposition",
   preflight_render: "checkRender",
   start_render: "startRender",
   get_render: "getRender",
@@ -54,6 +55,8 @@ const DESCRIPTIONS: Record<string, string> = {
     'Go back to an earlier version of a composition (list_composition_versions shows them): writes a new version whose name and timeline equal `body.version`\'s. `if-match` is required: the current version in quotes (e.g. `"7"`); a stale one is a 409.',
   auto_edit:
     "Turn long video recordings (upload ids) into short clips: returns a queued auto-edit job at once. It transcribes the uploads offline, ranks candidate stretches (whole sentences, at most `target.maxDuration` s, with reasons), then builds the top `target.count` as compositions in the project, one version per automated step (cut, canvas at `target.aspectRatio` as a centre crop, karaoke captions, silence removal, music ducked under speech), so each step can be reverted. Poll get_autoedit with its id.",
+  reframe_composition:
+    'Reframe a composition for another aspect ratio (`body.aspectRatio`: "9:16", "1:1" or "16:9"; optional `body.clipIds`): the canvas changes and each video clip gets a crop window that follows the faces in it, shot by shot (two people far apart: two stacked windows; no face: the most active region or the centre). Returns the new composition, `shots` and `reasons`; one new version. `if-match` is required: the current version in quotes (e.g. `"3"`).',
   run_assistant:
     "Send a message to an assistant session (create_assistant_session first) and wait for the run to end. The assistant edits the session's composition with its own tools. Returns the run's events (`session`, `text`, `tool_start`, `tool_result`, `patch`, … and one terminal `done` or `error`); the text says what the assistant said.",
 };

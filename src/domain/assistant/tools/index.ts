@@ -4,6 +4,7 @@ import { addCaptions, setVolume } from "./captions-audio.ts";
 import type { ToolSpec } from "./define.ts";
 import { animateImage, generateImage, startRenderTool } from "./media.ts";
 import { cutAtSceneChanges, removeFillers, removeSilences } from "./recut.ts";
+import { reframeTool } from "./reframe.ts";
 import { getComposition, listUploads, undo } from "./session.ts";
 import { addCaptionsFromSpeech, makeChapters, transcribeSpeech } from "./speech.ts";
 import { addClip, addText, addTransition, deleteClip, moveClip, splitClip, trimClip } from "./timeline.ts";
@@ -25,6 +26,7 @@ export const ASSISTANT_TOOLS: ToolSpec<any>[] = [
   removeSilences,
   removeFillers,
   cutAtSceneChanges,
+  reframeTool,
   detectChaptersTool,
   suggestBrollTool,
   transcribeSpeech,

@@ -37,6 +37,11 @@ export type Role = "api" | "worker" | "both";
 
 /** The services both roles use. */
 export interface SharedServices {
+  /**
+   * The face detector of reframing (one worker thread, started on first use, ended after a
+   * minute idle); the app (`onClose`) and the job worker (when it stops) close it.
+   */
+  faces: FaceDetector;
   /** Sends jobs (inside the caller's transaction when given one). */
   enqueue: Enqueue;
   /** Sends, finds and cancels the part and join jobs of split renders. */
@@ -62,8 +67,6 @@ export interface ApiServices extends SharedServices {
   previews: ReturnType<typeof createPreviewStream>;
   /** The assistant: runs execute in this process; the app closes it before the server (`preClose`). */
   assistant: Assistant;
-  /** The face detector of reframing (one worker thread, started on first use); the app closes it (`onClose`). */
-  faces: FaceDetector;
 }
 
 /** The services of the job worker: one pipeline per job kind that does real work. */
@@ -129,6 +132,7 @@ export async function buildServices<R extends Role>(
     events,
     providers: createProviders(config.generation, config.workDir),
     transcribers: createTranscribers(config.transcription),
+    faces: createFaceDetector({ threads: 1 }),
   };
   const api = opts.role === "worker" ? {} : await apiServices(runtime, shared, opts.assistant);
   const worker = opts.role === "api" ? {} : workerServices(runtime, shared, opts.lossless === true);
@@ -142,7 +146,7 @@ async function apiServices(
   wiring: ServiceOptions<Role>["assistant"],
 ): Promise<Omit<ApiServices, keyof SharedServices>> {
   const { config, database, store, clock, log } = runtime;
-  const { enqueue, flows, events, providers, transcribers } = shared;
+  const { enqueue, flows, events, providers, transcribers, faces } = shared;
   const db = database.db;
   const workRoot = config.workDir;
   const preview = { db, store, workRoot, log, stallTimeoutMs: 20_000 };
@@ -154,7 +158,6 @@ async function apiServices(
   });
   const previews = createPreviewStream({ ...preview, concurrency: 2, maxWaiting: 2, maxRunMs: 120_000 });
   const notifications = await openNotifications(database, log);
-  const faces = createFaceDetector({ threads: 1 });
   const generation: GenerationService = createGenerationService({
     db,
     clock,
@@ -207,7 +210,7 @@ async function apiServices(
       ...wiring?.options,
     },
   });
-  return { notifications, frames, previews, assistant, faces };
+  return { notifications, frames, previews, assistant };
 }
 
 /** The worker role's own services over `shared`. */
@@ -277,6 +280,7 @@ function workerServices(
       enqueue,
       renderLimits: config.renderLimits,
       events,
+      faces: shared.faces,
     },
   };
 }

@@ -124,6 +124,7 @@ export async function startJobWorker(
   return async () => {
     stopSweeps();
     await stopJobs();
+    await services.faces.close();
   };
 }
 

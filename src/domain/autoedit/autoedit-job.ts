@@ -19,6 +19,7 @@ import {
 import { findUploadsByIds } from "../../db/repositories/uploads.ts";
 import { AppError } from "../../errors.ts";
 import type { MediaAnalysis } from "../../media/analysis/types.ts";
+import type { FaceDetector } from "../../media/faces/detector.ts";
 import {
   type AttemptContext,
   type AttemptOutcome,
@@ -67,6 +68,8 @@ export interface AutoeditJobDeps {
   renderLimits: RenderLimits;
   /** Records `autoedit.succeeded`/`autoedit.failed` with the final write. */
   events?: WebhookEvents | undefined;
+  /** The process's face detector, for the reframe step. */
+  faces: FaceDetector;
 }
 
 /** A failure of an auto-edit that another attempt would not fix. */
@@ -311,7 +314,7 @@ export async function runAutoeditPipeline(
       };
       const stepContext: AutoeditStepContext = {
         userId,
-        deps: { db, store: deps.store, workRoot: deps.workRoot, clock },
+        deps: { db, store: deps.store, workRoot: deps.workRoot, clock, faces: deps.faces },
         request,
         candidate,
         source,

@@ -4,7 +4,7 @@
  * user can revert any one of them. {@link autoeditSteps} lists the steps a request runs, in
  * order; a step that changes nothing writes no version.
  *
- * Order: the cut (version 1) → the canvas at the target aspect → captions from speech (in step
+ * Order: the cut (version 1) → the reframe to the target aspect on tracked faces → captions from speech (in step
  * with the video clip) → silence and filler removal (which recuts the captions in step and moves
  * markers) → music bed → the loudness target.
  *
@@ -14,11 +14,13 @@
 
 import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
+import type { FaceDetector } from "../../media/faces/detector.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { SourceRange } from "../composition/recut.ts";
 import { removePauses } from "../composition/remove-pauses.ts";
 import type { Canvas, Clip, Composition, TextStyle, Track } from "../composition/schema.ts";
 import { CANVAS_FPS } from "../composition/value-lists.ts";
+import { reframeComposition } from "../reframe/reframe-composition.ts";
 import type { TranscriptResult } from "../transcription/types.ts";
 import type { AutoeditAspectRatio, AutoeditCandidate, AutoeditRequest } from "./types.ts";
 
@@ -42,8 +44,8 @@ export interface AutoeditSource {
 export interface AutoeditStepContext {
   /** The job's owner: every upload and composition a step touches is theirs. */
   userId: string;
-  /** What a step may use beyond the composition: database, blob store, scratch space, clock. */
-  deps: { db: Db; store: BlobStore; workRoot: string; clock: Clock };
+  /** What a step may use beyond the composition: database, blob store, scratch space, clock, face detector. */
+  deps: { db: Db; store: BlobStore; workRoot: string; clock: Clock; faces: FaceDetector };
   request: AutoeditRequest;
   candidate: AutoeditCandidate;
   source: AutoeditSource;
@@ -139,31 +141,24 @@ export const cutToCandidate: AutoeditStep = {
 };
 
 /**
- * The canvas at the target aspect: the largest frame of that aspect inside the picture, and the
- * picture fit to cover it, which keeps its centre (a centre crop).
+ * Reframe on faces ({@link reframeComposition}): the canvas takes the target aspect ratio and
+ * each video clip a crop window that follows the faces in it, shot by shot (two people far apart:
+ * two stacked windows; no face: the most active region or the centre, said in the reasons). The
+ * canvas is the largest frame of that shape at the source's own pixel scale (never upscaled).
  */
-export const centreCropCanvas: AutoeditStep = {
-  name: "canvas",
+export const reframeOnFaces: AutoeditStep = {
+  name: "reframe",
   async run(ctx, composition) {
-    const { width, height } = cropCanvasSize(
-      ctx.request.target.aspectRatio,
-      ctx.source.width,
-      ctx.source.height,
-    );
-    const tracks = composition.tracks.map((t) => ({
-      ...t,
-      clips: t.clips.map((x) => (x.asset.type === "video" ? { ...x, fit: "cover" as const } : x)),
-    }));
-    const cutW = ctx.source.width - width;
-    const cutH = ctx.source.height - height;
+    const aspectRatio = ctx.request.target.aspectRatio;
+    const done = await reframeComposition({ ...ctx.deps, userId: ctx.userId }, composition, {
+      aspectRatio,
+      signal: ctx.signal,
+    });
+    const size = cropCanvasSize(aspectRatio, ctx.source.width, ctx.source.height);
     return {
-      composition: { ...composition, canvas: { ...composition.canvas, width, height }, tracks },
-      summary: `canvas ${ctx.request.target.aspectRatio} (${width}×${height}), centre crop`,
-      reasons: [
-        cutW > 1 || cutH > 1
-          ? `the centre ${width}×${height} px of the ${ctx.source.width}×${ctx.source.height} picture is kept (${cutW > 1 ? `${cutW} px of width` : `${cutH} px of height`} cut, half on each side)`
-          : "the picture already has this aspect ratio",
-      ],
+      composition: { ...done.composition, canvas: { ...done.composition.canvas, ...size } },
+      summary: done.summary,
+      reasons: done.reasons,
     };
   },
 };
@@ -323,7 +318,7 @@ export const musicBed: AutoeditStep = {
 export function autoeditSteps(request: AutoeditRequest): AutoeditStep[] {
   return [
     cutToCandidate,
-    centreCropCanvas,
+    reframeOnFaces,
     ...(request.captions ? [captionsFromSpeech] : []),
     ...(request.removeSilences || request.removeFillers ? [removeSilencesAndFillers] : []),
     ...(request.musicUploadId ? [musicBed] : []),

@@ -14,6 +14,7 @@ import type { FaceBox, FaceDetector } from "../../media/faces/detector.ts";
 import { sampleFrames } from "../../media/faces/frames.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { localCopy } from "../../storage/local-copy.ts";
+import { clipLabel } from "../composition/clip-label.ts";
 import { sourceSpan, splitAtSourceTimes } from "../composition/recut.ts";
 import type { Canvas, Clip, Composition, ReframeKeyframe, Track } from "../composition/schema.ts";
 import { ANALYSIS_DEFAULTS, uploadAnalysis } from "../uploads/analysis.ts";
@@ -170,14 +171,14 @@ const MAX_KEYFRAMES = 1000;
  * A keyframe list thinned to {@link MAX_KEYFRAMES} (every n-th kept, the last too) when longer,
  * said in `reasons`: the window then follows the face more loosely.
  */
-function atMost(keyframes: ReframeKeyframe[], clipId: string, reasons: string[]): ReframeKeyframe[] {
+function atMost(keyframes: ReframeKeyframe[], clip: string, reasons: string[]): ReframeKeyframe[] {
   if (keyframes.length <= MAX_KEYFRAMES) return keyframes;
   const step = Math.ceil(keyframes.length / (MAX_KEYFRAMES - 1));
   const kept = keyframes.filter((_, i) => i % step === 0);
   const last = keyframes.at(-1) as ReframeKeyframe;
   if (kept.at(-1) !== last) kept.push(last);
   reasons.push(
-    `clip ${clipId}: ${keyframes.length} keyframes thinned to ${kept.length}; split the clip for a closer follow`,
+    `${clip}: ${keyframes.length} keyframes thinned to ${kept.length}; split the clip for a closer follow`,
   );
   return kept;
 }
@@ -233,9 +234,9 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
     for (const c of all) {
       if (c.track.kind !== "video" || c.clip.asset.type !== "video") continue;
       if (!c.clip.asset.uploadId)
-        reasons.push(`clip ${c.clip.id}: an https source is not analysed; left as it is`);
+        reasons.push(`${clipLabel(c.clip)}: an https source is not analysed; left as it is`);
       else if (!fillsCanvas(c.clip))
-        reasons.push(`clip ${c.clip.id}: picture-in-picture (sized by its transform); left as it is`);
+        reasons.push(`${clipLabel(c.clip)}: picture-in-picture (sized by its transform); left as it is`);
       else chosen.push(c);
     }
   }
@@ -243,6 +244,9 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
   const uploads = new Map<string, UploadRow>(
     (await findUploadsByIds(deps.db, deps.userId, uploadIds)).map((u) => [u.id, u]),
   );
+  /** A clip as reasons name it: its name or file name and where it starts ("talk.mp4 at 0:06"). */
+  const label = (clip: Clip) =>
+    clipLabel(clip, uploads.get((clip.asset as { uploadId?: string }).uploadId ?? "")?.name);
 
   await mkdir(deps.workRoot, { recursive: true });
   const workDir = await mkdtemp(path.join(deps.workRoot, "reframe-"));
@@ -253,7 +257,7 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
       const upload = uploads.get(uploadId);
       const media = upload?.media;
       if (!upload || !media?.width || !media.height || upload.type !== "video") {
-        reasons.push(`clip ${clip.id}: its upload ${uploadId} is missing or has no picture; left as it is`);
+        reasons.push(`${label(clip)}: its upload is missing or has no picture; left as it is`);
         continue;
       }
       let input = inputs.get(uploadId);
@@ -321,11 +325,11 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
       pieces.forEach((piece, p) => {
         const run = runs[p] as typeof framed;
         if (piece.crop) {
-          reasons.push(`clip ${piece.id}: its crop is replaced by the reframe window`);
+          reasons.push(`${label(piece)}: its crop is replaced by the reframe window`);
           delete piece.crop;
         }
-        const keyframes = atMost(joinKeyframes(run.map((f) => f.framing.keyframes)), piece.id, reasons);
-        const lower = atMost(joinKeyframes(run.map((f) => f.framing.lower ?? [])), piece.id, reasons);
+        const keyframes = atMost(joinKeyframes(run.map((f) => f.framing.keyframes)), label(piece), reasons);
+        const lower = atMost(joinKeyframes(run.map((f) => f.framing.lower ?? [])), label(piece), reasons);
         piece.reframe = lower.length > 0 ? { keyframes, split: { keyframes: lower } } : { keyframes };
         const speed = piece.speed ?? 1;
         const trim = piece.trim ?? 0;
@@ -341,7 +345,7 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
             faces: f.framing.faces,
             samples: f.samples,
           });
-          reasons.push(`clip ${piece.id}, shot ${r3(f.start)}–${r3(f.end)} s: ${f.framing.reason}`);
+          reasons.push(`${label(piece)}, shot ${r3(f.start)}–${r3(f.end)} s: ${f.framing.reason}`);
         }
       });
     }

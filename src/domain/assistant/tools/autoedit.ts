@@ -47,7 +47,7 @@ async function sourceUploads(ctx: ToolContext, ref: string | undefined): Promise
 export const autoEdit = defineTool({
   name: "auto_edit",
   description:
-    "Make short clips from a long recording, as new compositions in the project (the session's composition is not changed): the same job as POST /api/v1/autoedit. Transcribes the video (or reuses its transcript), ranks candidate stretches of whole sentences no longer than `maxDuration` seconds, and builds the best `count` as compositions, one version per step: cut, canvas at `aspectRatio` (9:16 vertical, 1:1 square, 16:9) as a centre crop, karaoke captions from speech, silences removed, `music` (an audio upload) ducked under the speech. Waits for the job; returns the candidates and the compositions' ids.",
+    "Make short clips from a long recording, as new compositions in the project (the session's composition is not changed): the same job as POST /api/v1/autoedit. Transcribes the video (or reuses its transcript), ranks candidate stretches of whole sentences no longer than `maxDuration` seconds, and builds the best `count` as compositions, one version per step: cut, reframe to `aspectRatio` (9:16 vertical, 1:1 square, 16:9) following the faces, karaoke captions from speech, silences and fillers removed, the loudness target, `music` (an audio upload) ducked under the speech. Waits for the job; returns the candidates and the compositions' ids.",
   input: z.object({
     upload: z
       .string()

@@ -12,6 +12,13 @@ import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./render-job.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
+import {
+  planRenderSmart,
+  readSourceGops,
+  recordSmartRender,
+  runSmartRender,
+  usesSmartRender,
+} from "./smart-render.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
 import { StepTimes } from "./step-times.ts";
 
@@ -66,7 +73,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       const options = render.options;
 
       // Preparing: resolve assets, plan, write the plan's files.
-      const { plan, assets, refsByPath, warnings, outputFile } = await prepareRender({
+      const { plan, assets, refsByPath, warnings, outputFile, fonts } = await prepareRender({
         db,
         store,
         userId: render.userId,
@@ -85,6 +92,17 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
 
       // A long mp4: its segments and audio become jobs of their own, joined by another.
       const segments = await opts.split?.segments(render, assets, hooks.signal);
+      // Smart rendering: which frames are copied from their sources (each part plans its own).
+      const smart = usesSmartRender(options)
+        ? planRenderSmart({
+            composition: doc,
+            options,
+            assets,
+            gops: await readSourceGops(doc, assets, hooks.signal),
+            segments: segments ?? null,
+          })
+        : null;
+      steps.lap("smartPlan");
       if (opts.split && segments) {
         steps.lap("segments");
         await opts.split.start(
@@ -92,6 +110,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
           hooks.attempt,
           segments,
           dedupeWarnings([...render.warnings, ...warnings]),
+          smart?.stored ?? null,
         );
         steps.lap("handOff");
         opts.log.info(
@@ -102,29 +121,53 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       }
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
 
-      // Rendering: one ffmpeg process.
+      if (smart) await recordSmartRender(db, render.id, hooks.attempt, smart.stored);
+      const smartPlan = smart?.whole.format ? smart.whole : null;
+
+      // Rendering: one ffmpeg process, or a smart render's pieces, its audio and their join.
       await hooks.phase("rendering");
       steps.lap("phaseWrites");
       const damage = new DamageLog();
-      await runRenderFfmpeg({
-        plan,
-        cwd: workDir,
-        signal: hooks.signal,
-        stallTimeoutMs: opts.stallTimeoutMs,
-        onStderrLine: damage.onLine,
-        onProgress: (p) =>
-          hooks.progress({
-            ratio: p.ratio,
-            ...(p.speed !== undefined ? { speed: p.speed } : {}),
-            ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
-          }),
-        failure: {
-          log: opts.log,
-          logFields: { renderId: render.id, attempt: hooks.attempt },
-          composition: doc,
-          refsByPath,
-        },
-      });
+      const failure = {
+        log: opts.log,
+        logFields: { renderId: render.id, attempt: hooks.attempt },
+        composition: doc,
+        refsByPath,
+      };
+      if (smartPlan) {
+        await runSmartRender({
+          base: {
+            composition: doc,
+            assets,
+            output: options,
+            uploadedFonts: fonts,
+            decoderThreads: DECODER_THREADS,
+            filterThreads: FILTER_THREADS,
+          },
+          plan: smartPlan,
+          workDir,
+          outputFile,
+          signal: hooks.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          failure,
+          onProgress: (ratio) => hooks.progress({ ratio }),
+          onWarning: hooks.warn,
+        });
+      } else
+        await runRenderFfmpeg({
+          plan,
+          cwd: workDir,
+          signal: hooks.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          onStderrLine: damage.onLine,
+          onProgress: (p) =>
+            hooks.progress({
+              ratio: p.ratio,
+              ...(p.speed !== undefined ? { speed: p.speed } : {}),
+              ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
+            }),
+          failure,
+        });
 
       steps.lap("ffmpeg");
 
@@ -150,7 +193,8 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         options,
         outPath: path.join(workDir, outputFile),
         workDir,
-        plan,
+        // A smart render's output was joined, not encoded in one run: no poster written yet.
+        plan: smartPlan ? { ...plan, output: withoutPoster(plan.output) } : plan,
       });
       steps.lap("store");
       hooks.progress({ ratio: 1 });
@@ -172,4 +216,10 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       await rm(workDir, { recursive: true, force: true });
     }
   };
+}
+
+/** A plan output without the poster its run would have written (a smart render's output is joined). */
+function withoutPoster<T extends { posterPath?: string }>(output: T): Omit<T, "posterPath"> {
+  const { posterPath: _p, ...rest } = output;
+  return rest;
 }

@@ -2,7 +2,7 @@ import type { Db } from "../../db/client.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { buildRenderPlan, type EncoderVariant, type RenderPlan } from "../render/index.ts";
-import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
+import type { RenderOutputOptions, RenderWarning, ResolvedAsset, UploadedFont } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
@@ -17,6 +17,8 @@ export interface PreparedRender {
   warnings: RenderWarning[];
   /** The output file, relative to the work directory (or the `output` asked for). */
   outputFile: string;
+  /** The caller's fonts the plan may use (for the plans of a smart render's pieces). */
+  fonts: UploadedFont[];
 }
 
 /**
@@ -81,5 +83,5 @@ export async function prepareRender(input: {
     ...(input.variant ? { variant: input.variant } : {}),
   });
   const written = await writePlanFiles(plan, input.workDir);
-  return { plan, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+  return { plan, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile, fonts };
 }

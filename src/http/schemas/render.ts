@@ -386,6 +386,7 @@ export const RenderCheckQuery = Type.Object(
     fps: RenderOutputOptions.properties.fps,
     quality: RenderOutputOptions.properties.quality,
     frameAt: RenderOutputOptions.properties.frameAt,
+    smartRender: RenderOutputOptions.properties.smartRender,
   },
   { additionalProperties: false },
 );

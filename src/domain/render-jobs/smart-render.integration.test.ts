@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import pino from "pino";
@@ -271,5 +271,74 @@ describe("smart rendering", () => {
       transition: true,
     });
     expect(plan.reasons.some((r) => r.reason === "transition")).toBe(true);
+  }, 60_000);
+
+  it("a cancel mid-render stops every ffmpeg of the pieces and rejects", async () => {
+    const work = join(dir, "cancel");
+    await mkdir(work, { recursive: true });
+    const spec: SmartSourceSpec = {
+      codec: "h264",
+      profile: "high",
+      bframes: 2,
+      pyramid: false,
+      openGop: false,
+      gopSec: 1,
+      fps: "25",
+      vfr: false,
+      seconds: 6,
+      width: W,
+      height: H,
+    };
+    const src = await makeSmartSource(work, "src.mp4", spec);
+    const clips = [0.32, 2.48, 4.12].map((trim, i) => ({
+      id: `c${i}`,
+      start: i * 1.52,
+      duration: 1.52,
+      trim,
+      asset: { type: "video", uploadId: "upl_src" },
+    }));
+    const composition = {
+      id: "cmp_cancel",
+      name: "cancel",
+      schemaVersion: 1,
+      version: 1,
+      canvas: { width: W, height: H, fps: 25, background: "#000000" },
+      tracks: [{ id: "v", kind: "video", name: "V", clips }],
+    } as unknown as Timeline;
+    const assets = new Map<string, ResolvedAsset>([
+      [
+        "upl_src",
+        { path: src, type: "video", media: { duration: 6, hasAudio: true, width: W, height: H, fps: 25 } },
+      ],
+    ]);
+    const output: RenderOutputOptions = { format: "mp4", quality: "draft" };
+    const { whole } = planRenderSmart({
+      composition,
+      options: output,
+      assets,
+      gops: await readSourceGops(composition, assets),
+    });
+    expect(whole.format, JSON.stringify(whole.reasons)).not.toBeNull();
+    const controller = new AbortController();
+    const rendering = runSmartRender({
+      base: { composition, assets, output },
+      plan: whole,
+      workDir: work,
+      outputFile: "out.mp4",
+      signal: controller.signal,
+      stallTimeoutMs: 60_000,
+      failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
+      onProgress: () => controller.abort(),
+    });
+    await expect(rendering).rejects.toThrow();
+    // No process is left working in the render's directory.
+    const left: string[] = [];
+    for (const pid of await readdir("/proc").catch(() => [] as string[])) {
+      if (!/^\d+$/.test(pid)) continue;
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => "");
+      if (cwd === work) left.push(pid);
+    }
+    expect(left).toEqual([]);
+    await expect(stat(join(work, "out.mp4"))).rejects.toThrow();
   }, 60_000);
 });

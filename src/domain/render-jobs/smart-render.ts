@@ -19,7 +19,7 @@ import {
   renderFrameWindow,
   type SplitPartBase,
 } from "../render/segments.ts";
-import { planSmartRender, type SmartRenderPlan } from "../render/smart-plan.ts";
+import { planSmartRender, type SmartPiece, type SmartRenderPlan } from "../render/smart-plan.ts";
 import { type FrameRate, frameToSeconds } from "../render/timeline.ts";
 import type {
   RenderOutputOptions,
@@ -85,7 +85,8 @@ const COPY_WEIGHT = 0.02;
  * ffmpeg's stream copy (`-ss` on its clean keyframe, exactly `packets` packets, parameter sets
  * put in band by `h264_mp4toannexb`, the stream format's time base), each other piece with
  * `buildSegmentPlan` (the whole graph, the piece's frames kept, closed GOPs, encoded in the
- * stream format, parameter sets in band; seams at `SEAM_CRF`). Pieces run one after another.
+ * stream format, parameter sets in band; seams at `SEAM_CRF`). Two pieces run at a time; the
+ * first failure stops the other.
  *
  * @param input.prefix - file name prefix of the pieces (`piece`); distinct per call in one directory.
  * @returns the pieces' files with their output frames, in order (for `buildJoinPlan`).
@@ -111,12 +112,29 @@ export async function makeSmartVideo(input: {
     (p.endFrame - p.startFrame) * (p.copy ? COPY_WEIGHT : 1);
   const total = plan.pieces.reduce((n, p) => n + weight(p), 0) || 1;
   let done = 0;
+  const running = new Map<number, number>();
+  const report = () => {
+    let partial = 0;
+    for (const [i, r] of running) partial += weight(plan.pieces[i] as FrameRange) * r;
+    input.onProgress?.((done + partial) / total);
+  };
+  // Two pieces at a time (a seam's encode is short: its process start is a good part of it); the
+  // first failure stops the other piece and is thrown once both ended.
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  input.signal.addEventListener("abort", abort, { once: true });
   const files: (FrameRange & { file: string })[] = [];
-  for (const [i, piece] of plan.pieces.entries()) {
-    input.signal.throwIfAborted();
-    const report = (ratio: number) => input.onProgress?.((done + weight(piece) * ratio) / total);
+  let next = 0;
+  let failure: unknown;
+  const makePiece = async (i: number) => {
+    const piece = plan.pieces[i] as SmartPiece;
+    const progress = (ratio: number) => {
+      running.set(i, ratio);
+      report();
+    };
+    let file: string;
     if (piece.copy) {
-      const file = `${prefix}-${String(i).padStart(3, "0")}.mp4`;
+      file = `${prefix}-${String(i).padStart(3, "0")}.mp4`;
       await runFfmpeg({
         args: [
           ...RUN_ARGS,
@@ -127,12 +145,11 @@ export async function makeSmartVideo(input: {
         ],
         cwd: workDir,
         durationSec: frameToSeconds(piece.endFrame - piece.startFrame, rate),
-        signal: input.signal,
+        signal: stop.signal,
         stallTimeoutMs: input.stallTimeoutMs,
         killGraceMs: 200,
-        onProgress: (p) => report(p.ratio),
+        onProgress: (p) => progress(p.ratio),
       });
-      files.push({ startFrame: piece.startFrame, endFrame: piece.endFrame, file });
     } else {
       const seg = buildSegmentPlan(input.base, piece, i, {
         prefix,
@@ -147,16 +164,34 @@ export async function makeSmartVideo(input: {
       await runRenderFfmpeg({
         plan: seg.plan,
         cwd: workDir,
-        signal: input.signal,
+        signal: stop.signal,
         stallTimeoutMs: input.stallTimeoutMs,
-        onProgress: (p) => report(p.ratio),
+        onProgress: (p) => progress(p.ratio),
         failure: input.failure,
       });
-      files.push({ startFrame: piece.startFrame, endFrame: piece.endFrame, file: seg.file });
+      file = seg.file;
     }
+    files[i] = { startFrame: piece.startFrame, endFrame: piece.endFrame, file };
+    running.delete(i);
     done += weight(piece);
-    input.onProgress?.(done / total);
+    report();
+  };
+  const worker = async () => {
+    while (next < plan.pieces.length && !stop.signal.aborted) {
+      const i = next++;
+      await makePiece(i).catch((err: unknown) => {
+        failure ??= err;
+        stop.abort();
+      });
+    }
+  };
+  try {
+    await Promise.all([worker(), worker()]);
+  } finally {
+    input.signal.removeEventListener("abort", abort);
   }
+  if (failure !== undefined) throw failure;
+  input.signal.throwIfAborted();
   return files;
 }
 

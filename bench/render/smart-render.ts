@@ -189,7 +189,7 @@ async function main() {
     log("rendering with smartRender auto");
     const autoStart = performance.now();
     const autoDir = join(dir, "auto");
-    const gops = await readSourceGops(composition, assets);
+    const gops = await readSourceGops(composition, assets, undefined, output);
     const { whole } = planRenderSmart({ composition, options: output, assets, gops });
     if (!whole.format) throw new Error(`nothing copied: ${JSON.stringify(whole.reasons.slice(0, 3))}`);
     await mkdir(autoDir, { recursive: true });

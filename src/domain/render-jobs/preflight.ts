@@ -109,7 +109,7 @@ export async function preflightRender(
           composition: source.frozen,
           options,
           assets: prepared.assets,
-          gops: await readSourceGops(source.frozen, prepared.assets, signal),
+          gops: await readSourceGops(source.frozen, prepared.assets, signal, options),
         }).whole
       : null;
     return {

@@ -305,7 +305,7 @@ export function createRenderPartPipeline(
             composition: render.composition,
             output: render.options,
             assets,
-            gops: await readSourceGops(render.composition, assets, ctx.signal),
+            gops: await readSourceGops(render.composition, assets, ctx.signal, render.options),
             range: part,
             origin: window.start,
             format: smartFormat,

@@ -98,7 +98,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
             composition: doc,
             options,
             assets,
-            gops: await readSourceGops(doc, assets, hooks.signal),
+            gops: await readSourceGops(doc, assets, hooks.signal, options),
             segments: segments ?? null,
           })
         : null;

@@ -116,7 +116,7 @@ async function checkCase(c: Case): Promise<SmartRenderPlan> {
       },
     ],
   ]);
-  const gops = await readSourceGops(composition, assets);
+  const gops = await readSourceGops(composition, assets, undefined, output);
   const { whole } = planRenderSmart({ composition, options: output, assets, gops });
   const outRate = toFrameRate(output.fps ?? fps);
   const total = secondsToFrame(at / fps, outRate);

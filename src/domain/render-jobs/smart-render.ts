@@ -10,7 +10,7 @@ import { updateRenderFenced } from "../../db/repositories/renders.ts";
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { type GopIndex, probeGopIndex } from "../../media/gop-index.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { RUN_ARGS } from "../render/plan.ts";
+import { outputSize, RUN_ARGS } from "../render/plan.ts";
 import {
   buildAudioPlan,
   buildJoinPlan,
@@ -19,7 +19,12 @@ import {
   renderFrameWindow,
   type SplitPartBase,
 } from "../render/segments.ts";
-import { planSmartRender, type SmartPiece, type SmartRenderPlan } from "../render/smart-plan.ts";
+import {
+  mediaMismatch,
+  planSmartRender,
+  type SmartPiece,
+  type SmartRenderPlan,
+} from "../render/smart-plan.ts";
 import { type FrameRate, frameToSeconds } from "../render/timeline.ts";
 import type {
   RenderOutputOptions,
@@ -39,12 +44,15 @@ export function usesSmartRender(options: Pick<RenderOutputOptions, "format" | "s
 /**
  * The GOP indexes (`probeGopIndex`) of a composition's video sources by asset key, read at
  * once from their local files (`assets`). A source whose index cannot be read is left out
- * (its frames are encoded, the render says why); nothing is thrown but an abort.
+ * (its frames are encoded, the render says why); nothing is thrown but an abort. With
+ * `output`, a source whose upload's facts already rule it out (`mediaMismatch`: another codec
+ * or size) is not read.
  */
 export async function readSourceGops(
   composition: Timeline,
   assets: ReadonlyMap<string, ResolvedAsset>,
   signal?: AbortSignal,
+  output?: RenderOutputOptions,
 ): Promise<Map<string, GopIndex>> {
   const keys = new Set<string>();
   for (const track of composition.tracks) {
@@ -54,10 +62,16 @@ export async function readSourceGops(
     }
   }
   const gops = new Map<string, GopIndex>();
+  const size = output
+    ? outputSize(composition.canvas.width, composition.canvas.height, output.width, output.height)
+    : null;
   await Promise.all(
     [...keys].map(async (key) => {
-      const path = assets.get(key)?.path;
+      const asset = assets.get(key);
+      const path = asset?.path;
       if (!path) return;
+      // A source whose probed facts already rule it out is not read (its reason comes from them).
+      if (size && mediaMismatch(asset.media, size)) return;
       try {
         gops.set(key, await probeGopIndex(path, signal ? { signal } : {}));
       } catch {

@@ -105,6 +105,25 @@ export function sourceMismatch(
   return undefined;
 }
 
+/**
+ * Why a source cannot be copied into an H.264 output of `size`, from its upload's probed facts
+ * alone (codec, display size), or undefined when they do not tell: such a source's GOPs are not
+ * read at all (see `readSourceGops`).
+ */
+export function mediaMismatch(
+  media: ResolvedAsset["media"],
+  size: { width: number; height: number },
+): string | undefined {
+  if (!media) return undefined;
+  if (media.videoCodec && media.videoCodec !== "h264")
+    return media.videoCodec === "hevc"
+      ? "HEVC source: its parameter sets cannot be repeated in an hvc1 stream, so it is encoded"
+      : `${media.videoCodec} source: only H.264 is copied`;
+  if (media.width && media.height && (media.width !== size.width || media.height !== size.height))
+    return `source is ${media.width}×${media.height}, the output ${size.width}×${size.height}`;
+  return undefined;
+}
+
 function streamFormatOf(gop: GopIndex): SmartStreamFormat {
   const f = gop.format;
   const profile = f.profile === "High" ? "high" : f.profile === "Main" ? "main" : "baseline";
@@ -205,7 +224,11 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
     if (clipEnd - f <= secondsToFrame(clip.fadeOut ?? 0, rate)) return { clip, reason: "fade-out" };
     const key = assetKey(clip);
     const gop = gops.get(key);
-    if (!gop) return { clip, reason: "the source's GOPs could not be read" };
+    if (!gop)
+      return {
+        clip,
+        reason: mediaMismatch(assets.get(key)?.media, size) ?? "the source's GOPs could not be read",
+      };
     const mismatch = sourceMismatch(gop.format, gop, size, rate);
     if (mismatch) return { clip, reason: mismatch };
     if (format && !sameFormat(format, streamFormatOf(gop)))

@@ -30,7 +30,7 @@ let cleanup: () => Promise<void> = async () => {};
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir("cutroom-smart-"));
 });
-afterAll(() => (process.env.KEEP_SMART ? undefined : cleanup()));
+afterAll(() => cleanup());
 
 /** Where a cut falls relative to the source's keyframes. */
 type Placement = "keyframe" | "before" | "after" | "inside" | "bRun" | "edge";

@@ -101,6 +101,7 @@ describe("render preflight", () => {
       ],
       warnings: [],
       output: null,
+      smartRender: null,
       compositionId: comp.id,
       // The forced delete kept the file name on the clip: one version more.
       compositionVersion: comp.version + 1,
@@ -184,6 +185,12 @@ describe("render preflight", () => {
       problems: [],
       warnings: [],
       output: { format: "mp4", width: 160, height: 90, fps: 25, duration: 2, audio: true },
+      // A colour clip: nothing to copy, and the plan says so.
+      smartRender: {
+        copiedFrames: 0,
+        encodedFrames: 50,
+        reasons: [{ clip: "color clip at 0:00", from: 0, to: 2, reason: "color clip" }],
+      },
       compositionId: comp.id,
       compositionVersion: comp.version,
     });

@@ -6,6 +6,7 @@ import type {
   RenderOutputOptions,
   RenderProgress,
   RenderWarning,
+  StoredSmartRender,
 } from "../../domain/render/types.ts";
 import { users } from "./users.ts";
 
@@ -78,6 +79,8 @@ export const renders = pgTable(
     segmentsDone: integer("segments_done").notNull().default(0),
     /** What a split render copied from the render cache instead of rendering (null: nothing looked up). */
     reuse: jsonb("reuse").$type<RenderReuse | null>(),
+    /** What a smart render copied and why it encoded the rest (null: not an mp4, `smartRender: "off"`, or not yet planned). */
+    smartRender: jsonb("smart_render").$type<StoredSmartRender | null>(),
   },
   (t) => [
     index("renders_user_idx").on(t.userId, t.id),

@@ -4,9 +4,15 @@ import type { Db } from "../../db/client.ts";
 import { scratchWorkDirPrefix } from "../../queue/scratch-work-dirs.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import type { RenderLimits } from "../composition/limits.ts";
-import { RenderError, type RenderErrorJson, type RenderWarning } from "../render/types.ts";
+import {
+  RenderError,
+  type RenderErrorJson,
+  type RenderWarning,
+  type SmartRenderSummary,
+} from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS, type RemoteAssetLimits } from "./render-assets.ts";
 import { prepareRender } from "./render-prepare.ts";
+import { planRenderSmart, readSourceGops, usesSmartRender } from "./smart-render.ts";
 import { checkRenderRequest, type StartRenderBody } from "./start-render.ts";
 
 /** What a preflight found: whether the render would start ffmpeg, and what it would render. */
@@ -29,6 +35,12 @@ export interface RenderCheck {
     duration: number;
     audio: boolean;
   } | null;
+  /**
+   * What smart rendering would copy and why it would encode the rest (`Render.smartRender`),
+   * planned over the whole output as a render in one piece; null for formats other than mp4,
+   * `smartRender: "off"`, or when there are problems.
+   */
+  smartRender: SmartRenderSummary | null;
   /** The composition checked: the stored one and its version, or null for an inline one. */
   compositionId: string | null;
   compositionVersion: number | null;
@@ -91,6 +103,15 @@ export async function preflightRender(
       signal: input.signal ?? new AbortController().signal,
     });
     const { plan } = prepared;
+    const signal = input.signal ?? new AbortController().signal;
+    const smart = usesSmartRender(options)
+      ? planRenderSmart({
+          composition: source.frozen,
+          options,
+          assets: prepared.assets,
+          gops: await readSourceGops(source.frozen, prepared.assets, signal, options),
+        }).whole
+      : null;
     return {
       ok: true,
       problems: [],
@@ -102,6 +123,9 @@ export async function preflightRender(
         duration: plan.durationSec,
         audio: plan.output.audio,
       },
+      smartRender: smart
+        ? { copiedFrames: smart.copiedFrames, encodedFrames: smart.encodedFrames, reasons: smart.reasons }
+        : null,
       ...about,
     };
   } catch (err) {
@@ -111,6 +135,7 @@ export async function preflightRender(
       problems: [err, ...err.more].map((e) => e.toJSON()),
       warnings: [],
       output: null,
+      smartRender: null,
       ...about,
     };
   } finally {

@@ -138,7 +138,12 @@ export async function resolveRenderAssets(input: {
           );
         }
         const file = await localCopy(store, upload.storageKey, workDir, `asset-${upload.id}`);
-        const resolved: ResolvedAsset = { path: file, type: upload.type, media: upload.media };
+        const resolved: ResolvedAsset = {
+          path: file,
+          type: upload.type,
+          media: upload.media,
+          name: upload.name,
+        };
         if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
         const proxy = input.proxies ? await proxyCopy(store, upload, workDir) : undefined;
         if (proxy) {

@@ -60,11 +60,11 @@ function uploadIdsOf(composition: Timeline): string[] {
 /**
  * The content keys of `render`'s parts (`partContentKeys`): the video segments `ranges` and the
  * audio, with the SHA-256 of every upload the composition reads and of the account's fonts,
- * and this worker's encoder settings (thread count, lossless).
+ * and this worker's encoder settings (thread count, lossless, smart rendering's mode and stream format).
  */
 export async function renderPartKeys(
   deps: Pick<RenderCacheDeps, "db" | "lossless">,
-  render: Pick<RenderRow, "userId" | "composition" | "options">,
+  render: Pick<RenderRow, "userId" | "composition" | "options" | "smartRender">,
   ranges: readonly FrameRange[],
 ) {
   const [media, fonts] = await Promise.all([
@@ -77,7 +77,18 @@ export async function renderPartKeys(
       output: render.options,
       sources: new Map([...media, ...fonts].map((u) => [u.id, u.sha256])),
       fontUploadIds: fonts.map((f) => f.id),
-      encoder: { threads: availableParallelism(), ...(deps.lossless ? { lossless: true } : {}) },
+      encoder: {
+        threads: availableParallelism(),
+        ...(deps.lossless ? { lossless: true } : {}),
+        ...(render.options.format === "mp4"
+          ? {
+              smart: {
+                mode: render.options.smartRender ?? "auto",
+                format: render.smartRender?.format ?? null,
+              },
+            }
+          : {}),
+      },
     },
     ranges,
   );
@@ -90,7 +101,7 @@ export async function renderPartKeys(
  */
 export async function findReusableParts(
   deps: RenderCacheDeps,
-  render: Pick<RenderRow, "userId" | "composition" | "options">,
+  render: Pick<RenderRow, "userId" | "composition" | "options" | "smartRender">,
   ranges: readonly FrameRange[],
 ): Promise<{ video: (string | null)[]; audio: string | null }> {
   const keys = await renderPartKeys(deps, render, ranges);

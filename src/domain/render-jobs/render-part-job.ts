@@ -48,6 +48,7 @@ import {
   renderFrameWindow,
   segmentClipIds,
 } from "../render/segments.ts";
+import { planSmartRender } from "../render/smart-plan.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import { RenderError, type RenderWarning } from "../render/types.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
@@ -66,6 +67,7 @@ import { describeRenderError } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
+import { joinSmartPieces, makeSmartVideo, readSourceGops, usesSmartRender } from "./smart-render.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
@@ -309,11 +311,38 @@ export function createRenderPartPipeline(
           })
         : undefined;
       if (loudness) opts.log.info({ ...logFields, target, ...loudness }, "render loudness measured");
+      // A smart render: every video part is encoded in the render's stream format, and copies
+      // the GOPs its plan finds whole in its frames.
+      const smartFormat =
+        part.kind === "video" && usesSmartRender(render.options)
+          ? (render.smartRender?.format ?? null)
+          : null;
+      const { rate, window } = renderFrameWindow(render.composition, render.options);
+      const smartPlan = smartFormat
+        ? planSmartRender({
+            composition: render.composition,
+            output: render.options,
+            assets,
+            gops: await readSourceGops(render.composition, assets, ctx.signal, render.options),
+            range: part,
+            origin: window.start,
+            format: smartFormat,
+          })
+        : null;
       const { file, plan } =
         part.kind === "video"
           ? buildSegmentPlan(base, part, part.index, {
               posterPath: POSTER_FILE,
               ...(opts.lossless ? { lossless: true } : {}),
+              ...(smartFormat
+                ? {
+                    match: {
+                      profile: smartFormat.profile,
+                      level: smartFormat.level,
+                      timescale: smartFormat.timescale,
+                    },
+                  }
+                : {}),
             })
           : buildAudioPlan({ ...base, ...(loudness?.gain ? { loudness: { gain: loudness.gain } } : {}) });
       let warned = false;
@@ -321,24 +350,49 @@ export function createRenderPartPipeline(
         warned = true;
         ctx.warn(w);
       };
-      for (const w of await writePlanFiles(plan, workDir)) warn(w);
-      const damage = new DamageLog();
-      await runRenderFfmpeg({
-        plan,
-        cwd: workDir,
-        signal: ctx.signal,
-        stallTimeoutMs: opts.stallTimeoutMs,
-        onStderrLine: damage.onLine,
-        onProgress: (p) => ctx.progress(p.ratio),
-        failure: { log: opts.log, logFields, composition: render.composition, refsByPath },
-      });
-      // The sources this part read damaged, as the render in one piece names them.
-      const damaged = await runDamageWarnings(
-        damage,
-        { inputs: plan.inputs, refsByPath },
-        { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
-      );
-      for (const w of damaged) warn(w);
+      const failure = { log: opts.log, logFields, composition: render.composition, refsByPath };
+      if (smartPlan && smartPlan.copiedFrames > 0) {
+        const pieces = await makeSmartVideo({
+          base,
+          plan: smartPlan,
+          rate,
+          workDir,
+          signal: ctx.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          failure,
+          onProgress: (r) => ctx.progress(0.95 * r),
+          onWarning: warn,
+        });
+        await joinSmartPieces({
+          pieces,
+          rate,
+          outputPath: file,
+          workDir,
+          signal: ctx.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+        });
+        plan.output = { ...plan.output };
+        delete plan.output.posterPath;
+      } else {
+        for (const w of await writePlanFiles(plan, workDir)) warn(w);
+        const damage = new DamageLog();
+        await runRenderFfmpeg({
+          plan,
+          cwd: workDir,
+          signal: ctx.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          onStderrLine: damage.onLine,
+          onProgress: (p) => ctx.progress(p.ratio),
+          failure,
+        });
+        // The sources this part read damaged, as the render in one piece names them.
+        const damaged = await runDamageWarnings(
+          damage,
+          { inputs: plan.inputs, refsByPath },
+          { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
+        );
+        for (const w of damaged) warn(w);
+      }
       // A part that warned is not kept: a copy of it would not repeat its warnings.
       if (cache && !warned) {
         const keys = await renderPartKeys(cache, render, part.kind === "video" ? [part] : []);

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
-import { buildRenderPlan, dedupeWarnings } from "../render/plan.ts";
+import { type BuildRenderPlanInput, buildRenderPlan, dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
 import { DamageLog, runDamageWarnings } from "./render-damage.ts";
@@ -13,6 +13,13 @@ import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./re
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
 import { prepareRender } from "./render-prepare.ts";
+import {
+  planRenderSmart,
+  readSourceGops,
+  recordSmartRender,
+  runSmartRender,
+  usesSmartRender,
+} from "./smart-render.ts";
 import type { SplitRenderStarter } from "./split-render.ts";
 import { StepTimes } from "./step-times.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
@@ -84,13 +91,24 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         posterPath: POSTER_FILE,
         ...(opts.lossless ? { variant: { lossless: true } } : {}),
       });
-      const { assets, refsByPath, warnings, outputFile } = prepared;
+      const { assets, refsByPath, warnings, outputFile, fonts } = prepared;
       let plan = prepared.plan;
       steps.lap("prepare");
       for (const w of warnings) hooks.warn(w);
 
       // A long mp4: its segments and audio become jobs of their own, joined by another.
       const segments = await opts.split?.segments(render, assets, hooks.signal);
+      // Smart rendering: which frames are copied from their sources (each part plans its own).
+      const smart = usesSmartRender(options)
+        ? planRenderSmart({
+            composition: doc,
+            options,
+            assets,
+            gops: await readSourceGops(doc, assets, hooks.signal, options),
+            segments: segments ?? null,
+          })
+        : null;
+      steps.lap("smartPlan");
       if (opts.split && segments) {
         steps.lap("segments");
         await opts.split.start(
@@ -98,6 +116,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
           hooks.attempt,
           segments,
           dedupeWarnings([...render.warnings, ...warnings]),
+          smart?.stored ?? null,
         );
         steps.lap("handOff");
         opts.log.info(
@@ -106,11 +125,15 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         );
         throw new AttemptHandedOff(`render split into ${segments.length} segments`);
       }
+      if (smart) await recordSmartRender(db, render.id, hooks.attempt, smart.stored);
+      const smartPlan = smart?.whole.format ? smart.whole : null;
+
       // Rendering: the loudness passes when the composition asks for a loudness, then one
-      // ffmpeg process.
+      // ffmpeg process, or a smart render's pieces, its audio and their join.
       await hooks.phase("rendering");
       steps.lap("phaseWrites");
       const target = loudnessTargetOf(doc, options.format);
+      let loudness: BuildRenderPlanInput["loudness"];
       if (target) {
         const { gain, measured } = await measureRenderLoudness({
           base: prepared.planInput,
@@ -123,32 +146,55 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         });
         opts.log.info({ renderId: render.id, target, measured, gain }, "render loudness measured");
         if (gain) {
-          plan = buildRenderPlan({ ...prepared.planInput, loudness: { gain } });
+          loudness = { gain };
+          plan = buildRenderPlan({ ...prepared.planInput, loudness });
           await writePlanFiles(plan, workDir);
         }
         steps.lap("loudness");
       }
       opts.log.debug({ renderId: render.id, args: plan.args.join(" ") }, "ffmpeg plan");
       const damage = new DamageLog();
-      await runRenderFfmpeg({
-        plan,
-        cwd: workDir,
-        signal: hooks.signal,
-        stallTimeoutMs: opts.stallTimeoutMs,
-        onStderrLine: damage.onLine,
-        onProgress: (p) =>
-          hooks.progress({
-            ratio: p.ratio,
-            ...(p.speed !== undefined ? { speed: p.speed } : {}),
-            ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
-          }),
-        failure: {
-          log: opts.log,
-          logFields: { renderId: render.id, attempt: hooks.attempt },
-          composition: doc,
-          refsByPath,
-        },
-      });
+      const failure = {
+        log: opts.log,
+        logFields: { renderId: render.id, attempt: hooks.attempt },
+        composition: doc,
+        refsByPath,
+      };
+      if (smartPlan) {
+        await runSmartRender({
+          base: {
+            composition: doc,
+            assets,
+            output: options,
+            uploadedFonts: fonts,
+            decoderThreads: DECODER_THREADS,
+            filterThreads: FILTER_THREADS,
+            ...(loudness ? { loudness } : {}),
+          },
+          plan: smartPlan,
+          workDir,
+          outputFile,
+          signal: hooks.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          failure,
+          onProgress: (ratio) => hooks.progress({ ratio }),
+          onWarning: hooks.warn,
+        });
+      } else
+        await runRenderFfmpeg({
+          plan,
+          cwd: workDir,
+          signal: hooks.signal,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          onStderrLine: damage.onLine,
+          onProgress: (p) =>
+            hooks.progress({
+              ratio: p.ratio,
+              ...(p.speed !== undefined ? { speed: p.speed } : {}),
+              ...(p.etaSeconds !== undefined ? { etaSeconds: p.etaSeconds } : {}),
+            }),
+          failure,
+        });
 
       steps.lap("ffmpeg");
 
@@ -174,7 +220,8 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         options,
         outPath: path.join(workDir, outputFile),
         workDir,
-        plan,
+        // A smart render's output was joined, not encoded in one run: no poster written yet.
+        plan: smartPlan ? { ...plan, output: withoutPoster(plan.output) } : plan,
       });
       steps.lap("store");
       hooks.progress({ ratio: 1 });
@@ -196,4 +243,10 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
       await rm(workDir, { recursive: true, force: true });
     }
   };
+}
+
+/** A plan output without the poster its run would have written (a smart render's output is joined). */
+function withoutPoster<T extends { posterPath?: string }>(output: T): Omit<T, "posterPath"> {
+  const { posterPath: _p, ...rest } = output;
+  return rest;
 }

@@ -7,7 +7,7 @@ import {
   type EncoderVariant,
   type RenderPlan,
 } from "../render/index.ts";
-import type { RenderOutputOptions, RenderWarning, ResolvedAsset } from "../render/types.ts";
+import type { RenderOutputOptions, RenderWarning, ResolvedAsset, UploadedFont } from "../render/types.ts";
 import { type AssetRef, type RemoteAssetLimits, resolveRenderAssets } from "./render-assets.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
@@ -24,6 +24,8 @@ export interface PreparedRender {
   warnings: RenderWarning[];
   /** The output file, relative to the work directory (or the `output` asked for). */
   outputFile: string;
+  /** The caller's fonts the plan may use (for the plans of a smart render's pieces). */
+  fonts: UploadedFont[];
 }
 
 /**
@@ -89,5 +91,13 @@ export async function prepareRender(input: {
   };
   const plan = buildRenderPlan(planInput);
   const written = await writePlanFiles(plan, input.workDir);
-  return { plan, planInput, assets, refsByPath, warnings: [...plan.warnings, ...written], outputFile };
+  return {
+    plan,
+    planInput,
+    assets,
+    refsByPath,
+    warnings: [...plan.warnings, ...written],
+    outputFile,
+    fonts,
+  };
 }

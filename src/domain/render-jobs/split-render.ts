@@ -36,7 +36,7 @@ import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { type FrameRange, partFileName, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
-import type { RenderWarning, ResolvedAsset } from "../render/types.ts";
+import type { RenderWarning, ResolvedAsset, StoredSmartRender } from "../render/types.ts";
 import { copyCachedPart, findReusableParts, type RenderCacheDeps, usesRenderCache } from "./render-cache.ts";
 
 /**
@@ -141,10 +141,17 @@ export interface SplitRenderStarter {
    * Hands `render` (claimed by `attempt`, assets checked) over to its parts: in one
    * transaction, moves it to `rendering` with its segment count and the warnings so far
    * (fenced by `attempt`) and inserts its parts; then sends their jobs and the join's as one
-   * flow ({@link SplitRenderStarter.resume}).
+   * flow ({@link SplitRenderStarter.resume}), with the render's smart plan (`smartRender`:
+   * what its parts will copy, and the stream format they share).
    * @throws Error when the render moved on from `attempt` (nothing is written).
    */
-  start(render: RenderRow, attempt: number, segments: FrameRange[], warnings: RenderWarning[]): Promise<void>;
+  start(
+    render: RenderRow,
+    attempt: number,
+    segments: FrameRange[],
+    warnings: RenderWarning[],
+    smartRender?: StoredSmartRender | null,
+  ): Promise<void>;
   /**
    * Sends the flow of split render `renderId` (a job per part, then the join once they all
    * completed) unless it was sent: the render job, retried after its worker died between the
@@ -258,13 +265,13 @@ export function createSplitRenderStarter(deps: {
         keyframes,
       );
     },
-    async start(render, attempt, segments, warnings) {
+    async start(render, attempt, segments, warnings, smartRender = null) {
       const now = deps.clock.now();
       const first = segments[0]?.startFrame ?? 0;
       const last = segments.at(-1)?.endFrame ?? first;
       const reusable =
         deps.cache && usesRenderCache(deps.cache, render)
-          ? await findReusableParts(deps.cache, render, segments)
+          ? await findReusableParts(deps.cache, { ...render, smartRender }, segments)
           : null;
       const parts: NewRenderPart[] = [
         ...segments.map((s, index) => ({
@@ -320,6 +327,7 @@ export function createSplitRenderStarter(deps: {
               segmentCount: segments.length,
               segmentsDone: copied,
               reuse,
+              smartRender,
               warnings,
               heartbeatAt: now,
               progress: { ratio: 0.05, phase: "rendering", updatedAt: now.toISOString() },

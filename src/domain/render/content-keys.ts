@@ -9,7 +9,7 @@ import type { Clip, Timeline, Track } from "../composition/schema.ts";
 import { requestedWindow, windowedTracks } from "./plan.ts";
 import { type FrameRange, renderFrameWindow } from "./segments.ts";
 import { type FrameRate, frameToSeconds, planTransition, secondsToFrame, snapClip } from "./timeline.ts";
-import type { RenderOutputOptions } from "./types.ts";
+import type { RenderOutputOptions, SmartRenderMode, SmartStreamFormat } from "./types.ts";
 
 /**
  * Version of what the plan builder and the encoder settings make of a composition: bump it
@@ -34,7 +34,15 @@ export interface ContentKeyInput {
    * Settings of the worker that change the encoded bytes: lossless test encoding, and the
    * thread count x264 picks by itself (frame threads change its output).
    */
-  encoder: { lossless?: boolean; threads: number };
+  encoder: {
+    lossless?: boolean;
+    threads: number;
+    /**
+     * Smart rendering of an mp4: its mode and the stream format every part is encoded in (null
+     * when nothing is copied): a part copies or encodes with it.
+     */
+    smart?: { mode: SmartRenderMode; format: SmartStreamFormat | null };
+  };
 }
 
 /** One part's key and the uploads whose bytes it depends on. */

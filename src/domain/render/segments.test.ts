@@ -113,7 +113,8 @@ describe("buildSplitRenderPlan", () => {
     expect(split.audio.plan.durationSec).toBe(10);
     expect(split.join.args.slice(split.join.args.indexOf("-f"))).toEqual([
       ...["-f", "concat", "-safe", "0", "-i", CONCAT_LIST, "-i", "audio.m4a"],
-      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4", "out.mp4"],
+      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-tag:v", "avc1"],
+      ...["-movflags", "+faststart", "-f", "mp4", "out.mp4"],
     ]);
     expect(split.join.files).toEqual([
       {

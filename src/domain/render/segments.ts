@@ -2,6 +2,7 @@ import type { KeyframeIndex } from "../../media/keyframes.ts";
 import { compositionDuration } from "../composition/duration.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { chooseBoundaries, startPrerollFrames } from "./keyframes.ts";
+import type { EncoderVariant } from "./outputs.ts";
 import {
   type BuildRenderPlanInput,
   buildRenderPlan,
@@ -202,6 +203,10 @@ export type SplitPartBase = Omit<BuildRenderPlanInput, "variant" | "names" | "ou
 export interface SegmentPlanOptions {
   /** Lossless H.264 (exactness tests). */
   lossless?: boolean;
+  /** A piece of a smart render: encoded in the copied sources' format (`EncoderVariant.match`). */
+  match?: EncoderVariant["match"];
+  /** File name prefix (default `seg`): a smart render's pieces are `piece-<index>.mp4`. */
+  prefix?: string;
   /**
    * Where the segment writes the whole render's poster when the poster's frame
    * (`posterFrameOf` of the whole output) is one of the segment's: the render made in one piece
@@ -226,8 +231,8 @@ export function buildSegmentPlan(
   opts: SegmentPlanOptions = {},
 ): SegmentPlan {
   const { rate, window } = renderFrameWindow(base.composition, base.output);
-  const tag = String(index).padStart(3, "0");
-  const file = `seg-${tag}.mp4`;
+  const tag = `${opts.prefix ? `${opts.prefix}-` : ""}${String(index).padStart(3, "0")}`;
+  const file = `${opts.prefix ?? "seg"}-${String(index).padStart(3, "0")}.mp4`;
   const poster = window.start + posterFrameOf(window.end - window.start);
   const writesPoster = opts.posterPath !== undefined && poster >= range.startFrame && poster < range.endFrame;
   const plan = buildRenderPlan({
@@ -235,7 +240,11 @@ export function buildSegmentPlan(
     output: segmentOutput(base.output, range, rate),
     outputPath: file,
     names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
-    variant: { streams: "video", ...(opts.lossless ? { lossless: true } : {}) },
+    variant: {
+      streams: "video",
+      ...(opts.lossless ? { lossless: true } : {}),
+      ...(opts.match ? { match: opts.match } : {}),
+    },
     ...(writesPoster ? { posterPath: opts.posterPath, posterFrame: poster - range.startFrame } : {}),
   });
   return { startFrame: range.startFrame, endFrame: range.endFrame, file, plan };
@@ -306,20 +315,32 @@ export function buildAudioPlan(base: SplitPartBase): { file: string; plan: Rende
  * the list is read with `-safe 0`; its entries are the server's own paths.
  *
  * @param rate - the output frame rate (the segments' frame ranges are at this rate).
- * @param audioPath - the audio part (default {@link AUDIO_PART} in the cwd).
+ * @param audioPath - the audio part (default {@link AUDIO_PART} in the cwd); null joins the
+ *   video alone (a smart render's pieces into one segment).
+ * @param list - the concat list's file name (default {@link CONCAT_LIST}).
  */
 export function buildJoinPlan(
   segments: readonly (FrameRange & { file: string })[],
   rate: FrameRate,
   outputPath: string,
-  audioPath: string = AUDIO_PART,
+  audioPath: string | null = AUDIO_PART,
+  list: string = CONCAT_LIST,
 ): { args: string[]; files: PlanFile[] } {
   return {
-    files: [{ path: CONCAT_LIST, content: concatList(segments, rate) }],
+    files: [{ path: list, content: concatList(segments, rate) }],
     args: [
       ...RUN_ARGS,
-      ...["-f", "concat", "-safe", "0", "-i", CONCAT_LIST, "-i", audioPath],
-      ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-movflags", "+faststart", "-f", "mp4"],
+      ...["-f", "concat", "-safe", "0", "-i", list, ...(audioPath === null ? [] : ["-i", audioPath])],
+      ...[
+        "-map",
+        "0:v:0",
+        ...(audioPath === null ? ["-an"] : ["-map", "1:a:0"]),
+        "-c",
+        "copy",
+        "-tag:v",
+        "avc1",
+      ],
+      ...(audioPath === null ? ["-f", "mp4"] : ["-movflags", "+faststart", "-f", "mp4"]),
       outputPath,
     ],
   };

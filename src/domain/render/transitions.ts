@@ -147,7 +147,13 @@ function joinChained(
   let pending: string[] = [];
   const flush = () => {
     const items = acc ? [acc, ...pending] : pending;
-    acc = items.length === 1 ? items[0] : graph.chain(items, [`concat=n=${items.length}:v=1:a=0`], "cat");
+    // Regular timestamps after the concat: it places each stream after the previous one's last
+    // frame plus that frame's duration, which a one-frame stream (a segment starting on a clip's
+    // last frame) does not carry, so the next frame came one tick after it.
+    acc =
+      items.length === 1
+        ? items[0]
+        : graph.chain(items, [`concat=n=${items.length}:v=1:a=0`, regularPts(rate)], "cat");
     pending = [];
   };
   for (const { label, segment } of built) {

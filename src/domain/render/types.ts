@@ -31,6 +31,58 @@ export interface RenderOutputOptions {
   frameAt?: number;
   /** `false`: render every part afresh, neither copying from nor adding to the render cache. */
   reuse?: boolean;
+  /**
+   * Smart rendering of an mp4 (default `auto`): the stretches whose frames are one source's
+   * frames unchanged are copied from the source GOP by GOP, only the rest is encoded; `off`
+   * encodes every frame.
+   */
+  smartRender?: SmartRenderMode;
+}
+
+/** Smart rendering modes of `RenderOutputOptions.smartRender`. */
+export const SMART_RENDER_MODES = ["auto", "off"] as const;
+
+/** A smart rendering mode (one of {@link SMART_RENDER_MODES}). */
+export type SmartRenderMode = (typeof SMART_RENDER_MODES)[number];
+
+/** Why a stretch of a smart render's output was encoded rather than copied (`Render.smartRender.reasons`). */
+export interface SmartRenderReason {
+  /** The clip as messages name it ("take1.mp4 at 0:06"), null where no clip is shown. */
+  clip: string | null;
+  /** Output time of the stretch, seconds: `[from, to)`. */
+  from: number;
+  to: number;
+  reason: string;
+}
+
+/**
+ * The coding format every copied GOP of a smart render shares (the first copyable source's):
+ * every encoded piece of the render is made with it, so that copied and encoded GOPs form one
+ * valid stream.
+ */
+export interface SmartStreamFormat {
+  /** x264 `-profile:v` (`baseline`, `main`, `high`). */
+  profile: "baseline" | "main" | "high";
+  /** `level_idc` (31 = level 3.1). */
+  level: number;
+  /** The mp4 track time base of every piece (ticks per second). */
+  timescale: number;
+  width: number;
+  height: number;
+}
+
+/** What a render stores as `smartRender`: the summary and the stream format its pieces share (internal; null when nothing is copied). */
+export interface StoredSmartRender extends SmartRenderSummary {
+  format: SmartStreamFormat | null;
+}
+
+/** What a smart render copied and why it encoded the rest (`Render.smartRender`). */
+export interface SmartRenderSummary {
+  /** Output video frames copied from their sources' packets. */
+  copiedFrames: number;
+  /** Output video frames encoded. */
+  encodedFrames: number;
+  reasons: SmartRenderReason[];
 }
 
 /** Probed facts of a resolved media file (seconds, pixels). */
@@ -55,6 +107,8 @@ export interface ResolvedMedia {
 export interface ResolvedAsset {
   path: string;
   type: UploadType;
+  /** The upload's file name, as messages name its clips (`clipLabel`). */
+  name?: string;
   media?: ResolvedMedia | null;
   text?: string;
   /** Caption cues of a transcription, seconds of the transcribed media, each with its words. */

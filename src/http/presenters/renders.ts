@@ -35,6 +35,13 @@ export async function presentRender(deps: SigningDeps, r: RenderRow) {
     warnings: r.warnings ?? [],
     segments: r.segmentCount != null ? { total: r.segmentCount, done: r.segmentsDone } : null,
     reuse: r.reuse ?? null,
+    smartRender: r.smartRender
+      ? {
+          copiedFrames: r.smartRender.copiedFrames,
+          encodedFrames: r.smartRender.encodedFrames,
+          reasons: r.smartRender.reasons,
+        }
+      : null,
     createdAt: r.createdAt.toISOString(),
     startedAt: r.startedAt?.toISOString() ?? null,
     finishedAt: r.finishedAt?.toISOString() ?? null,

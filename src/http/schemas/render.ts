@@ -2,7 +2,7 @@ import { type TSchema, Type } from "typebox";
 import { RENDER_STATUSES } from "../../db/schema/renders.ts";
 import { CompositionWriteSchema } from "../../domain/composition/schema.ts";
 import { PLACEHOLDER_NAME } from "../../domain/composition/template.ts";
-import { OUTPUT_FORMATS, RENDER_QUALITIES } from "../../domain/render/types.ts";
+import { OUTPUT_FORMATS, RENDER_QUALITIES, SMART_RENDER_MODES } from "../../domain/render/types.ts";
 import { Timestamp } from "./common.ts";
 import { COMPOSITION_EXAMPLE } from "./composition.ts";
 import { CallbackUrl } from "./webhook.ts";
@@ -65,6 +65,16 @@ export const RenderOutputOptions = Type.Object(
           "Default true: a split mp4 render copies the parts an earlier render of the account made with identical content (the render cache) instead of rendering them again; `false` renders every part afresh",
       }),
     ),
+    smartRender: Type.Optional(
+      Type.Union(
+        SMART_RENDER_MODES.map((m) => Type.Literal(m)),
+        {
+          default: "auto",
+          description:
+            "mp4 only. `auto` (default): where the output's frames are one H.264 source's frames unchanged (same size, frame rate, profile; no effect, text, transition or other clip over them), the source's whole groups of pictures are copied instead of re-encoded, and only the frames from a cut to the next keyframe (and from the last one to an out point) are encoded, near-losslessly. `off`: every frame is encoded. The render reports what it copied and why it encoded the rest in `smartRender`.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false, title: "RenderOutputOptions" },
 );
@@ -77,6 +87,39 @@ export const MergeValuesSchema = Type.Record(
     maxProperties: 200,
     description:
       "Values of the composition's {{placeholders}} (text and caption text, src, colours). Every placeholder needs a value and every name must be used; without merge a composition with placeholders cannot be rendered. A media `src` that is one whole placeholder takes one of your upload ids (`upl_…`: the clip is that upload, as with `uploadId`), a signed URL of your upload on this server (the same), or an https URL; a colour takes `#rrggbb` or `#rrggbbaa`.",
+  },
+);
+
+/** `Render.smartRender` and `RenderCheck.smartRender`: what smart rendering copies and why it encodes the rest. */
+export const SmartRenderBody = Type.Union(
+  [
+    Type.Null(),
+    Type.Object({
+      copiedFrames: Type.Integer({
+        minimum: 0,
+        description: "Output video frames copied from their sources",
+      }),
+      encodedFrames: Type.Integer({ minimum: 0, description: "Output video frames encoded" }),
+      reasons: Type.Array(
+        Type.Object({
+          clip: Type.Union([Type.Null(), Type.String()], {
+            description:
+              'The clip as messages name it (file name and start, "take1.mp4 at 0:06"); null where no clip is shown',
+          }),
+          from: Type.Number({ description: "Output time the encoded stretch starts, seconds" }),
+          to: Type.Number({ description: "Output time it ends (exclusive), seconds" }),
+          reason: Type.String({
+            description:
+              "Why it was encoded, e.g. `from the cut to the next keyframe`, `transition`, `variable frame rate`",
+          }),
+        }),
+        { description: "Every encoded stretch of the output with its reason, in output order" },
+      ),
+    }),
+  ],
+  {
+    description:
+      'Smart rendering (`output.smartRender`): how many output frames are copied from their sources and why the others are encoded; null for formats other than mp4, `smartRender: "off"`, or a render not yet planned',
   },
 );
 
@@ -268,6 +311,7 @@ export const Render = Type.Object(
           "What a split render copied from the account's render cache (parts whose content is identical to one an earlier render made); null when nothing was looked up (a render in one piece, `output.reuse: false`, the cache off, or not yet started)",
       },
     ),
+    smartRender: SmartRenderBody,
     createdAt: Timestamp(),
     startedAt: Type.Union([Type.Null(), Timestamp()]),
     finishedAt: Type.Union([Type.Null(), Timestamp()]),
@@ -306,6 +350,7 @@ export const RenderCheck = Type.Object(
       ],
       { description: "The output as planned; null when there are problems" },
     ),
+    smartRender: SmartRenderBody,
     compositionId: Type.Union([Type.Null(), Type.String()], {
       description: "The stored composition checked; null for an inline one",
     }),
@@ -328,6 +373,7 @@ export const RenderCheck = Type.Object(
         ],
         warnings: [],
         output: null,
+        smartRender: null,
         compositionId: "cmp_01JD3Q5V0M8YB6Y2J4T6Z9KX1C",
         compositionVersion: 4,
       },
@@ -344,6 +390,7 @@ export const RenderCheckQuery = Type.Object(
     fps: RenderOutputOptions.properties.fps,
     quality: RenderOutputOptions.properties.quality,
     frameAt: RenderOutputOptions.properties.frameAt,
+    smartRender: RenderOutputOptions.properties.smartRender,
   },
   { additionalProperties: false },
 );

@@ -20,7 +20,7 @@ export interface RenderCheckRouteDeps {
 }
 
 const CHECK_DESCRIPTION =
-  "Runs every check a render makes before the encoder starts, without rendering: the request's checks (as `POST /api/render`: 400/404/409), then the sources (each upload still there, each remote `src` downloaded and probed), the fonts, and the plan. Answers 200 with `ok`, the `problems` that would fail the render (each as `Render.error` would say it, naming the clip and upload) and the `warnings` the render would record (`TRANSITION_HANDLE_MISSING`, `SOURCE_TOO_SHORT`, `GLYPH_MISSING`, …). Nothing is stored or queued and the daily render minutes are not charged; the call counts against the daily call quota like any other.";
+  "Runs every check a render makes before the encoder starts, without rendering: the request's checks (as `POST /api/render`: 400/404/409), then the sources (each upload still there, each remote `src` downloaded and probed), the fonts, and the plan. Answers 200 with `ok`, the `problems` that would fail the render (each as `Render.error` would say it, naming the clip and upload) and the `warnings` the render would record (`TRANSITION_HANDLE_MISSING`, `SOURCE_TOO_SHORT`, `GLYPH_MISSING`, …), and for an mp4 the smart rendering plan (`smartRender`: the frames it would copy from their sources, and why it would encode the rest; planned as a render in one piece: a split render also encodes the frames from each segment's start to the next keyframe). Nothing is stored or queued and the daily render minutes are not charged; the call counts against the daily call quota like any other.";
 
 /**
  * The render preflight (`preflightRender`): `POST /api/render/check` takes a `POST /api/render`

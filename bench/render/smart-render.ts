@@ -1,0 +1,258 @@
+/**
+ * Smart rendering against encoding every frame, the render engine alone (no API):
+ *
+ *   node bench/render/smart-render.ts [--minutes 10] [--width 1920 --height 1080]
+ *
+ * A camera-like recording (`--minutes` long, 30 fps H.264 High, 2 s closed GOPs, B-frames,
+ * grain, AAC) is cut as a cuts-only edit: the ends trimmed, 20 cuts that drop short stretches,
+ * the recording's two halves ("takes") in reverse order, a music bed on an audio track. The mp4
+ * (`standard`) is rendered twice in one run, with `smartRender: "off"` (one ffmpeg run, every
+ * frame encoded) and `"auto"` (GOP indexes read, whole GOPs copied, seams encoded, the sound
+ * rendered once, joined). Printed: both wall times and their ratio (target ≥ 10×), the copied
+ * share of the output's frames (target ≥ 90 %), the lowest PSNR of a re-encoded seam frame
+ * against the same source frame (target ≥ 45 dB), and the load average before and after.
+ */
+import { execFile } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pino from "pino";
+import type { Clip, Timeline } from "../../src/domain/composition/schema.ts";
+import { buildRenderPlan } from "../../src/domain/render/index.ts";
+import { toFrameRate } from "../../src/domain/render/timeline.ts";
+import type { RenderOutputOptions, ResolvedAsset } from "../../src/domain/render/types.ts";
+import {
+  planRenderSmart,
+  readSourceGops,
+  runSmartRender,
+} from "../../src/domain/render-jobs/smart-render.ts";
+import { writePlanFiles } from "../../src/domain/render-jobs/write-plan-files.ts";
+import { runFfmpeg } from "../../src/media/ffmpeg-run.ts";
+import { tempDir } from "../../test/fixtures/render/media.ts";
+
+const run = promisify(execFile);
+const args = process.argv.slice(2);
+const flag = (name: string, def: number) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args[at + 1]) : def;
+};
+const MINUTES = flag("--minutes", 10);
+const W = flag("--width", 1920);
+const H = flag("--height", 1080);
+const FPS = 30;
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+
+/** The recording: moving pattern with grain, 2 s closed GOPs with B-frames, High profile, AAC. */
+async function makeRecording(dir: string, seconds: number): Promise<string> {
+  const out = join(dir, "recording.mp4");
+  await run("ffmpeg", [
+    ...["-v", "error", "-y"],
+    ...["-f", "lavfi", "-i", `testsrc2=s=${W}x${H}:r=${FPS}:d=${seconds},noise=alls=6:allf=t`],
+    ...["-f", "lavfi", "-i", `sine=f=220:r=48000:d=${seconds},volume=0.4`],
+    ...["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-crf", "20", "-bf", "2"],
+    ...["-g", String(2 * FPS), "-keyint_min", String(2 * FPS), "-sc_threshold", "0", "-pix_fmt", "yuv420p"],
+    ...["-c:a", "aac", "-b:a", "128k", "-shortest", out],
+  ]);
+  return out;
+}
+
+async function makeMusic(dir: string, seconds: number): Promise<string> {
+  const out = join(dir, "music.m4a");
+  await run("ffmpeg", [
+    ...["-v", "error", "-y", "-f", "lavfi", "-i", `sine=f=330:r=48000:d=${seconds},tremolo=f=2,volume=0.2`],
+    ...["-c:a", "aac", "-b:a", "128k", out],
+  ]);
+  return out;
+}
+
+/**
+ * The cuts-only edit: the recording's halves B then A, each with its ends trimmed and ten short
+ * stretches dropped (20 cuts), off keyframes; a music bed under all of it.
+ */
+function cutsOnly(seconds: number): Timeline {
+  const half = seconds / 2;
+  const clips: Clip[] = [];
+  let at = 0;
+  const take = (from: number, to: number, name: string) => {
+    // Ten drops of 0.6–1.4 s spread over the take, at positions that miss keyframes.
+    const len = to - from;
+    let cursor = from;
+    for (let i = 1; i <= 10; i++) {
+      const cut = from + (len * i) / 11 + 0.37;
+      const resume = cut + 0.6 + ((i * 0.13) % 0.8);
+      const frames = Math.round((cut - cursor) * FPS);
+      if (frames > 0) {
+        clips.push({
+          id: `${name}${i}`,
+          start: at / FPS,
+          duration: frames / FPS,
+          trim: Math.round(cursor * FPS) / FPS,
+          asset: { type: "video", uploadId: "upl_rec" },
+        } as Clip);
+        at += frames;
+      }
+      cursor = resume;
+    }
+    const frames = Math.round((to - cursor) * FPS);
+    clips.push({
+      id: `${name}end`,
+      start: at / FPS,
+      duration: frames / FPS,
+      trim: Math.round(cursor * FPS) / FPS,
+      asset: { type: "video", uploadId: "upl_rec" },
+    } as Clip);
+    at += frames;
+  };
+  take(half + 1.23, seconds - 2.71, "b");
+  take(3.1, half - 0.53, "a");
+  const length = at / FPS;
+  return {
+    id: "cmp_bench",
+    name: "cuts only",
+    schemaVersion: 1,
+    version: 1,
+    canvas: { width: W, height: H, fps: FPS, background: "#000000" },
+    tracks: [
+      { id: "v", kind: "video", name: "Camera", clips },
+      {
+        id: "m",
+        kind: "audio",
+        name: "Music",
+        volume: 0.5,
+        clips: [{ id: "bed", start: 0, duration: length, asset: { type: "audio", uploadId: "upl_music" } }],
+      },
+    ],
+  } as unknown as Timeline;
+}
+
+/** Lowest PSNR (dB, average of the planes) of `frames` output frames from `outFrame` against source frames from `srcFrame`. */
+async function minPsnr(out: string, outFrame: number, src: string, srcFrame: number, frames: number) {
+  const at = (f: number) => Math.max(0, (f - 0.25) / FPS).toFixed(6);
+  const { stderr } = await run(
+    "ffmpeg",
+    [
+      ...["-v", "error", "-ss", at(outFrame), "-i", out, "-ss", at(srcFrame), "-i", src],
+      ...[
+        "-filter_complex",
+        "[0:v]setpts=PTS-STARTPTS[o];[1:v]setpts=PTS-STARTPTS[s];[o][s]psnr=stats_file=-",
+      ],
+      ...["-frames:v", String(frames), "-f", "null", "-"],
+    ],
+    { maxBuffer: 1 << 26 },
+  ).then(
+    (r) => ({ stderr: r.stdout }),
+    (err: { stdout?: string }) => ({ stderr: err.stdout ?? "" }),
+  );
+  let min = Number.POSITIVE_INFINITY;
+  for (const m of stderr.matchAll(/psnr_avg:(\S+)/g)) {
+    const v = m[1] === "inf" ? Number.POSITIVE_INFINITY : Number(m[1]);
+    min = Math.min(min, v);
+  }
+  return min;
+}
+
+async function main() {
+  const seconds = Math.round(MINUTES * 60);
+  const { dir, cleanup } = await tempDir("cutroom-smart-bench-");
+  try {
+    log(`making a ${seconds} s ${W}x${H}p${FPS} recording (load ${load()})`);
+    const [recording, music] = await Promise.all([makeRecording(dir, seconds), makeMusic(dir, seconds)]);
+    const composition = cutsOnly(seconds);
+    const assets = new Map<string, ResolvedAsset>([
+      [
+        "upl_rec",
+        {
+          path: recording,
+          type: "video",
+          name: "recording.mp4",
+          media: { duration: seconds, hasAudio: true, width: W, height: H, fps: FPS, videoCodec: "h264" },
+        },
+      ],
+      ["upl_music", { path: music, type: "audio", media: { duration: seconds, hasAudio: true } }],
+    ]);
+    const output: RenderOutputOptions = { format: "mp4", quality: "standard" };
+    const before = load();
+
+    log("rendering with smartRender off");
+    const offStart = performance.now();
+    const offDir = join(dir, "off");
+    const plan = buildRenderPlan({ composition, assets, output, outputPath: "out.mp4" });
+    await writePlanFiles(plan, offDir);
+    await runFfmpeg({ args: plan.args, cwd: offDir, durationSec: plan.durationSec, stallTimeoutMs: 600_000 });
+    const offSec = (performance.now() - offStart) / 1000;
+
+    log("rendering with smartRender auto");
+    const autoStart = performance.now();
+    const autoDir = join(dir, "auto");
+    const gops = await readSourceGops(composition, assets, undefined, output);
+    const { whole } = planRenderSmart({ composition, options: output, assets, gops });
+    if (!whole.format) throw new Error(`nothing copied: ${JSON.stringify(whole.reasons.slice(0, 3))}`);
+    await mkdir(autoDir, { recursive: true });
+    await runSmartRender({
+      base: { composition, assets, output },
+      plan: whole,
+      workDir: autoDir,
+      outputFile: "out.mp4",
+      signal: new AbortController().signal,
+      stallTimeoutMs: 600_000,
+      failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
+    });
+    const autoSec = (performance.now() - autoStart) / 1000;
+    const after = load();
+
+    log("measuring the seams");
+    const rate = toFrameRate(FPS);
+    const clips = composition.tracks[0]?.clips ?? [];
+    let worst = Number.POSITIVE_INFINITY;
+    for (const piece of whole.pieces.filter((p) => p.seam)) {
+      const clip = clips.find((c) => {
+        const s = Math.round(c.start * FPS);
+        return piece.startFrame >= s && piece.startFrame < s + Math.round(c.duration * FPS);
+      });
+      if (!clip) continue;
+      const srcFrame = Math.round((clip.trim ?? 0) * FPS) + piece.startFrame - Math.round(clip.start * FPS);
+      const frames =
+        Math.min(piece.endFrame, Math.round((clip.start + clip.duration) * FPS)) - piece.startFrame;
+      worst = Math.min(
+        worst,
+        await minPsnr(join(autoDir, "out.mp4"), piece.startFrame, recording, srcFrame, frames),
+      );
+    }
+    const total = whole.copiedFrames + whole.encodedFrames;
+    const result = {
+      minutes: MINUTES,
+      size: `${W}x${H}`,
+      fps: `${rate.num}/${rate.den}`,
+      clips: clips.length,
+      offSec: Number(offSec.toFixed(1)),
+      autoSec: Number(autoSec.toFixed(1)),
+      speedRatio: Number((offSec / autoSec).toFixed(1)),
+      copiedShare: Number((whole.copiedFrames / total).toFixed(4)),
+      copiedFrames: whole.copiedFrames,
+      encodedFrames: whole.encodedFrames,
+      minSeamPsnrDb: Number(worst.toFixed(2)),
+      loadBefore: before,
+      loadAfter: after,
+    };
+    console.log(JSON.stringify(result, null, 2));
+    if (args.includes("--keep")) {
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(join(dir, "plan.json"), JSON.stringify({ composition, whole }));
+    }
+    console.log(
+      `smart render ${result.speedRatio}× faster than encoding every frame (target ≥ 10×), ` +
+        `${(result.copiedShare * 100).toFixed(1)} % of frames copied (target ≥ 90 %), ` +
+        `lowest seam PSNR ${result.minSeamPsnrDb} dB (target ≥ 45 dB)`,
+    );
+  } finally {
+    if (args.includes("--keep")) log(`kept ${dir}`);
+    else await cleanup();
+  }
+}
+
+await main();

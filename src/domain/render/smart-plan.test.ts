@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import { type GopIndex, interpretGopProbe, keyframeIdrs } from "../../media/gop-index.ts";
+import type { Clip, Timeline } from "../composition/schema.ts";
+import { planSmartRender } from "./smart-plan.ts";
+import type { ResolvedAsset } from "./types.ts";
+
+/**
+ * A 30 fps H.264 High stream of `gops` closed GOPs of `g` frames with a B-frame pair after
+ * every P-frame (decode order I P B B P B B …), time base 1/15360; every keyframe an IDR.
+ */
+function stream(gops: number, g: number, over: Record<string, unknown> = {}): GopIndex {
+  const packets: { pts: number; flags: string }[] = [];
+  for (let k = 0; k < gops; k++) {
+    const base = k * g;
+    packets.push({ pts: base * 512, flags: "K__" });
+    for (let f = 1; f < g; f += 3) {
+      const p = Math.min(base + f + 2, base + g - 1);
+      packets.push({ pts: p * 512, flags: "___" });
+      for (let b = base + f; b < p; b++) packets.push({ pts: b * 512, flags: "___" });
+    }
+  }
+  const index = interpretGopProbe({
+    streams: [
+      {
+        codec_name: "h264",
+        profile: "High",
+        level: 31,
+        pix_fmt: "yuv420p",
+        width: 64,
+        height: 36,
+        field_order: "progressive",
+        time_base: "1/15360",
+        ...over,
+      },
+    ],
+    packets,
+  });
+  index.idr = index.key.slice();
+  return index;
+}
+
+const clip = (id: string, start: number, duration: number, trim: number, more: Partial<Clip> = {}): Clip =>
+  ({ id, start, duration, trim, asset: { type: "video", uploadId: "upl_a" }, ...more }) as Clip;
+
+function composition(clips: Clip[], extra: Clip[] = []): Timeline {
+  return {
+    id: "cmp",
+    name: "c",
+    schemaVersion: 1,
+    version: 1,
+    canvas: { width: 64, height: 36, fps: 30, background: "#000000" },
+    tracks: [
+      { id: "v", kind: "video", name: "V", clips },
+      ...(extra.length ? [{ id: "t", kind: "video", name: "T", clips: extra }] : []),
+    ],
+  } as unknown as Timeline;
+}
+
+const assets = new Map<string, ResolvedAsset>([
+  ["upl_a", { path: "/a.mp4", type: "video", name: "take.mp4" }],
+]);
+
+function plan(doc: Timeline, gop: GopIndex) {
+  const frames = Math.round(
+    Math.max(...doc.tracks.flatMap((t) => t.clips.map((c) => c.start + c.duration))) * 30,
+  );
+  return planSmartRender({
+    composition: doc,
+    output: { format: "mp4" },
+    assets,
+    gops: new Map([["upl_a", gop]]),
+    range: { startFrame: 0, endFrame: frames },
+  });
+}
+
+describe("GOP index", () => {
+  it("finds clean points only where no B-frame run crosses, and IDR pictures in an Annex B stream", () => {
+    const g = stream(2, 30);
+    expect(g.frames).toBe(60);
+    expect(g.frameTicks).toBe(512);
+    expect(g.clean[0]).toBe(true);
+    expect(g.clean[1]).toBe(true); // after the I-frame
+    expect(g.clean[2]).toBe(false); // the P-frame is shown after two B-frames not yet decoded
+    expect(g.clean[30]).toBe(true);
+    const annexB = Buffer.from([
+      0, 0, 1, 0x65, 0x88, 0, 0, 1, 0x41, 0x9a, 0, 0, 1, 0x41, 0x00, 0, 0, 1, 0x06, 0x80,
+    ]);
+    expect(keyframeIdrs(annexB)).toEqual([true, false]);
+  });
+});
+
+describe("planSmartRender", () => {
+  it("copies whole GOPs between cuts off keyframes and encodes the seams, naming the clip", () => {
+    const doc = composition([clip("a", 0, 2, 10 / 30), clip("b", 2, 1, 60 / 30)]);
+    const p = plan(doc, stream(4, 30));
+    // Clip a: source frames 10..69: 10..29 encoded, 30..69 copied (70 is a clean point: no
+    // B-frame pair crosses it); clip b: source 60..89, one whole GOP.
+    expect(p.pieces.filter((x) => x.copy).map((x) => [x.startFrame, x.endFrame, x.copy?.packet])).toEqual([
+      [20, 60, 30],
+      [60, 90, 60],
+    ]);
+    expect(p.copiedFrames).toBe(70);
+    expect(p.encodedFrames).toBe(20);
+    expect(p.reasons[0]).toEqual({
+      clip: "take.mp4 at 0:00",
+      from: 0,
+      to: 20 / 30,
+      reason: "from the cut to the next keyframe",
+    });
+    expect(p.format).toEqual({ profile: "high", level: 31, timescale: 15360, width: 64, height: 36 });
+  });
+
+  it("encodes transitions, speed changes, text over a clip and other sources, and says why", () => {
+    const gop = stream(4, 30);
+    const cases: [Timeline, RegExp][] = [
+      [
+        composition([
+          clip("a", 0, 2, 0),
+          clip("b", 2, 1, 1, { transition: { type: "fade", duration: 0.5 } }),
+        ]),
+        /transition/,
+      ],
+      [composition([clip("a", 0, 3, 0, { speed: 2 })]), /speed change/],
+      [composition([clip("a", 0, 3, 0, { filter: "greyscale" })]), /filter/],
+      [
+        composition(
+          [clip("a", 0, 3, 0)],
+          [
+            {
+              id: "t",
+              start: 1,
+              duration: 1,
+              asset: { type: "text", text: "Hi", style: { family: "sans" } },
+            } as Clip,
+          ],
+        ),
+        /text "Hi" at 0:01 is drawn over it/,
+      ],
+    ];
+    for (const [doc, reason] of cases) {
+      expect(
+        plan(doc, gop)
+          .reasons.map((r) => r.reason)
+          .join("; "),
+      ).toMatch(reason);
+    }
+    expect(
+      plan(composition([clip("a", 0, 3, 0)]), stream(4, 30, { codec_name: "hevc" })).reasons[0]?.reason,
+    ).toMatch(/HEVC/);
+    const other = plan(composition([clip("a", 0, 3, 0)]), stream(4, 30, { width: 128 }));
+    expect(other.copiedFrames).toBe(0);
+    expect(other.format).toBeNull();
+    expect(other.reasons[0]?.reason).toBe("source is 128×36, the output 64×36");
+  });
+});

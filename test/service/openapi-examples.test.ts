@@ -331,7 +331,38 @@ describe("OpenAPI success examples", () => {
         payload: { from: video.id, to: video.id },
       }),
     );
+    await call(
+      "reframeComposition",
+      withKey({
+        method: "POST",
+        url: `/api/compositions/${throwaway.id}/reframe`,
+        headers: { "if-match": '"3"' },
+        payload: { aspectRatio: "9:16" },
+      }),
+    );
     await call("deleteComposition", withKey({ method: "DELETE", url: `/api/compositions/${throwaway.id}` }));
+
+    // Auto-edit (the transcript made above is reused)
+    const autoedit = () =>
+      call(
+        "createAutoedit",
+        withKey({
+          method: "POST",
+          url: "/api/v1/autoedit",
+          payload: {
+            uploadIds: [video.id],
+            projectId: project.id,
+            target: { aspectRatio: "9:16", maxDuration: 30, count: 1 },
+          },
+        }),
+      );
+    const aed = (await autoedit()).json();
+    await pollUntil("getAutoedit", `/api/v1/autoedits/${aed.id}`, (x) =>
+      ["succeeded", "failed", "cancelled"].includes(x.status),
+    );
+    await call("listAutoedits", withKey({ url: "/api/v1/autoedits" }));
+    const aedToCancel = (await autoedit()).json();
+    await call("cancelAutoedit", withKey({ method: "DELETE", url: `/api/v1/autoedits/${aedToCancel.id}` }));
     await call("getCompositionFrame", withKey({ url: `/api/compositions/${comp.id}/frame?t=0.5&width=64` }));
     await call(
       "getCompositionPreviewVideo",
@@ -549,7 +580,7 @@ describe("OpenAPI success examples", () => {
 
     const missing = [...operations.keys()].filter((id) => !NO_SUCCESS.has(id) && !called.has(id));
     expect(missing, "operations this test does not call yet").toEqual([]);
-  });
+  }, 300_000);
 
   it("every success example validates against its schema and has the keys of the real answer", async () => {
     if (UPDATE) {

@@ -77,6 +77,12 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
   relinkComposition: {
     200: { description: "The composition at its new version, relinked", headers: ["ETag"] },
   },
+  reframeComposition: {
+    200: {
+      description: "The composition at its new version, reframed, with its shots and the reasons",
+      headers: ["ETag"],
+    },
+  },
   startRender: {
     202: {
       description: "Queued: a new render job; poll `Location` at the `Retry-After` interval",
@@ -138,6 +144,19 @@ export const RESPONSE_DOCS: Record<string, Record<number, ResponseDoc>> = {
     },
   },
   cancelTranscription: { 200: { description: "The transcription, cancelled (or already terminal)" } },
+  createAutoedit: {
+    202: {
+      description: "Queued: poll `Location` at the `Retry-After` interval",
+      headers: ["Location", "Retry-After"],
+    },
+  },
+  getAutoedit: {
+    200: {
+      description: "The auto-edit; until it is terminal the response carries `Retry-After`",
+      headers: ["Retry-After"],
+    },
+  },
+  cancelAutoedit: { 200: { description: "The auto-edit, cancelled (or already terminal)" } },
   runAssistant: {
     200: {
       description: "A `text/event-stream` of the run's events; the run id is in `X-Run-Id`",

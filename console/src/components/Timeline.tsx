@@ -8,6 +8,7 @@ import {
   markerLabelRoom,
   type TimeWindow,
 } from "../timeline-window";
+import { trackContent } from "../tools";
 import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
@@ -43,6 +44,8 @@ export interface TimelineProps {
   /** A finished marker drag: `delta` seconds, frame-snapped. */
   onMarkerMove: (markerId: string, delta: number) => void;
   onDropUpload: (track: number, uploadId: string, start: number) => void;
+  /** An upload dropped on the zone below the tracks: a new track of the kind it needs. */
+  onDropNewTrack?: (uploadId: string, start: number) => void;
 }
 
 /** Ruler tick spacing, seconds, for a zoom: about one labelled tick per 80 pixels. */
@@ -193,6 +196,34 @@ const MarkerFlag = memo(function MarkerFlag(props: {
   );
 });
 
+/** The zone below the tracks: media dropped on it goes on a new track of the kind it needs. */
+function NewTrackZone(props: { onDrop: (uploadId: string, clientX: number) => void }) {
+  const [over, setOver] = useState(false);
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a drop target row, like the track rows above it
+    <div
+      className={`lane new-track${over ? " over" : ""}`}
+      role="group"
+      aria-label="New track: drop media here"
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) return;
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        setOver(false);
+        const id = e.dataTransfer.getData(UPLOAD_DRAG_TYPE);
+        if (!id) return;
+        e.preventDefault();
+        props.onDrop(id, e.clientX);
+      }}
+    >
+      <span>Drop media here for a new track</span>
+    </div>
+  );
+}
+
 /**
  * The timeline drawn to scale: a time ruler with markers, one row per track, each clip a
  * block placed at its start and as wide as its duration (name, poster and, for clips with
@@ -296,9 +327,10 @@ export function Timeline(props: TimelineProps) {
         {c.tracks.map((track, ti) => (
           <div className="track-name" key={track.id}>
             {track.name ?? `Track ${ti + 1}`}
-            <small>{track.kind}</small>
+            <small>{trackContent(track)}</small>
           </div>
         ))}
+        {props.onDropNewTrack && <div className="track-name new-track">New track</div>}
       </div>
       <div
         className="timeline"
@@ -360,7 +392,7 @@ export function Timeline(props: TimelineProps) {
               key={track.id}
               className="lane"
               role="group"
-              aria-label={`Track ${ti + 1}: ${track.name ?? track.kind}`}
+              aria-label={`Track ${ti + 1}: ${track.name ?? trackContent(track)}`}
               onDragOver={(e) => {
                 if (e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) e.preventDefault();
               }}
@@ -404,6 +436,11 @@ export function Timeline(props: TimelineProps) {
               })}
             </div>
           ))}
+          {props.onDropNewTrack && (
+            <NewTrackZone
+              onDrop={(id, x) => props.onDropNewTrack?.(id, Math.round(timeAt(x) / frame) * frame)}
+            />
+          )}
           <div
             className="playhead"
             style={{ transform: `translateX(${props.playhead * pps}px)` }}

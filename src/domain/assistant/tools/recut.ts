@@ -3,7 +3,7 @@ import { removeSourceRanges, type SourceRange, splitAtSourceTimes } from "../../
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
 import { ANALYSIS_DEFAULTS } from "../../uploads/analysis.ts";
 import { applyEdit, readComposition } from "../edit.ts";
-import { findTrackIndex, resolveClip, soleUploadClip, uploadNamesOf } from "../references.ts";
+import { findTrackIndex, nameOfClip, resolveClip, soleUploadClip, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { clipRef } from "./timeline.ts";
@@ -120,6 +120,7 @@ export const removeSilences = defineTool({
       );
     }
     const ids = first.clips.map((c) => c.id);
+    const names = await uploadNamesOf(ctx, await readComposition(ctx));
     return applyEdit(ctx, toolCallId, "remove_silences", (draft) => {
       const track = draft.tracks.find((t) => t.id === first.track.id);
       const clips = track?.clips.filter((c): c is UploadClip => ids.includes(c.id) && playsUpload(c)) ?? [];
@@ -141,7 +142,10 @@ export const removeSilences = defineTool({
       const done = removeSourceRanges(track, draft.markers, ranges, MIN_PIECE_SECONDS);
       for (const { other, linked } of captionTracks)
         removeSourceRanges(other, undefined, linked, MIN_PIECE_SECONDS);
-      const what = ids.length === 1 ? `clip ${ids[0]}` : `${ids.length} clips of track ${track.id}`;
+      const what =
+        clips.length === 1 && clips[0]
+          ? nameOfClip(clips[0], names)
+          : `${ids.length} clips of track ${track.name ?? draft.tracks.indexOf(track) + 1}`;
       if (done.cuts === 0) {
         return {
           summary: `No silence longer than ${input.longerThan}s in ${what}`,
@@ -170,10 +174,12 @@ export const cutAtSceneChanges = defineTool({
   }),
   async run(input, { ctx, toolCallId }) {
     const c = await readComposition(ctx);
+    const names = await uploadNamesOf(ctx, c);
     const clip =
       input.clip === undefined
         ? soleUploadClip(c, "name the clip to cut")
-        : resolveClip(c, input.clip, await uploadNamesOf(ctx, c)).clip;
+        : resolveClip(c, input.clip, names).clip;
+    const label = nameOfClip(clip, names);
     if (!playsUpload(clip) || clip.asset.type !== "video") {
       throw new ToolError("wrong_type", `Clip ${clip.id} does not play an uploaded video`);
     }
@@ -197,11 +203,11 @@ export const cutAtSceneChanges = defineTool({
       );
       const pieces = splitAtSourceTimes(track, clip.id, times, MIN_PIECE_SECONDS);
       if (pieces.length === 1) {
-        return { summary: `No scene change inside clip ${clip.id}`, clipIds: [clip.id] };
+        return { summary: `No scene change inside ${label}`, clipIds: [clip.id] };
       }
       for (const { other, id } of captions) splitAtSourceTimes(other, id, times, MIN_PIECE_SECONDS);
       return {
-        summary: `Cut clip ${clip.id} at ${pieces.length - 1} scene change(s) into ${pieces.length} clips (at ${pieces
+        summary: `Cut ${label} at ${pieces.length - 1} scene change(s) into ${pieces.length} clips (at ${pieces
           .slice(1)
           .map((p) => `${r3(p.start)}s`)
           .join(", ")})${captions.length > 0 ? "; its captions were cut the same way" : ""}`,

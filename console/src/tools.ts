@@ -30,6 +30,16 @@ export function positionOf(style: Pick<TextStyle, "align" | "valign">): TextPosi
   );
 }
 
+/**
+ * Time `t` seconds on the frame grid of a `fps` canvas (the nearest frame start, to the
+ * microsecond); 23.976, 29.97 and 59.94 are the NTSC rates 24000/1001, 30000/1001 and 60000/1001.
+ */
+export function onFrame(t: number, fps: number): number {
+  const ntsc = Math.abs(fps * 1.001 - Math.round(fps * 1.001)) < 0.01 && !Number.isInteger(fps);
+  const frame = ntsc ? 1001 / (Math.round(fps * 1.001) * 1000) : 1 / fps;
+  return Math.round(Math.round(Math.max(0, t) / frame) * frame * 1e6) / 1e6;
+}
+
 /** The kinds of text the Text tool adds. */
 export type TextKind = "title" | "lower-third";
 

@@ -40,7 +40,7 @@ interface ApiJson {
 }
 
 /** Calls the API from the page with its session cookie and CSRF token; returns status and body. */
-async function call(
+export async function call(
   page: Page,
   method: string,
   url: string,

@@ -3,7 +3,7 @@ import type { Clip, Composition, PatchOperation, Upload } from "../api/client";
 import { uploadFile } from "../api/upload";
 import { clipLabel, timelineEnd } from "../edits";
 import { formatDuration } from "../format";
-import { type ClipDraft, captionStyleFor, overlayClipOps } from "../tools";
+import { type ClipDraft, captionStyleFor, onFrame, overlayClipOps } from "../tools";
 import { isActive, useLatestTranscription } from "../transcription";
 import { styleFromForm, TextStyleFields } from "./TextStyleFields";
 
@@ -101,7 +101,7 @@ export function CaptionsTool(props: {
           };
         } else {
           const sub = subtitles.find((u) => u.id === subtitleId);
-          const start = Math.round(props.playhead * 1e6) / 1e6;
+          const start = onFrame(props.playhead, c.canvas.fps);
           label = `Add captions from ${sub?.name ?? "the subtitle file"}`;
           draft = {
             name: sub?.name ?? "Captions",

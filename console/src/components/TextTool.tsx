@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Composition, PatchOperation } from "../api/client";
-import { type ClipDraft, overlayClipOps, type TextKind, textStyleFor } from "../tools";
+import { type ClipDraft, onFrame, overlayClipOps, type TextKind, textStyleFor } from "../tools";
 import { styleFromForm, TextStyleFields } from "./TextStyleFields";
 
 /** Seconds a new title lasts. */
@@ -30,11 +30,9 @@ export function TextTool(props: {
         const f = new FormData(e.currentTarget);
         const text = String(f.get("text") ?? "").trim();
         if (!text) return;
-        const frame = 1 / canvas.fps;
-        const start = Math.round(props.playhead / frame) * frame;
         const clip: ClipDraft = {
           name: text.slice(0, 60),
-          start: Math.round(start * 1e6) / 1e6,
+          start: onFrame(props.playhead, canvas.fps),
           duration: TEXT_SECONDS,
           asset: { type: "text", text, style: styleFromForm(f, base, canvas.height) },
         };

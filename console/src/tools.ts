@@ -1,6 +1,12 @@
 // The editing tools' document logic (text, captions, tracks, composition settings): pure
 // functions from a composition to the JSON Patch that makes the change.
-import type { Clip, Composition, PatchOperation, Track } from "./api/client";
+import type {
+  Composition,
+  JsonPatchOperation as PatchOperation,
+} from "../../clients/typescript/src/types.ts";
+
+type Track = Composition["tracks"][number];
+type Clip = Track["clips"][number];
 
 /** Text appearance of text and caption clips (sizes in pixels at the canvas height). */
 export type TextStyle = Extract<Clip["asset"], { type: "text" }>["style"];

@@ -26,19 +26,46 @@ async function freePort(): Promise<number> {
 /** A running server and browser. */
 export interface Harness {
   base: string;
-  /** The first-start link that sets the owner's password (printed by the server). */
+  /**
+   * The first-start link that sets the owner's password (printed by the server); empty with a
+   * reused server (E2E_SERVER), whose owner signs in with the password already set.
+   */
   setupUrl: string;
   browser: Browser;
-  server: ChildProcess;
+  server: ChildProcess | null;
 }
 
-/** Starts the server on `dataDir` and the browser; the console is built first if it is not. */
+function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * Starts the server on `dataDir` and the browser; the console is built first if it is not.
+ * `E2E_SERVER=<base URL>` reuses a server that is already running instead (while writing a test
+ * on a busy machine, where a first start can take minutes).
+ */
 export async function startHarness(dataDir: string): Promise<Harness> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (scripts/test.sh does)`);
   // scripts/test.sh builds the console through setup.sh; a bare `vitest run` builds it here.
   if (!existsSync("dist/console/index.html")) await run("npm", ["run", "--silent", "build:console"]);
   await mkdir(SHOTS, { recursive: true });
+  const reuse = process.env.E2E_SERVER;
+  if (reuse)
+    return { base: reuse.replace(/\/$/, ""), setupUrl: "", browser: await launchBrowser(), server: null };
   const port = await freePort();
   const server = spawn(process.execPath, ["src/main/api.ts"], {
     env: {
@@ -68,29 +95,33 @@ export async function startHarness(dataDir: string): Promise<Harness> {
   });
   const m = /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(printed);
   if (!m) throw new Error(`no setup link printed:\n${printed}`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await launchBrowser();
   return { base: `http://127.0.0.1:${port}`, setupUrl: m[1] as string, browser, server };
 }
 
 /** Closes the browser and stops the server. */
 export async function stopHarness(h: Harness | undefined): Promise<void> {
   await h?.browser.close();
-  if (!h) return;
-  h.server.kill("SIGTERM");
-  await new Promise((r) => (h.server.exitCode !== null ? r(null) : h.server.once("exit", r)));
+  const server = h?.server;
+  if (!server) return;
+  server.kill("SIGTERM");
+  await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
+}
+
+/** Signs the owner in: through the setup link on a fresh server, else with the password. */
+export async function signInOwner(page: Page, h: Harness, password: string): Promise<void> {
+  if (h.setupUrl) {
+    await page.goto(h.setupUrl);
+    await page.getByLabel("New password").fill(password);
+    await page.getByLabel("Repeat the password").fill(password);
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+  } else {
+    await page.goto(`${h.base}/console/sign-in`);
+    await page.getByLabel("Email").fill("owner@localhost");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+  await page.getByRole("heading", { name: "Projects" }).waitFor();
 }
 
 /** Saves a full-page screenshot as tmp/e2e/<name>.png. */

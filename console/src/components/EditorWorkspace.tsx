@@ -29,7 +29,7 @@ function readSizes(): Sizes | null {
 /** The default sizes for a window `width` × workspace `height`. */
 function defaultSizes(width: number, height: number): Sizes {
   return {
-    side: Math.round(Math.min(360, Math.max(240, width * 0.2))),
+    side: Math.round(Math.min(380, Math.max(280, width * 0.21))),
     inspector: Math.round(Math.min(420, Math.max(280, width * 0.24))),
     top: Math.round(height * 0.56),
   };

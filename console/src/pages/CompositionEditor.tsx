@@ -141,7 +141,9 @@ function MediaBin(props: { uploads: Upload[]; onAdd: (u: Upload) => void }) {
             >
               {u.posterUrl || u.type === "image" ? (
                 <img src={u.posterUrl ?? u.url} alt="" loading="lazy" />
-              ) : null}
+              ) : (
+                <span className="no-poster" />
+              )}
               <span className="break">
                 {u.name}
                 <small>

@@ -60,7 +60,7 @@ beforeAll(async () => {
   ]);
   h = await startHarness(path.join(dir, "data"));
   ({ base, setupUrl, browser } = h);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await stopHarness(h);

@@ -15,6 +15,9 @@ export const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = path.resolve("tmp/e2e");
 
+/** The server being started: stopped by {@link stopHarness} even when its start timed out. */
+let starting: ChildProcess | null = null;
+
 async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
@@ -82,6 +85,7 @@ export async function startHarness(dataDir: string): Promise<Harness> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  starting = server;
   let out = "";
   const printed = await new Promise<string>((resolve, reject) => {
     server.stdout?.on("data", (d: Buffer) => {
@@ -99,10 +103,11 @@ export async function startHarness(dataDir: string): Promise<Harness> {
   return { base: `http://127.0.0.1:${port}`, setupUrl: m[1] as string, browser, server };
 }
 
-/** Closes the browser and stops the server. */
+/** Closes the browser and stops the server (also one whose start did not finish). */
 export async function stopHarness(h: Harness | undefined): Promise<void> {
   await h?.browser.close();
-  const server = h?.server;
+  const server = h ? h.server : starting;
+  starting = null;
   if (!server) return;
   server.kill("SIGTERM");
   await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));

@@ -74,7 +74,9 @@ describe("web console", () => {
 
     // Setup link → password → signed in.
     await page.goto(setupUrl);
-    await expect.poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole("heading", { name: "Set your password" }).isVisible(), { timeout: 15_000 })
+      .toBe(true);
     await axe(page, "setup");
     await shot(page, "01-setup");
     await page.getByLabel("New password").fill(PASSWORD);

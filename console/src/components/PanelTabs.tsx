@@ -2,12 +2,12 @@ import { type ReactNode, useId, useRef } from "react";
 
 /**
  * Tabs (WAI-ARIA tabs pattern: arrow keys, Home and End move between tabs, which show at once).
- * Every panel stays mounted while hidden, so that what it holds (a conversation, a half-filled
- * form) survives switching.
+ * A hidden panel is not rendered (a tool re-rendered with every playhead move costs input
+ * latency on a long timeline) unless its tab says `keepMounted` (a conversation that streams).
  */
 export function PanelTabs(props: {
   label: string;
-  tabs: ReadonlyArray<{ id: string; label: string; panel: ReactNode }>;
+  tabs: ReadonlyArray<{ id: string; label: string; panel: ReactNode; keepMounted?: boolean }>;
   current: string;
   onChange: (id: string) => void;
 }) {
@@ -68,7 +68,7 @@ export function PanelTabs(props: {
           hidden={i !== index}
           className="tab-panel"
         >
-          {t.panel}
+          {i === index || t.keepMounted ? t.panel : null}
         </div>
       ))}
     </div>

@@ -664,6 +664,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         {
           id: "assistant",
           label: "Assistant",
+          keepMounted: true,
           panel: <AssistantPanel compositionId={comp.id} projectId={projectId} onPatch={onAssistantPatch} />,
         },
       ]}

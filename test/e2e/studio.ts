@@ -378,8 +378,8 @@ export function studioTests(h: StudioHarness): void {
     await panel.getByRole("group", { name: "Transition in" }).waitFor();
     await panel.scrollIntoViewIfNeeded();
     const deleteClip = panel.getByRole("button", { name: "Delete clip" });
-    expect(await inView(deleteClip)).toBe(true);
     await h.shot(page, "13c-editor-1280x800");
+    expect(await inView(deleteClip)).toBe(true);
     await deleteClip.click();
     await page.getByTestId("version").getByText("version 17").waitFor();
     const cut = (await call(page, "GET", `/api/compositions/${comp.id}`)).json as unknown as CompositionJson;

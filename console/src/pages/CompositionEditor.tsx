@@ -801,12 +801,6 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           Render video
         </button>
       </div>
-      <TransitionStrip
-        onAdd={(type) => {
-          const t = transitionTrack();
-          if (t >= 0) void addTransition(t, type, playhead);
-        }}
-      />
       <Status message={status?.text ?? null} kind={status?.kind} />
       <Timeline
         composition={comp}
@@ -841,6 +835,12 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         onDropNewTrack={(uploadId, start) => {
           const u = uploadMap.get(uploadId);
           if (u) void addUpload(u, "new", start);
+        }}
+      />
+      <TransitionStrip
+        onAdd={(type) => {
+          const t = transitionTrack();
+          if (t >= 0) void addTransition(t, type, playhead);
         }}
       />
     </>

@@ -104,7 +104,7 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
             composition: doc,
             options,
             assets,
-            gops: await readSourceGops(doc, assets, hooks.signal, options),
+            gops: await readSourceGops(doc, assets, hooks.signal, options, opts.stallTimeoutMs),
             segments: segments ?? null,
           })
         : null;

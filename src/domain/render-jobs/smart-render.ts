@@ -46,13 +46,16 @@ export function usesSmartRender(options: Pick<RenderOutputOptions, "format" | "s
  * once from their local files (`assets`). A source whose index cannot be read is left out
  * (its frames are encoded, the render says why); nothing is thrown but an abort. With
  * `output`, a source whose upload's facts already rule it out (`mediaMismatch`: another codec
- * or size) is not read.
+ * or size) is not read. `timeoutMs` bounds each source's reading (a render passes its stall
+ * timeout, so a source that never delivers a byte is left out in that time, and the render's own
+ * stall guard then ends it).
  */
 export async function readSourceGops(
   composition: Timeline,
   assets: ReadonlyMap<string, ResolvedAsset>,
   signal?: AbortSignal,
   output?: RenderOutputOptions,
+  timeoutMs?: number,
 ): Promise<Map<string, GopIndex>> {
   const keys = new Set<string>();
   for (const track of composition.tracks) {
@@ -73,7 +76,13 @@ export async function readSourceGops(
       // A source whose probed facts already rule it out is not read (its reason comes from them).
       if (size && mediaMismatch(asset.media, size)) return;
       try {
-        gops.set(key, await probeGopIndex(path, signal ? { signal } : {}));
+        gops.set(
+          key,
+          await probeGopIndex(path, {
+            ...(signal ? { signal } : {}),
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          }),
+        );
       } catch {
         signal?.throwIfAborted();
       }

@@ -17,6 +17,7 @@ import type {
   SmartRenderSummary,
   SmartStreamFormat,
 } from "./types.ts";
+import { hasIdentityTransform } from "./video-branch.ts";
 
 export type { SmartStreamFormat };
 
@@ -202,15 +203,7 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
     if (top.outTransition && f >= top.endFrame - top.outTransition.before)
       return { clip, reason: "transition" };
     if ((clip.speed ?? 1) !== 1) return { clip, reason: "speed change" };
-    const t = clip.transform ?? {};
-    const identity =
-      (t.x ?? 0.5) === 0.5 &&
-      (t.y ?? 0.5) === 0.5 &&
-      (t.width ?? 1) === 1 &&
-      (t.height ?? 1) === 1 &&
-      (t.rotate ?? 0) % 360 === 0 &&
-      (t.opacity ?? 1) >= 1;
-    if (!identity) return { clip, reason: "transform" };
+    if (!hasIdentityTransform(clip)) return { clip, reason: "transform" };
     const crop = clip.crop;
     if (
       crop &&

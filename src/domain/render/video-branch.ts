@@ -479,21 +479,29 @@ function clipPicture(
 }
 
 /**
+ * Whether a clip's `transform` is the identity: its box centred on the full canvas, not rotated
+ * (a whole number of turns), fully opaque.
+ */
+export function hasIdentityTransform(clip: Pick<Clip, "transform">): boolean {
+  const t = clip.transform ?? {};
+  return (
+    (t.x ?? 0.5) === 0.5 &&
+    (t.y ?? 0.5) === 0.5 &&
+    (t.width ?? 1) === 1 &&
+    (t.height ?? 1) === 1 &&
+    (t.rotate ?? 0) % 360 === 0 &&
+    (t.opacity ?? 1) >= 1
+  );
+}
+
+/**
  * Whether a clip's stream fills the whole canvas with opaque pixels for its whole length: a
  * solid colour or a video in a known alpha-less codec, fitted `cover`/`fill` into the full
  * canvas (no transform other than the identity, full opacity, no rotation), without picture
  * fades. Images are never assumed opaque (PNG/WebP may carry alpha).
  */
 export function isOpaqueFullFrame(ctx: BranchContext, clip: Clip): boolean {
-  const t = clip.transform ?? {};
-  const identity =
-    (t.x ?? 0.5) === 0.5 &&
-    (t.y ?? 0.5) === 0.5 &&
-    (t.width ?? 1) === 1 &&
-    (t.height ?? 1) === 1 &&
-    (t.rotate ?? 0) % 360 === 0 &&
-    (t.opacity ?? 1) >= 1;
-  if (!identity || (clip.fadeIn ?? 0) > 0 || (clip.fadeOut ?? 0) > 0) return false;
+  if (!hasIdentityTransform(clip) || (clip.fadeIn ?? 0) > 0 || (clip.fadeOut ?? 0) > 0) return false;
   if (clip.asset.type === "color") {
     const hex = clip.asset.color;
     return hex.length < 9 || hex.slice(7, 9).toLowerCase() === "ff";

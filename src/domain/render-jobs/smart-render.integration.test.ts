@@ -117,7 +117,7 @@ async function checkCase(c: Case): Promise<SmartRenderPlan> {
     ],
   ]);
   const gops = await readSourceGops(composition, assets, undefined, output);
-  const { whole } = planRenderSmart({ composition, options: output, assets, gops });
+  const { whole } = planRenderSmart({ composition, options: output, assets, gops, minCopyFrames: 1 });
   const outRate = toFrameRate(output.fps ?? fps);
   const total = secondsToFrame(at / fps, outRate);
 
@@ -317,6 +317,7 @@ describe("smart rendering", () => {
       options: output,
       assets,
       gops: await readSourceGops(composition, assets),
+      minCopyFrames: 1,
     });
     expect(whole.format, JSON.stringify(whole.reasons)).not.toBeNull();
     const controller = new AbortController();

@@ -257,6 +257,8 @@ export function planRenderSmart(input: {
   assets: ReadonlyMap<string, ResolvedAsset>;
   gops: ReadonlyMap<string, GopIndex>;
   segments?: readonly FrameRange[] | null;
+  /** As `planSmartRender`'s (default: what pays at the output's size and quality). */
+  minCopyFrames?: number;
 }): { whole: SmartRenderPlan; stored: StoredSmartRender } {
   const { window } = renderFrameWindow(input.composition, input.options);
   const base = {
@@ -264,6 +266,7 @@ export function planRenderSmart(input: {
     output: input.options,
     assets: input.assets,
     gops: input.gops,
+    ...(input.minCopyFrames !== undefined ? { minCopyFrames: input.minCopyFrames } : {}),
   };
   const whole = planSmartRender({ ...base, range: { startFrame: window.start, endFrame: window.end } });
   if (!input.segments || !whole.format)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type GopIndex, interpretGopProbe, keyframeIdrs } from "../../media/gop-index.ts";
 import type { Clip, Timeline } from "../composition/schema.ts";
-import { planSmartRender } from "./smart-plan.ts";
+import { minCopyFrames, planSmartRender } from "./smart-plan.ts";
 import type { ResolvedAsset } from "./types.ts";
 
 /**
@@ -60,7 +60,7 @@ const assets = new Map<string, ResolvedAsset>([
   ["upl_a", { path: "/a.mp4", type: "video", name: "take.mp4" }],
 ]);
 
-function plan(doc: Timeline, gop: GopIndex) {
+function plan(doc: Timeline, gop: GopIndex, minCopy = 1) {
   const frames = Math.round(
     Math.max(...doc.tracks.flatMap((t) => t.clips.map((c) => c.start + c.duration))) * 30,
   );
@@ -70,6 +70,7 @@ function plan(doc: Timeline, gop: GopIndex) {
     assets,
     gops: new Map([["upl_a", gop]]),
     range: { startFrame: 0, endFrame: frames },
+    minCopyFrames: minCopy,
   });
 }
 
@@ -90,6 +91,35 @@ describe("GOP index", () => {
 });
 
 describe("planSmartRender", () => {
+  it("copies only runs long enough to pay for their processes: a shorter run and its seams are one encoded piece", () => {
+    const doc = composition([clip("a", 0, 2, 10 / 30), clip("b", 2, 1, 60 / 30)]);
+    // Clip a could copy 40 frames, clip b 30: with a floor of 35, only a's run is copied.
+    const p = plan(doc, stream(4, 30), 35);
+    expect(p.pieces.filter((x) => x.copy).map((x) => [x.startFrame, x.endFrame])).toEqual([[20, 60]]);
+    expect(p.pieces.at(-1)).toEqual({ startFrame: 60, endFrame: 90 });
+    expect(p.reasons.at(-1)).toEqual({
+      clip: "take.mp4 at 0:02",
+      from: 2,
+      to: 3,
+      reason: "under 35 whole-GOP frames to copy: encoding them is faster",
+    });
+    // With nothing worth copying the render is planned as an ordinary one.
+    const none = plan(doc, stream(4, 30), 1000);
+    expect(none.copiedFrames).toBe(0);
+    expect(none.format).toBeNull();
+    expect(none.pieces).toEqual([{ startFrame: 0, endFrame: 90 }]);
+  });
+
+  it("asks more frames of a copy the cheaper a frame is to encode (smaller output, faster preset)", () => {
+    const hd = minCopyFrames(1920, 1080, "standard");
+    expect(hd).toBeGreaterThanOrEqual(20);
+    expect(hd).toBeLessThanOrEqual(45);
+    expect(minCopyFrames(640, 360, undefined)).toBeGreaterThan(hd);
+    expect(minCopyFrames(160, 90, "standard")).toBeGreaterThan(minCopyFrames(640, 360, "standard"));
+    expect(minCopyFrames(1920, 1080, "high")).toBeLessThan(hd);
+    expect(minCopyFrames(1920, 1080, "draft")).toBeGreaterThan(hd);
+  });
+
   it("copies whole GOPs between cuts off keyframes and encodes the seams, naming the clip", () => {
     const doc = composition([clip("a", 0, 2, 10 / 30), clip("b", 2, 1, 60 / 30)]);
     const p = plan(doc, stream(4, 30));

@@ -22,6 +22,13 @@ import {
   seamComposition,
   videoProfile,
 } from "../fixtures/render/seams.ts";
+import {
+  decodeFrames,
+  decodeStrictly,
+  psnr as framePsnr,
+  makeSmartSource,
+  videoPackets,
+} from "../fixtures/render/smart-media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { client, compositionBody, download, onServer, type RenderBody, waitFor } from "./helpers.ts";
 
@@ -276,4 +283,82 @@ describe("split renders through the API", () => {
       expect(first_.segments?.done).toBeLessThan(30);
     });
   }, 120_000);
+
+  it("a cuts-only render split in parts copies each part's whole GOPs: exact frames, seams within 45 dB of the source", async () => {
+    // 320×180 at 30 fps, 0.5 s closed GOPs with B-frames; quality high, where copying pays from
+    // a few dozen frames, so each 3 s part has whole GOPs worth copying.
+    const src = await makeSmartSource(dir, "take.mp4", {
+      codec: "h264",
+      profile: "high",
+      bframes: 2,
+      pyramid: false,
+      openGop: false,
+      gopSec: 0.5,
+      fps: "30",
+      vfr: false,
+      seconds: 12,
+      width: 320,
+      height: 180,
+    });
+    const [take] = await api.upload([src]);
+    const takes: [number, number][] = [
+      [13, 220], // source frames 13..219 (0.433 s to 7.3 s), cut off keyframes at both ends
+      [247, 352],
+    ];
+    let at = 0;
+    const clips = takes.map(([a, b]) => {
+      const c = {
+        start: at / 30,
+        duration: (b - a) / 30,
+        trim: a / 30,
+        asset: { type: "video", uploadId: take?.id },
+      };
+      at += b - a;
+      return c;
+    });
+    const started = await api.startRender({
+      composition: {
+        name: "cuts",
+        canvas: { width: 320, height: 180, fps: 30, background: "#000000" },
+        tracks: [{ kind: "video", clips }],
+      },
+      output: { format: "mp4", quality: "high" },
+    });
+    const end = await withWorker(
+      3,
+      async () => (await api.pollUntilTerminal(started.id, { timeoutMs: 120_000 })).at(-1) as RenderBody,
+    );
+    expect(end.status, JSON.stringify(end.error)).toBe("succeeded");
+    expect(end.segments?.total).toBeGreaterThan(1);
+    const smart = end.smartRender;
+    expect(smart?.copiedFrames).toBeGreaterThan(at / 2);
+    expect((smart?.copiedFrames ?? 0) + (smart?.encodedFrames ?? 0)).toBe(at);
+
+    const file = path.join(dir, "split-smart.mp4");
+    await download(onServer(base, end.output?.url ?? ""), file);
+    expect(await decodeStrictly(file)).toBe("");
+    const packets = await videoPackets(file);
+    expect(packets).toHaveLength(at);
+    for (let i = 1; i < packets.length; i++)
+      expect(packets[i]?.dts).toBeGreaterThan(packets[i - 1]?.dts as number);
+    const [source, frames] = await Promise.all([decodeFrames(src, 320, 180), decodeFrames(file, 320, 180)]);
+    const expected = takes.flatMap(([a, b]) => Array.from({ length: b - a }, (_, k) => a + k));
+    // The reasons say which frames were encoded: seams (next to a copy, near-lossless) or runs
+    // too short to copy (encoded at the render's quality); every other frame is copied.
+    const fate: ("copied" | "seam" | "encoded")[] = Array(at).fill("copied");
+    for (const r of smart?.reasons ?? []) {
+      const seam = /next keyframe|last whole GOP/.test(r.reason);
+      for (let o = Math.round(r.from * 30); o < Math.round(r.to * 30); o++)
+        fate[o] = seam ? "seam" : "encoded";
+    }
+    expect(fate.filter((f) => f === "copied")).toHaveLength(smart?.copiedFrames ?? -1);
+    for (const [o, got] of frames.entries()) {
+      const want = source[expected[o] as number] as Buffer;
+      if (fate[o] === "copied") expect(got.equals(want), `copied output frame ${o}`).toBe(true);
+      else
+        expect(framePsnr(got, want), `${fate[o]} output frame ${o}`).toBeGreaterThanOrEqual(
+          fate[o] === "seam" ? 45 : 35,
+        );
+    }
+  }, 180_000);
 });

@@ -80,15 +80,17 @@ export function trimOps(r: ClipRef, clip: Clip, edge: "start" | "end", delta: nu
     ops.push({ op: "replace", path: `${clipPath(r)}/duration`, value: duration });
     return ops;
   }
-  const lowest = isMedia(clip) ? -(clip.trim ?? 0) / (clip.speed ?? 1) : -clip.start;
+  // A frozen clip holds the frame at its trim: its head moves without changing the trim.
+  const rate = clip.freeze ? 0 : (clip.speed ?? 1);
+  const lowest = isMedia(clip) && rate > 0 ? -(clip.trim ?? 0) / rate : -clip.start;
   const d = Math.min(clip.duration - minDuration, Math.max(delta, lowest, -clip.start));
   ops.push({ op: "replace", path: `${clipPath(r)}/start`, value: sec(clip.start + d) });
   ops.push({ op: "replace", path: `${clipPath(r)}/duration`, value: sec(clip.duration - d) });
-  if (isMedia(clip)) {
+  if (isMedia(clip) && rate > 0) {
     ops.push({
       op: "add",
       path: `${clipPath(r)}/trim`,
-      value: sec((clip.trim ?? 0) + d * (clip.speed ?? 1)),
+      value: sec((clip.trim ?? 0) + d * rate),
     });
   }
   return ops;
@@ -104,7 +106,8 @@ export function splitOps(r: ClipRef, clip: Clip, at: number): PatchOperation[] |
   if (cut <= 0 || cut >= clip.duration) return null;
   const { id: _id, transition: _transition, ...rest } = clip;
   const second: Omit<Clip, "id"> = { ...rest, start: sec(at), duration: sec(clip.duration - cut) };
-  if (isMedia(clip)) second.trim = sec((clip.trim ?? 0) + cut * (clip.speed ?? 1));
+  // The halves of a frozen clip hold the same frame.
+  if (isMedia(clip) && !clip.freeze) second.trim = sec((clip.trim ?? 0) + cut * (clip.speed ?? 1));
   delete second.fadeIn;
   const first: PatchOperation[] = [{ op: "replace", path: `${clipPath(r)}/duration`, value: cut }];
   if (clip.fadeOut) first.push({ op: "remove", path: `${clipPath(r)}/fadeOut` });

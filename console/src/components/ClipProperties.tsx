@@ -41,6 +41,7 @@ function clipFromForm(clip: Clip, f: FormData, read: FormReader, fps: number): C
     set(next, "speed", read.number("speed", { min: 0.25, max: 4 }, clip.speed));
     set(next, "volume", read.number("volume", { min: 0, max: 4 }, clip.volume));
   }
+  if (clip.asset.type === "video") set(next, "freeze", f.get("freeze") === "on" ? true : undefined);
   if (clip.asset.type !== "audio") {
     const fit = String(f.get("fit") ?? "");
     set(next, "fit", fit ? (fit as Clip["fit"]) : undefined);
@@ -113,6 +114,11 @@ export function ClipProperties(props: {
         <TimeField label="Duration" name="duration" value={clip.duration} fps={props.fps} />
         {media && <TimeField label="Trim in" name="trim" value={clip.trim} fps={props.fps} />}
         {media && <NumberField label="Speed" name="speed" value={clip.speed} min={0.25} max={4} />}
+        {clip.asset.type === "video" && (
+          <label title="Hold the frame at the trim in for the whole clip, without sound">
+            <input name="freeze" type="checkbox" defaultChecked={clip.freeze === true} /> Freeze frame
+          </label>
+        )}
       </fieldset>
       {media && (
         <fieldset>

@@ -90,9 +90,9 @@ function formatRulerTime(t: number): string {
   return `${m}:${s.toFixed(s % 1 === 0 ? 0 : 1).padStart(2, "0")}`;
 }
 
-/** Whether a clip plays sound the waveform can show: audio, or video whose upload has a sound track. */
+/** Whether a clip plays sound the waveform can show: audio, or video (not frozen) whose upload has a sound track. */
 function hasSound(clip: Clip, upload: Upload | undefined): boolean {
-  if (!upload || clip.muted) return false;
+  if (!upload || clip.muted || clip.freeze) return false;
   return clip.asset.type === "audio" || (clip.asset.type === "video" && !!upload.media?.hasAudio);
 }
 

@@ -80,6 +80,12 @@ describe("splitAtSourceTimes", () => {
     expect(splitAtSourceTimes(t, "clp_a", [1, 7, 9], 0.1).map((p) => p.id)).toEqual(["clp_a"]);
     expect(timing(t)).toEqual([{ start: 0, duration: 4, trim: 3, transition: undefined }]);
   });
+
+  it("never splits a frozen clip: it holds one frame", () => {
+    const t = track([{ id: "clp_a", start: 0, duration: 4, trim: 3, freeze: true }]);
+    expect(splitAtSourceTimes(t, "clp_a", [4, 5], 0.1).map((p) => p.id)).toEqual(["clp_a"]);
+    expect(t.clips).toHaveLength(1);
+  });
 });
 
 describe("removeSourceRanges", () => {

@@ -69,7 +69,8 @@ export function recutClip(clip: Clip, keep: readonly SourceRange[]): Clip[] {
 /**
  * Splits a clip at source times (e.g. scene changes of its media) into consecutive clips that
  * together play what it played: cuts outside the clip's span, or leaving a piece shorter than
- * `minPiece` timeline seconds, are skipped. The track's clip is replaced in place.
+ * `minPiece` timeline seconds, are skipped; a frozen clip (one frame held) is never split. The
+ * track's clip is replaced in place.
  * @returns the pieces, in order (just the clip when no cut applies).
  */
 export function splitAtSourceTimes(
@@ -80,6 +81,7 @@ export function splitAtSourceTimes(
 ): Clip[] {
   const clip = track.clips.find((c) => c.id === clipId);
   if (!clip) throw new Error(`clip ${clipId} is not on track ${track.id}`);
+  if (clip.freeze) return [clip];
   const span = sourceSpan(clip);
   const speed = clip.speed ?? 1;
   const bounds = [span.start];

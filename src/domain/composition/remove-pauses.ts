@@ -153,9 +153,13 @@ export function pauseCuts(options: RemovePausesOptions): {
   };
 }
 
-/** A clip of the recording that the options cut (video or audio playing `uploadId`, among `clipIds`). */
+/**
+ * A clip of the recording that the options cut (video or audio playing `uploadId`, among
+ * `clipIds`; not a frozen clip, which plays no stretch of it).
+ */
 const isTarget = (clip: Clip, o: RemovePausesOptions) =>
   (clip.asset.type === "video" || clip.asset.type === "audio") &&
+  !clip.freeze &&
   clip.asset.uploadId === o.uploadId &&
   (o.clipIds === undefined || o.clipIds.includes(clip.id));
 

@@ -228,6 +228,12 @@ const ClipFields = {
   asset: AssetSchema,
   trim: Type.Optional(Seconds("Source in-point, seconds")),
   speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: "Playback rate, default 1" })),
+  freeze: Type.Optional(
+    Type.Boolean({
+      description:
+        "Video clips only: hold the source frame at the in-point (trim) for the whole duration, without sound (speed must be 1)",
+    }),
+  ),
   transition: Type.Optional(TransitionSchema),
   fadeIn: Type.Optional(Seconds("Fade in, seconds (picture and sound)")),
   fadeOut: Type.Optional(Seconds("Fade out, seconds (picture and sound)")),
@@ -466,6 +472,13 @@ export type MediaAsset = Static<typeof MediaAssetSchema>;
 /** Whether an asset is a media file (`video`, `image` or `audio`: an upload or an https `src`). */
 export function isMediaAsset(asset: Asset): asset is MediaAsset {
   return asset.type === "video" || asset.type === "image" || asset.type === "audio";
+}
+/**
+ * Source seconds a clip plays per second of the timeline: 0 for a frozen clip (`freeze`: the
+ * frame at `trim` held), else its `speed` (default 1).
+ */
+export function sourceRate(clip: Pick<ClipWrite, "speed" | "freeze">): number {
+  return clip.freeze ? 0 : (clip.speed ?? 1);
 }
 /** A reframe: keyframed crop window of a video clip. */
 export type Reframe = Static<typeof ReframeSchema>;

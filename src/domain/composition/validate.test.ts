@@ -214,6 +214,26 @@ describe("validateComposition", () => {
     ]);
   });
 
+  it("checks freezes: video clips only, at speed 1", async () => {
+    const video = { type: "video", uploadId: "upl_video" } as const;
+    const doc = body([
+      {
+        kind: "video",
+        clips: [
+          { start: 0, duration: 2, asset: video, trim: 1, freeze: true },
+          { start: 2, duration: 1, asset: video, freeze: true, speed: 2 },
+          { start: 3, duration: 1, asset: { type: "image", uploadId: "upl_image" }, freeze: true },
+          { start: 4, duration: 1, asset: video, freeze: true, speed: 1 },
+        ],
+      },
+    ]);
+    const details = await problems(doc);
+    expect(details.map((d) => d.path).sort()).toEqual([
+      "/tracks/0/clips/1/speed",
+      "/tracks/0/clips/2/freeze",
+    ]);
+  });
+
   it("reports structural errors with JSON pointers (odd canvas, unknown fps, speed out of range)", async () => {
     const doc = body(
       [

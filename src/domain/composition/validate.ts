@@ -256,6 +256,11 @@ function checkClip(track: TrackWrite, clip: ClipWrite, path: string, add: Add): 
   }
   if (clip.speed !== undefined && (clip.speed < 0.25 || clip.speed > 4))
     add(`${path}/speed`, "must be 0.25..4");
+  if (clip.freeze) {
+    if (asset.type !== "video") add(`${path}/freeze`, "only a video clip can be frozen");
+    if ((clip.speed ?? 1) !== 1)
+      add(`${path}/speed`, "a frozen clip holds one frame: its speed must be 1 (or left out)");
+  }
   if (clip.volume !== undefined && (clip.volume < 0 || clip.volume > 4))
     add(`${path}/volume`, "must be 0..4");
   const fadeIn = clip.fadeIn ?? 0;

@@ -9,7 +9,7 @@ import type {
   MediaAsset,
   TransitionType,
 } from "../composition/schema.ts";
-import { isMediaAsset } from "../composition/schema.ts";
+import { isMediaAsset, sourceRate } from "../composition/schema.ts";
 import { type ResolvedMedia, roundSeconds } from "./common.ts";
 import type { EdlEvent, ParsedEdl } from "./edl.ts";
 import type { OtioMediaUse, ResolvedUse } from "./otio-import.ts";
@@ -51,7 +51,8 @@ export function listEdlMedia(edl: ParsedEdl): OtioMediaUse[] {
  * transition of n frames centred `floor(n / 2)` frames after the EDL's record in (Cutroom
  * centres transitions on the cut); from black (`BL`) or after a gap it is a `fadeIn`; to black
  * a `fadeOut` over the dissolve, the outgoing clip running under it. `M2` gives `speed` (source
- * rate / canvas rate). Events on other channels are warnings. `clipEvents[t][i]` names the
+ * rate / canvas rate); `M2` of 0 (`000.0`, how a freeze frame is conformed) freezes a video
+ * clip on its source in's frame. Events on other channels are warnings. `clipEvents[t][i]` names the
  * event clip `i` of track `t` came from ("event 012").
  */
 export function edlToComposition(
@@ -103,13 +104,6 @@ export function edlToComposition(
         lastEnd = Number.NaN;
         continue; // left out on request ("unmatched"): its time stays empty
       }
-      const speed = e.motionFps !== null && e.motionFps > 0 ? e.motionFps / fps : 1;
-      if (e.motionFps !== null && e.motionFps <= 0) {
-        warnings.push({
-          path: `event ${e.number}`,
-          message: `M2 ${e.motionFps} not carried: Cutroom plays forward only`,
-        });
-      }
       const asset: Asset = audio
         ? "src" in use
           ? { type: "audio", src: use.src }
@@ -117,6 +111,17 @@ export function edlToComposition(
         : "src" in use
           ? { type: "video", src: use.src }
           : { type: use.uploadType === "image" ? "image" : "video", uploadId: use.uploadId };
+      const freeze = e.motionFps === 0 && asset.type === "video";
+      const speed = e.motionFps !== null && e.motionFps > 0 ? e.motionFps / fps : 1;
+      if (e.motionFps !== null && e.motionFps <= 0 && !freeze) {
+        warnings.push({
+          path: `event ${e.number}`,
+          message:
+            e.motionFps === 0
+              ? `M2 0 (freeze frame) not carried: only a video clip can be frozen, not ${audio ? "an audio event" : `a ${asset.type} clip`}`
+              : `M2 ${e.motionFps} not carried: Cutroom plays forward only`,
+        });
+      }
       const centred = n > 0 && touching && !(e.fromReel && BLACK.test(e.fromReel));
       const shift = centred ? Math.floor(n / 2) : 0;
       const clip: ClipWrite = {
@@ -125,9 +130,10 @@ export function edlToComposition(
         duration: roundSeconds(sec(e.recOut - origin) - sec(e.recIn - origin + shift)),
         asset,
       } as ClipWrite;
-      const trim = roundSeconds((e.srcIn + shift * speed) / fps);
+      const trim = roundSeconds((e.srcIn + (freeze ? 0 : shift * speed)) / fps);
       if (trim > 0) clip.trim = trim;
       if (speed !== 1) clip.speed = roundSeconds(speed);
+      if (freeze) clip.freeze = true;
       if (centred && previous) {
         previous.duration = roundSeconds(sec(e.recIn - origin + shift) - previous.start);
         const type =
@@ -207,7 +213,8 @@ const MAX_AUDIO_TRACKS = 4;
  * Writes one video track of a composition, its audio tracks and its markers as a CMX 3600 EDL
  * at the canvas rate (drop-frame at 29.97 and 59.94), record time from 01:00:00:00: an event
  * per media clip (reel `AX`, the upload's name as `* FROM CLIP NAME`), `D` for dissolves and
- * fades, `Wnnn` for wipes, `M2` for speed ≠ 1, a dissolve from `BL` for a `fadeIn` and to `BL`
+ * fades, `Wnnn` for wipes, `M2` for speed ≠ 1, `M2` of `000.0` for a frozen clip (its source
+ * in the held frame, its source out one frame later), a dissolve from `BL` for a `fadeIn` and to `BL`
  * for a `fadeOut`. The video track's events have channel `V`; the audio tracks' (up to four,
  * in order) `A`, `A2`, `A3`, `A4`. Markers are `* LOC: <timecode> <colour> <label>` comments
  * (Resolve's locators), after the event they fall in. What an EDL cannot hold (colour, text
@@ -252,7 +259,7 @@ export function compositionToEdl(
         return;
       }
       const name = media(clip.asset).name;
-      const speed = clip.speed ?? 1;
+      const speed = sourceRate(clip);
       const previous = clips[i - 1];
       const next = clips[i + 1];
       const n = clip.transition && touches(previous, clip) ? frames(clip.transition.duration) : 0;
@@ -267,11 +274,13 @@ export function compositionToEdl(
         clip.fadeOut && nextShift === 0 && frames(clip.fadeOut) < recEnd - recIn ? frames(clip.fadeOut) : 0;
       const recOut = recEnd - fadeOut;
       const srcIn = frames(clip.trim ?? 0) - Math.round(shift * speed);
-      const srcOut = srcIn + Math.round((recOut - recIn) * speed);
+      // A freeze's source is its one held frame.
+      const srcOut = clip.freeze ? srcIn + 1 : srcIn + Math.round((recOut - recIn) * speed);
       number += 1;
       if (n > 0 && previous) {
-        const prevOut =
-          frames((previous.trim ?? 0) + (clip.start - previous.start) * (previous.speed ?? 1)) - shift;
+        const prevOut = previous.freeze
+          ? frames(previous.trim ?? 0)
+          : frames((previous.trim ?? 0) + (clip.start - previous.start) * sourceRate(previous)) - shift;
         out.push(line("AX", "C", null, [prevOut, prevOut, recIn, recIn]));
         const type = clip.transition?.type ?? "dissolve";
         const wipe = WIPES.indexOf(type);
@@ -302,7 +311,8 @@ export function compositionToEdl(
       out.push("");
       if (fadeOut > 0) {
         number += 1;
-        out.push(line("AX", "C", null, [srcOut, srcOut, recOut, recOut]));
+        const srcEnd = clip.freeze ? srcIn : srcOut;
+        out.push(line("AX", "C", null, [srcEnd, srcEnd, recOut, recOut]));
         out.push(line("BL", "D", fadeOut, [0, fadeOut, recOut, recEnd]));
         out.push(`* FROM CLIP NAME: ${name}`);
         if (channel === "V") locators(recEnd);

@@ -105,6 +105,10 @@ class MltDocument {
       if (asset.type === "image") {
         props.push(property("mlt_service", "qimage"), property("resource", resource));
         props.push(property("length", FOREVER), property("ttl", 1));
+      } else if (clip.freeze) {
+        // `hold` repeats one frame of its source (at the profile's rate), without sound.
+        props.push(property("mlt_service", "hold"), property("resource", resource));
+        props.push(property("frame", this.frames(clip.trim ?? 0)), property("length", FOREVER));
       } else if (speed !== 1) {
         props.push(property("mlt_service", "timewarp"), property("resource", `${speed}:${resource}`));
       } else {
@@ -215,7 +219,8 @@ class MltDocument {
  *
  * - The profile is the canvas: size, exact frame rate (29.97 → 30000/1001), square pixels;
  *   seconds become frames as the renderer counts them.
- * - Every clip is a producer: `avformat` for video and audio (`timewarp` when `speed` ≠ 1),
+ * - Every clip is a producer: `avformat` for video and audio (`timewarp` when `speed` ≠ 1, `hold`
+ *   for a frozen clip),
  *   `qimage` for images, `color` for colour clips; entry `in`/`out` are source frames (trim).
  * - Each track is a playlist with `blank`s for gaps; a crossfade between two touching clips is a
  *   short tractor of the outgoing tail and incoming head with a `luma` (dissolve) and a `mix`

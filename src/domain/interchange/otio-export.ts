@@ -126,8 +126,9 @@ function otioClip(clip: Clip, media: (asset: MediaAsset) => ResolvedMedia, rate:
     source_range: timeRange(clip.trim ?? 0, clip.duration, rate),
     media_references: { DEFAULT_MEDIA: mediaReference(clip, media, rate) },
     active_media_reference_key: "DEFAULT_MEDIA",
-    effects:
-      speed === 1
+    effects: clip.freeze
+      ? [{ OTIO_SCHEMA: "FreezeFrame.1", name: "", effect_name: "FreezeFrame", time_scalar: 0, metadata: {} }]
+      : speed === 1
         ? []
         : [
             {
@@ -181,7 +182,8 @@ function otioTrack(track: Track, media: (asset: MediaAsset) => ResolvedMedia, ra
  * on the cut). Media clips reference their source with `ExternalReference.1`; colour clips
  * use a `SolidColor` `GeneratorReference.1`; text and caption clips have no OTIO equivalent
  * and carry a `MissingReference.1` plus their asset under `metadata.cutroom`. Markers go on
- * the top-level stack. Everything else OTIO has no field for (ids, canvas, fades, transform…)
+ * the top-level stack. A `speed` other than 1 is a `LinearTimeWarp.1` effect, a frozen clip a
+ * `FreezeFrame.1` (its `source_range` starts at the held frame). Everything else OTIO has no field for (ids, canvas, fades, transform…)
  * is kept under `metadata.cutroom` so that {@link otioToComposition} restores it.
  *
  * @param composition - the stored composition (ids present, clips sorted by start).

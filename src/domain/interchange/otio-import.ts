@@ -265,6 +265,7 @@ function buildClip(
   audio: boolean,
   resolve: (path: string) => ResolvedUse,
   keep: ReturnType<typeof metadataKeeper>,
+  warnings: ImportWarning[],
 ) {
   const ours = cutroom(item.clip.metadata);
   const ref = item.reference;
@@ -300,9 +301,18 @@ function buildClip(
   // An image sequence without a range starts at its first frame's number.
   const sequenceStart =
     ref?.OTIO_SCHEMA === "ImageSequenceReference.1" && ref.rate ? (ref.start_frame ?? 0) / ref.rate : 0;
-  const trim = roundSeconds(Math.max(0, item.sourceStart - (available?.start ?? sequenceStart)));
+  const frozen = item.heldAt !== null && (clip.asset as Asset).type === "video";
+  if (item.heldAt !== null && !frozen) {
+    warnings.push({
+      path: item.path,
+      message: `freeze frame not carried: only a video clip can be frozen, not ${audio ? "a clip on an audio track" : `a ${(clip.asset as Asset).type} clip`}`,
+    });
+  }
+  const inPoint = frozen ? (item.heldAt as number) : item.sourceStart;
+  const trim = roundSeconds(Math.max(0, inPoint - (available?.start ?? sequenceStart)));
   if (trim > 0) clip.trim = trim;
   if (item.speed !== 1) clip.speed = item.speed;
+  if (frozen) clip.freeze = true;
   for (const key of CLIP_EXTRAS) if (ours[key] !== undefined) clip[key] = ours[key];
   const refPath = item.clip.media_references
     ? `${item.path}/media_references/${item.clip.active_media_reference_key ?? "DEFAULT_MEDIA"}`
@@ -464,7 +474,7 @@ export function otioToComposition(
         continue;
       }
       const duration = requireDuration(item);
-      const clip = buildClip(item, duration, cursor, audio, resolve, keep);
+      const clip = buildClip(item, duration, cursor, audio, resolve, keep, warnings);
       if (pending) {
         const fits = pending.after <= clip.duration + 1e-9;
         if (previous === "none") clip.fadeIn = fitted(pending, clip.duration, fits);

@@ -46,8 +46,13 @@ export interface ClipItem {
   duration: number | null;
   /** Source time of the clip's first frame, seconds (reference timecode included). */
   sourceStart: number;
-  /** `time_scalar` of its `LinearTimeWarp.1`, 1 without one. */
+  /** `time_scalar` of its `LinearTimeWarp.1`, 1 without one (and for a freeze). */
   speed: number;
+  /**
+   * Source time of the frame a freeze holds (`FreezeFrame.1`, or a `LinearTimeWarp.1` of
+   * `time_scalar` 0), seconds: the clip's first frame, kept when the item is cut. Null when it plays.
+   */
+  heldAt: number | null;
   /** Set on a piece of a clip cut by flattening: only its markers in this source range [from, to) are kept. */
   piece?: { from: number; to: number } | undefined;
 }
@@ -110,19 +115,24 @@ const effectName = (e: { OTIO_SCHEMA: string; effect_name?: unknown; name?: unkn
   (typeof e.name === "string" && e.name) ||
   e.OTIO_SCHEMA;
 
-/** Warns about each effect other than `LinearTimeWarp.1` (Cutroom carries speed only). */
+const TIME_EFFECT = /^(LinearTimeWarp|FreezeFrame)\./;
+
+/**
+ * Warns about each effect other than a clip's `LinearTimeWarp.1` and `FreezeFrame.1` (Cutroom
+ * carries speed and freezes only).
+ */
 function warnEffects(
   effects: readonly { OTIO_SCHEMA: string; effect_name?: unknown; name?: unknown }[] | null | undefined,
   path: string,
   warnings: ImportWarning[],
-  allowWarp: boolean,
+  allowTimeEffects: boolean,
 ): void {
   (effects ?? []).forEach((e, k) => {
-    if (allowWarp && /^LinearTimeWarp\./.test(e.OTIO_SCHEMA)) return;
-    const what = /^FreezeFrame\./.test(e.OTIO_SCHEMA)
-      ? "FreezeFrame.1 (Cutroom has no freeze frame; the clip plays)"
-      : `${e.OTIO_SCHEMA} "${effectName(e)}"`;
-    warnings.push({ path: `${path}/effects/${k}`, message: `effect not carried: ${what}` });
+    if (allowTimeEffects && TIME_EFFECT.test(e.OTIO_SCHEMA)) return;
+    warnings.push({
+      path: `${path}/effects/${k}`,
+      message: `effect not carried: ${e.OTIO_SCHEMA} "${effectName(e)}"`,
+    });
   });
 }
 
@@ -133,10 +143,16 @@ function parseClip(raw: unknown, path: string, warnings: ImportWarning[]): OtioI
   const rate = clip.source_range?.duration.rate;
   const duration = range ? rangeSeconds(range).duration : null;
   const sourceStart = range ? rangeSeconds(range).start : 0;
+  // A freeze is OTIO's `FreezeFrame.1` (a time warp of scalar 0), or such a warp written as is.
+  const freeze = (clip.effects ?? []).some(
+    (e) =>
+      /^FreezeFrame\./.test(e.OTIO_SCHEMA) ||
+      (/^LinearTimeWarp\./.test(e.OTIO_SCHEMA) && e.time_scalar === 0),
+  );
   const warp = (clip.effects ?? []).find((e) => /^LinearTimeWarp\./.test(e.OTIO_SCHEMA));
-  const speed = warp?.time_scalar ?? 1;
+  const speed = freeze ? 1 : (warp?.time_scalar ?? 1);
   warnEffects(clip.effects, path, warnings, true);
-  if (warp && speed <= 0) {
+  if (warp && speed < 0) {
     warnings.push({
       path,
       message: `time_scalar ${speed} not carried: Cutroom plays forward only (speed 1)`,
@@ -150,6 +166,7 @@ function parseClip(raw: unknown, path: string, warnings: ImportWarning[]): OtioI
     duration,
     sourceStart,
     speed: speed > 0 ? speed : 1,
+    heldAt: freeze ? sourceStart : null,
   };
   // A disabled clip leaves its time empty, as in OTIO; its markers stay.
   if (clip.enabled === false) return { kind: "gap", path, duration: duration ?? 0, rate, replaces: item };

@@ -122,6 +122,52 @@ describe("OTIO import sequencing", () => {
     expect(body.markers).toEqual([{ time: 1.5, label: "m" }]);
   });
 
+  it("reads FreezeFrame (and a time warp of 0) as a freeze of the clip's first frame, even when cut", () => {
+    const freeze = { OTIO_SCHEMA: "FreezeFrame.1", effect_name: "FreezeFrame", time_scalar: 0 };
+    const parsed = parseOtio(
+      timeline([
+        clip("a", 12, 48, { effects: [freeze] }),
+        clip("b", 24, 24, { effects: [{ OTIO_SCHEMA: "LinearTimeWarp.1", time_scalar: 0 }] }),
+      ]),
+    );
+    expect(parsed.warnings).toEqual([]);
+    const body = convert(timeline([clip("a", 12, 48, { effects: [freeze] })]));
+    expect(body.tracks[0]?.clips).toEqual([
+      {
+        name: "a",
+        start: 0,
+        duration: 2,
+        trim: 0.5,
+        freeze: true,
+        asset: { type: "video", uploadId: "upl_a.mov" },
+      },
+    ]);
+    expect(
+      convert(
+        timeline([clip("b", 24, 24, { effects: [{ OTIO_SCHEMA: "LinearTimeWarp.1", time_scalar: 0 }] })]),
+      ).tracks[0]?.clips[0],
+    ).toMatchObject({ trim: 1, freeze: true });
+    // Cut by a track's source_range, the freeze still holds the clip's first frame.
+    const cut = timeline([clip("a", 12, 48, { effects: [freeze] })]);
+    (cut.tracks.children[0] as Record<string, unknown>).source_range = range(24, 24);
+    expect(convert(cut).tracks[0]?.clips[0]).toMatchObject({
+      start: 0,
+      duration: 1,
+      trim: 0.5,
+      freeze: true,
+    });
+    // An image or an audio clip cannot be frozen: it plays (stands), with a warning.
+    const audio = parseOtio(timeline([clip("s", 0, 24, { effects: [freeze] })], "Audio"));
+    const result = otioToComposition(audio, () => ({ uploadId: "upl_s", uploadType: "audio" }));
+    expect(result.body.tracks[0]?.clips[0]?.freeze).toBeUndefined();
+    expect(result.warnings).toEqual([
+      {
+        path: "/otio/tracks/children/0/children/0",
+        message: "freeze frame not carried: only a video clip can be frozen, not a clip on an audio track",
+      },
+    ]);
+  });
+
   it("keeps clips of 50 frames at 24 fps touching, reads Clip.1 without media by clip name, defaults kind", () => {
     const noMedia = (name: string) => ({
       OTIO_SCHEMA: "Clip.1",
@@ -280,6 +326,46 @@ describe("OTIO export", () => {
     const back = otioToComposition(parsed, () => ({ src: "https://example.com/a%20b.mp4" })).body;
     expect(back.canvas).toEqual(composition.canvas);
     expect(back.tracks).toEqual(composition.tracks);
+  });
+
+  it("writes a frozen clip as a FreezeFrame effect and reads it back frozen", () => {
+    const frozen: Composition = {
+      ...composition,
+      tracks: [
+        {
+          id: "trk_1",
+          kind: "video",
+          clips: [
+            { id: "clp_1", start: 0, duration: 1, trim: 0.5, asset: { type: "video", uploadId: "upl_a" } },
+            {
+              id: "clp_2",
+              start: 1,
+              duration: 2,
+              trim: 0.8,
+              freeze: true,
+              asset: { type: "video", uploadId: "upl_a" },
+            },
+          ],
+        },
+      ],
+    };
+    const otio = compositionToOtio(frozen, media);
+    const track = (otio.tracks as { children: { children: Record<string, unknown>[] }[] }).children[0];
+    expect(track?.children[1]?.effects).toEqual([
+      { OTIO_SCHEMA: "FreezeFrame.1", name: "", effect_name: "FreezeFrame", time_scalar: 0, metadata: {} },
+    ]);
+    const once = otioToComposition(parseOtio(JSON.parse(JSON.stringify(otio))), () => ({
+      uploadId: "upl_a",
+      uploadType: "video",
+    }));
+    expect(once.warnings).toEqual([]);
+    expect(once.body.tracks).toEqual(frozen.tracks);
+    // import → export → import: the same composition again.
+    const again = otioToComposition(
+      parseOtio(JSON.parse(JSON.stringify(compositionToOtio(once.body as Composition, media)))),
+      () => ({ uploadId: "upl_a", uploadType: "video" }),
+    );
+    expect(again.body).toEqual(once.body);
   });
 
   it("writes RationalTime and TimeRange objects at the given rate", () => {

@@ -31,10 +31,10 @@ export function atempoChain(speed: number): string[] {
   return out;
 }
 
-/** Whether a clip segment contributes sound. */
+/** Whether a clip segment contributes sound (a frozen clip is silent). */
 function hasSound(ctx: BranchContext, track: Track, seg: Segment): seg is Segment & { clip: Clip } {
   const clip = seg.clip;
-  if (seg.kind !== "clip" || !clip || clip.muted || (clip.volume ?? 1) === 0) return false;
+  if (seg.kind !== "clip" || !clip || clip.muted || clip.freeze || (clip.volume ?? 1) === 0) return false;
   if (clip.asset.type === "audio") return true;
   if (clip.asset.type !== "video" || track.kind !== "video") return false;
   const key = clip.asset.uploadId ?? clip.asset.src ?? "";

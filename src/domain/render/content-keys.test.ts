@@ -136,6 +136,14 @@ describe("partContentKeys", () => {
     expect(changed(keysOf(base()), keysOf(after))).toEqual({ video: [1, 2, 3], audio: false });
   });
 
+  it("changes the segments and the audio a frozen clip shows and would have sounded in", () => {
+    const after = edit((t) => {
+      const bg2 = t.tracks[0]?.clips[1];
+      if (bg2) bg2.freeze = true;
+    });
+    expect(changed(keysOf(base()), keysOf(after))).toEqual({ video: [1, 2, 3], audio: true });
+  });
+
   it("changes only the audio for a change of sound", () => {
     const after = edit((t) => {
       const music = t.tracks[2]?.clips[0];

@@ -151,6 +151,7 @@ describe("planSmartRender", () => {
         /transition/,
       ],
       [composition([clip("a", 0, 3, 0, { speed: 2 })]), /speed change/],
+      [composition([clip("a", 0, 3, 0, { freeze: true })]), /freeze frame/],
       [composition([clip("a", 0, 3, 0, { filter: "greyscale" })]), /filter/],
       [
         composition(

@@ -242,6 +242,7 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
     if (top.transition && f < top.startFrame + top.transition.after) return { clip, reason: "transition" };
     if (top.outTransition && f >= top.endFrame - top.outTransition.before)
       return { clip, reason: "transition" };
+    if (clip.freeze) return { clip, reason: "freeze frame" };
     if ((clip.speed ?? 1) !== 1) return { clip, reason: "speed change" };
     if (!hasIdentityTransform(clip)) return { clip, reason: "transform" };
     const crop = clip.crop;

@@ -1,6 +1,6 @@
 import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
-import type { Clip } from "../composition/schema.ts";
+import { type Clip, sourceRate } from "../composition/schema.ts";
 import { type BranchPixelFormat, conformToCanvas, regularPts } from "./conform.ts";
 import { even, type FilterGraph, ffColor, quote, sec } from "./graph.ts";
 import { reframePicture } from "./reframe-crop.ts";
@@ -86,11 +86,12 @@ const DEFAULT_MOTION = 0.2;
 
 /**
  * Source time (seconds) a clip segment shows at timeline frame `frame` (output frames at
- * `rate`): `trim + (frame - origin) / fps * speed`. Negative before the source's start (a
- * transition's head handle past the in-point).
+ * `rate`): `trim + (frame - origin) / fps * speed`; `trim` at every frame of a frozen clip.
+ * Negative before the source's start (a transition's head handle past the in-point).
  */
 export function sourceTimeAt(seg: Pick<Segment, "clip" | "origin">, frame: number, rate: FrameRate): number {
-  return (seg.clip?.trim ?? 0) + frameToSeconds(frame - seg.origin, rate) * (seg.clip?.speed ?? 1);
+  const clip = seg.clip;
+  return (clip?.trim ?? 0) + frameToSeconds(frame - seg.origin, rate) * (clip ? sourceRate(clip) : 1);
 }
 
 /**
@@ -123,7 +124,8 @@ export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
  * Opens (once per clip) the input a media segment reads, bounded on the input side: `-ss` at the
  * source time of the segment's first stream frame (handles included), `-t` just past its last;
  * a still is opened as is (one frame, repeated inside the graph by `buildVisualClip`). Source time of timeline frame f is
- * `trim + (f - origin) / fps * speed`. A head before the source start is held on the first frame;
+ * `trim + (f - origin) / fps * speed` (`trim` throughout for a frozen clip, whose input then
+ * decodes just the frames up to the in-point). A head before the source start is held on the first frame;
  * source running out before the stream ends holds the last frame (tpad downstream); both are
  * reported as warnings (`TRANSITION_HANDLE_MISSING` inside a transition handle, else `SOURCE_TOO_SHORT`).
  */
@@ -353,8 +355,9 @@ function rotatedSize(box: { w: number; h: number }, degrees: number): { w: numbe
  * The clip's picture up to (not including) its placement on the canvas: source bounding, speed,
  * fps, hold, exact length, crop, filter, fit, motion, pixel format, opacity, rotation.
  * Returns the chain's inputs and filters, the picture's size, and whether its link already has
- * the canvas frame rate (`rated`: a video passes `fps`, a colour source is made at the rate,
- * motion's `zoompan` outputs it; a still repeated by `loop` keeps its demuxer's rate).
+ * the canvas frame rate (`rated`: a video passes `fps`, also a frozen one before its `loop`, a
+ * colour source is made at the rate, motion's `zoompan` outputs it; a still repeated by `loop`
+ * keeps its demuxer's rate).
  */
 function clipPicture(
   ctx: BranchContext,
@@ -391,6 +394,11 @@ function clipPicture(
     if (clip.asset.type === "image") {
       // One decoded frame, made into the picture once, then repeated (cheap references).
       filters.push("trim=end_frame=1", SQUARE_PIXELS);
+    } else if (clip.freeze) {
+      // The frame a playing clip shows first (the source frame its in-point's time rounds to,
+      // picked by `fps` as below), made into the picture once, then repeated like a still's.
+      const shift = input.preroll > 0 ? `PTS-${sec(input.preroll)}/TB` : "PTS";
+      filters.push(`setpts=${shift}`, `fps=fps=${rate}:start_time=0`, "trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
       // The input's `-ss` puts the stream's first source time (after the preroll, whose frames
@@ -420,7 +428,7 @@ function clipPicture(
       seg,
       {
         a: sourceTimeAt(seg, streamStart(seg), ctx.rate),
-        b: frameToSeconds(1, ctx.rate) * (clip.speed ?? 1),
+        b: frameToSeconds(1, ctx.rate) * sourceRate(clip),
         from: sourceTimeAt(seg, streamStart(seg), ctx.rate),
         to: sourceTimeAt(seg, streamEnd(seg), ctx.rate),
       },
@@ -450,7 +458,8 @@ function clipPicture(
     const resize = clip.asset.type === "video" && pixelFormat === "yuv420p" ? resizeOpaqueVideo : undefined;
     filters.push(...fitFilters(clip, box, ctx.scale / sourceScale, resize));
   }
-  if (clip.asset.type === "image") {
+  const still = clip.asset.type === "image" || clip.freeze === true;
+  if (still) {
     filters.push("loop=loop=-1:size=1:start=0", `trim=end_frame=${frames}`, regularPts(ctx.rate));
   }
   if (clip.motion) {

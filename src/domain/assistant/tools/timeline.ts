@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
-import { TRANSITION_TYPES } from "../../composition/schema.ts";
+import { sourceRate, TRANSITION_TYPES } from "../../composition/schema.ts";
 import { applyEdit, readComposition } from "../edit.ts";
 import { type ClipRef, resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
@@ -136,7 +136,8 @@ export const trimClip = defineTool({
         duration = (input.out - inPoint) / speed;
       }
       const left = isMedia ? sourceLeft(clip, media?.duration) : undefined;
-      if (left !== undefined && duration * speed > left + 1e-3) {
+      // A frozen clip holds one frame however long it lasts.
+      if (left !== undefined && !clip.freeze && duration * speed > left + 1e-3) {
         throw new ToolError(
           "out_of_range",
           `The source has only ${r3(left)}s after the in-point ${inPoint}s; the clip can last at most ${r3(left / speed)}s`,
@@ -212,7 +213,8 @@ export const splitClip = defineTool({
       const { id: _id, transition: _t, fadeIn: _fi, ...rest } = structuredClone(clip);
       const second = { ...rest, start: r3(input.at), duration: r3(clip.duration - offset) } as Clip;
       if (clip.asset.type === "video" || clip.asset.type === "audio") {
-        second.trim = r3((clip.trim ?? 0) + offset * (clip.speed ?? 1));
+        // A frozen clip's halves hold the same frame.
+        second.trim = r3((clip.trim ?? 0) + offset * sourceRate(clip));
       }
       clip.duration = r3(offset);
       delete clip.fadeOut;

@@ -19,7 +19,7 @@ import {
   type ResourceLifecycle,
   runAttempt,
 } from "./attempt-runner.ts";
-import type { JobHandler } from "./registry.ts";
+import type { JobDefinition, JobHandler } from "./registry.ts";
 import type { WorkDirOwner } from "./work-dir-sweep.ts";
 
 /** Statuses of a resource cancelled at once by `DELETE` (no `cancelling` state). */
@@ -64,17 +64,24 @@ export interface RowJobEnd {
   code: string;
 }
 
-/** What one job kind brings to the shared lifecycle: its table, its work and its presentation. */
-export interface RowJob<Row extends { attempt: number; progress: number | null }, Output, Warning, Columns> {
-  /** The resource's name in logs (`autoedit`: field `autoeditId`, "autoedit attempt ended"). */
-  kind: string;
+/** A row of a row job's table. */
+type RowJobRow = { attempt: number; progress: number | null };
+
+/**
+ * What one job kind brings to the shared lifecycle: its table, its work and its presentation.
+ * @typeParam P - the job's payload; `Columns` the table's writable columns (its insert type).
+ */
+export interface RowJob<P extends object, Row extends RowJobRow, Output, Warning, Columns> {
+  /**
+   * The job kind of the catalog: its name is the resource's in logs (`autoedit`: field
+   * `autoeditId`), its retry limit + 1 the attempts in all.
+   */
+  kind: JobDefinition<P>;
+  /** The row id a job's payload points at. */
+  idOf(data: P): string;
   /** The resource's name in the `worker_lost` message (`auto-edit`). */
   noun: string;
-  db: Db;
-  clock: Clock;
   table: RowJobTable<Row, Columns>;
-  /** Attempts in all (the kind's retryLimit + 1). */
-  maxAttempts: number;
   /** The work of one attempt. */
   run: AttemptPipeline<Row, Output, Warning>;
   /** Maps what `run` throws to the stored error and whether another attempt may help. */
@@ -120,19 +127,24 @@ function workerLostError(noun: string): AttemptErrorJson {
   };
 }
 
+/** What a row job's lifecycle runs on (a kind's pipeline dependencies have these). */
+export interface RowJobDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * A row job's table as a {@link ResourceLifecycle}: `DELETE` makes the row `cancelled` at once,
  * so a running attempt reads `cancelled` as "being cancelled" and its final `cancelled` write is
  * already done. Every write that ends the row records the kind's end event in its transaction;
  * `afterEnd` runs once it committed.
  */
-export function rowJobLifecycle<
-  Row extends { attempt: number; progress: number | null },
-  Output,
-  Warning,
-  Columns,
->(job: RowJob<Row, Output, Warning, Columns>): ResourceLifecycle<Row, Output, Warning> {
-  const { db, clock, table } = job;
+export function rowJobLifecycle<P extends object, Row extends RowJobRow, Output, Warning, Columns>(
+  job: RowJob<P, Row, Output, Warning, Columns>,
+  deps: RowJobDeps,
+): ResourceLifecycle<Row, Output, Warning> {
+  const { db, clock } = deps;
+  const { table } = job;
   const readControl = immediateCancelControl((id) => table.readControl(db, id));
   const end = async (id: string, how: RowJobEnd, write: (tx: Db) => Promise<boolean>) => {
     const ok = await db.transaction(async (tx) => {
@@ -194,26 +206,22 @@ export function rowJobLifecycle<
 
 /**
  * Runs one attempt of the row job `id` through the fenced-attempt runner.
+ * @param opts.pipeline - the kind's pipeline dependencies (database and clock).
  * @param opts.pollMs - control loop period, milliseconds (default the runner's).
  * @param opts.maxAttempts - attempts in all, instead of the kind's.
  * @throws RetryableAttemptError for a retryable failure with attempts left (pg-boss retries).
  */
-export function runRowJobAttempt<
-  Row extends { attempt: number; progress: number | null },
-  Output,
-  Warning,
-  Columns,
->(
-  job: RowJob<Row, Output, Warning, Columns>,
-  opts: { log: Logger; pollMs?: number | undefined; maxAttempts?: number | undefined },
+export function runRowJobAttempt<P extends object, Row extends RowJobRow, Output, Warning, Columns>(
+  job: RowJob<P, Row, Output, Warning, Columns>,
+  opts: { pipeline: RowJobDeps; log: Logger; pollMs?: number | undefined; maxAttempts?: number | undefined },
   id: string,
 ): Promise<AttemptOutcome> {
   return runAttempt(
     {
-      lifecycle: rowJobLifecycle(job),
+      lifecycle: rowJobLifecycle(job, opts.pipeline),
       describeError: job.describeError,
-      log: opts.log.child({ [`${job.kind}Id`]: id }),
-      maxAttempts: opts.maxAttempts ?? job.maxAttempts,
+      log: opts.log.child({ [`${job.kind.name}Id`]: id }),
+      maxAttempts: opts.maxAttempts ?? job.kind.policy.retryLimit + 1,
       ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
       pipeline: job.run,
     },
@@ -224,19 +232,12 @@ export function runRowJobAttempt<
 /**
  * The pg-boss handler of a row job: one fenced attempt per job; a job whose retries ran out (its
  * worker kept dying) fails its row with `worker_lost` (and its end event).
- * @param opts.idOf - the row id a job's payload points at.
  * @param opts.concurrency - jobs of this kind run at once in this process (WORKER_CONCURRENCY).
  */
-export function rowJobHandler<
-  P extends object,
-  Row extends { attempt: number; progress: number | null },
-  Output,
-  Warning,
-  Columns,
->(
-  job: RowJob<Row, Output, Warning, Columns>,
+export function rowJobHandler<P extends object, Row extends RowJobRow, Output, Warning, Columns>(
+  job: RowJob<P, Row, Output, Warning, Columns>,
   opts: {
-    idOf(data: P): string;
+    pipeline: RowJobDeps;
     log: Logger;
     concurrency: number;
     pollingIntervalSeconds?: number | undefined;
@@ -248,13 +249,13 @@ export function rowJobHandler<
       ? { pollingIntervalSeconds: opts.pollingIntervalSeconds }
       : {}),
     async run(data) {
-      const id = opts.idOf(data);
+      const id = job.idOf(data);
       const outcome = await runRowJobAttempt(job, opts, id);
-      opts.log.info({ [`${job.kind}Id`]: id, outcome }, `${job.kind} attempt ended`);
+      opts.log.info({ [`${job.kind.name}Id`]: id, outcome }, `${job.kind.name} attempt ended`);
       return outcome;
     },
     async deadLetter(data) {
-      await rowJobLifecycle(job).abandon(opts.idOf(data), workerLostError(job.noun));
+      await rowJobLifecycle(job, opts.pipeline).abandon(job.idOf(data), workerLostError(job.noun));
     },
   };
 }

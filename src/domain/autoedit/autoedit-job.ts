@@ -10,12 +10,9 @@ import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import {
   type AutoeditRow,
-  claimAutoedit,
-  failAutoeditUnfenced,
+  autoeditRows,
   findAutoeditById,
   type NewAutoedit,
-  readAutoeditControl,
-  updateAutoeditFenced,
 } from "../../db/repositories/autoedits.ts";
 import { findUploadsByIds } from "../../db/repositories/uploads.ts";
 import { AppError } from "../../errors.ts";
@@ -103,21 +100,15 @@ async function deleteMade(db: Db, userId: string, ids: readonly string[]): Promi
  * The auto-edit as a row job: `DELETE` makes it `cancelled` at once; its heartbeat also writes
  * the stage, and an output made after a cancel is deleted.
  */
-function autoeditJob(deps: AutoeditJobDeps): RowJob<AutoeditRow, AutoeditResult, never, NewAutoedit> {
+function autoeditJob(
+  deps: AutoeditJobDeps,
+): RowJob<AutoeditJobV1, AutoeditRow, AutoeditResult, never, NewAutoedit> {
   const { db, events } = deps;
   return {
-    kind: "autoedit",
+    kind: JOBS.autoedit,
+    idOf: (data) => data.autoeditId,
     noun: "auto-edit",
-    db,
-    clock: deps.clock,
-    table: {
-      claim: claimAutoedit,
-      readControl: readAutoeditControl,
-      findById: findAutoeditById,
-      updateFenced: updateAutoeditFenced,
-      failUnfenced: failAutoeditUnfenced,
-    },
-    maxAttempts: JOBS.autoedit.policy.retryLimit + 1,
+    table: autoeditRows,
     run: (row, ctx) => runAutoeditPipeline(deps, row, ctx),
     describeError: describeAutoeditError,
     succeeded: (result) => ({ stage: null, result }),
@@ -191,7 +182,7 @@ export async function runAutoeditPipeline(
     report(0);
   };
   const save = async () => {
-    const ok = await updateAutoeditFenced(db, {
+    const ok = await autoeditRows.updateFenced(db, {
       id: row.id,
       attempt: ctx.attempt,
       set: { result: structuredClone(result), stage },
@@ -393,8 +384,5 @@ export function autoeditJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<AutoeditJobV1> {
-  return rowJobHandler(autoeditJob(opts.pipeline), {
-    ...opts,
-    idOf: (data: AutoeditJobV1) => data.autoeditId,
-  });
+  return rowJobHandler(autoeditJob(opts.pipeline), opts);
 }

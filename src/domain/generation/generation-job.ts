@@ -5,15 +5,7 @@
  * `cutroom_generations_total`), and the handler the worker registers.
  */
 import type { Logger } from "pino";
-import {
-  claimGeneration,
-  failGenerationUnfenced,
-  findGenerationById,
-  type GenerationRow,
-  type NewGeneration,
-  readGenerationControl,
-  updateGenerationFenced,
-} from "../../db/repositories/generations.ts";
+import { type GenerationRow, generationRows, type NewGeneration } from "../../db/repositories/generations.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
 import { generationOutcomes } from "../../metrics/process-metrics.ts";
 import type { AttemptOutcome, DescribedFailure } from "../../queue/attempt-runner.ts";
@@ -36,21 +28,13 @@ export interface GenerationOutput {
  */
 function generationJob(
   deps: GenerationPipelineDeps,
-): RowJob<GenerationRow, GenerationOutput, GenerationWarning, NewGeneration> {
+): RowJob<GenerationJobV1, GenerationRow, GenerationOutput, GenerationWarning, NewGeneration> {
   const { db, events } = deps;
   return {
-    kind: "generation",
+    kind: JOBS.generation,
+    idOf: (data) => data.generationId,
     noun: "generation",
-    db,
-    clock: deps.clock,
-    table: {
-      claim: claimGeneration,
-      readControl: readGenerationControl,
-      findById: findGenerationById,
-      updateFenced: updateGenerationFenced,
-      failUnfenced: failGenerationUnfenced,
-    },
-    maxAttempts: JOBS.generation.policy.retryLimit + 1,
+    table: generationRows,
     run: (row, ctx) => runGenerationPipeline(deps, row, ctx),
     describeError: describeGenerationError,
     succeeded: (_output, warnings) => ({ warnings }),
@@ -103,8 +87,5 @@ export function generationJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<GenerationJobV1> {
-  return rowJobHandler(generationJob(opts.pipeline), {
-    ...opts,
-    idOf: (data: GenerationJobV1) => data.generationId,
-  });
+  return rowJobHandler(generationJob(opts.pipeline), opts);
 }

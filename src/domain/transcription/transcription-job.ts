@@ -6,13 +6,9 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
 import {
-  claimTranscription,
-  failTranscriptionUnfenced,
-  findTranscriptionById,
   type NewTranscription,
-  readTranscriptionControl,
   type TranscriptionRow,
-  updateTranscriptionFenced,
+  transcriptionRows,
 } from "../../db/repositories/transcriptions.ts";
 import type { AttemptOutcome, DescribedFailure } from "../../queue/attempt-runner.ts";
 import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
@@ -32,21 +28,13 @@ export interface TranscriptionJobDeps extends TranscriptionPipelineDeps {
 /** The transcription as a row job: `DELETE` makes it `cancelled` at once. */
 function transcriptionJob(
   deps: TranscriptionJobDeps,
-): RowJob<TranscriptionRow, TranscriptResult, never, NewTranscription> {
+): RowJob<TranscriptionJobV1, TranscriptionRow, TranscriptResult, never, NewTranscription> {
   const { events } = deps;
   return {
-    kind: "transcription",
+    kind: JOBS.transcription,
+    idOf: (data) => data.transcriptionId,
     noun: "transcription",
-    db: deps.db,
-    clock: deps.clock,
-    table: {
-      claim: claimTranscription,
-      readControl: readTranscriptionControl,
-      findById: findTranscriptionById,
-      updateFenced: updateTranscriptionFenced,
-      failUnfenced: failTranscriptionUnfenced,
-    },
-    maxAttempts: JOBS.transcription.policy.retryLimit + 1,
+    table: transcriptionRows,
     run: (row, ctx) => runTranscriptionPipeline(deps, row, ctx),
     describeError: describeTranscriptionError,
     succeeded: (result) => ({ result }),
@@ -88,8 +76,5 @@ export function transcriptionJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<TranscriptionJobV1> {
-  return rowJobHandler(transcriptionJob(opts.pipeline), {
-    ...opts,
-    idOf: (data: TranscriptionJobV1) => data.transcriptionId,
-  });
+  return rowJobHandler(transcriptionJob(opts.pipeline), opts);
 }

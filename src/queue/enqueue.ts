@@ -5,6 +5,7 @@
 import { sql } from "drizzle-orm";
 import { fromDrizzle, type PgBoss } from "pg-boss";
 import type { Db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
 import type { JobDefinition } from "./registry.ts";
 
 /** One job to send. */
@@ -41,4 +42,44 @@ export function createEnqueue(boss: PgBoss): Enqueue {
       ...(tx ? { db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql) } : {}),
     });
   };
+}
+
+/** Sends one job inside the transaction that {@link insertWithJob} opened. */
+export type SendInTransaction = <P extends object>(job: JobToSend<P>) => Promise<void>;
+
+/**
+ * 503 `unavailable` (`Retry-After: 5`): the queue refused a new resource's job, so its insert was
+ * rolled back and nothing was started. `cause` is the queue's error.
+ */
+export class JobNotQueuedError extends AppError {
+  constructor(resource: string, cause: unknown) {
+    super("unavailable", `The ${resource} could not be queued; try again shortly`, {
+      headers: { "Retry-After": "5" },
+      extra: { cause: cause instanceof Error ? cause.name : "Error" },
+    });
+    this.cause = cause;
+  }
+}
+
+/**
+ * Writes a new resource and sends its job in one transaction, so the row and its job commit
+ * together: a refused send rolls the insert back, a failed insert sends nothing.
+ * @param write - inserts the row (and what goes with it, e.g. its callback) in `tx` and sends
+ *   the job with `send`; what it returns is returned.
+ * @param opts.resource - the resource's name in the 503 message (`render`, `auto-edit`).
+ * @param opts.tx - an open transaction to write in instead of a new one of `deps.db`.
+ * @throws JobNotQueuedError (503) when the queue refuses the job; whatever `write` throws.
+ */
+export async function insertWithJob<T>(
+  deps: { db: Db; enqueue: Enqueue },
+  opts: { resource: string; tx?: Db | undefined },
+  write: (tx: Db, send: SendInTransaction) => Promise<T>,
+): Promise<T> {
+  const inTransaction = (tx: Db) =>
+    write(tx, (job) =>
+      deps.enqueue(job, tx).catch((err: unknown) => {
+        throw new JobNotQueuedError(opts.resource, err);
+      }),
+    );
+  return opts.tx ? inTransaction(opts.tx) : deps.db.transaction(inTransaction);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimGeneration, findGenerationById, outputsOf } from "../../src/db/repositories/generations.ts";
+import { findGenerationById, generationRows, outputsOf } from "../../src/db/repositories/generations.ts";
 import { createImageGeneration } from "../../src/domain/generation/create.ts";
 import { runGenerationAttempt } from "../../src/domain/generation/generation-job.ts";
 import { AttemptLostError, runGenerationPipeline } from "../../src/domain/generation/pipeline.ts";
@@ -159,7 +159,7 @@ describe("generation on fal.ai (queue stand-in)", () => {
     try {
       const submitsBefore = standIn.requests.length;
       // Attempt 1 submits, then "dies" after its first poll.
-      const first = (await claimGeneration(db, row.id, new Date())) ?? row;
+      const first = (await generationRows.claim(db, row.id, new Date())) ?? row;
       const killed = new AbortController();
       const dying = runGenerationPipeline(deps, first, {
         attempt: first.attempt,

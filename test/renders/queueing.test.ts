@@ -59,7 +59,7 @@ describe("render queueing", () => {
       },
       { body: { compositionId: comp.id }, idempotencyKey: undefined },
     ).catch((err: unknown) => err);
-    expect(failure).toMatchObject({ status: 503, code: "unavailable" });
+    expect(failure).toMatchObject({ status: 503, code: "unavailable", headers: { "Retry-After": "5" } });
     expect(sentInside).toMatch(/^rnd_/);
     expect(await findRenderById(t.database.db, sentInside as string)).toBeNull();
   });

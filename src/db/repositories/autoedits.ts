@@ -1,7 +1,8 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { type AutoeditStatus, autoedits } from "../schema/autoedits.ts";
 import { newestFirstPage } from "./newest-first-page.ts";
+import { rowJobRows } from "./row-job-rows.ts";
 
 /** An auto-edit row. */
 export type AutoeditRow = typeof autoedits.$inferSelect;
@@ -11,6 +12,9 @@ export type NewAutoedit = typeof autoedits.$inferInsert;
 /** Statuses that never change again. */
 export const AUTOEDIT_TERMINAL: AutoeditStatus[] = ["succeeded", "failed", "cancelled"];
 const ACTIVE: AutoeditStatus[] = ["queued", "running"];
+
+/** The worker's statements on auto-edits: claim, fenced writes, control read, `worker_lost`. */
+export const autoeditRows = rowJobRows<AutoeditRow, NewAutoedit, AutoeditStatus>(autoedits);
 
 /** Inserts a queued auto-edit. */
 export async function insertAutoedit(db: Db, row: NewAutoedit): Promise<AutoeditRow> {
@@ -51,31 +55,6 @@ export function listAutoeditsPage(
   return newestFirstPage(db, autoedits, conditions, input);
 }
 
-/** Claims a queued or running auto-edit for a new attempt (the fence); null when terminal. */
-export async function claimAutoedit(db: Db, id: string, now: Date): Promise<AutoeditRow | null> {
-  const [r] = await db
-    .update(autoedits)
-    .set({ attempt: sql`${autoedits.attempt} + 1`, status: "running", heartbeatAt: now })
-    .where(and(eq(autoedits.id, id), inArray(autoedits.status, ACTIVE)))
-    .returning();
-  return r ?? null;
-}
-
-/** Fenced write by attempt `attempt` of a running auto-edit; false when the attempt lost it. */
-export async function updateAutoeditFenced(
-  db: Db,
-  input: { id: string; attempt: number; set: Partial<NewAutoedit> },
-): Promise<boolean> {
-  const rows = await db
-    .update(autoedits)
-    .set(input.set)
-    .where(
-      and(eq(autoedits.id, input.id), eq(autoedits.attempt, input.attempt), eq(autoedits.status, "running")),
-    )
-    .returning({ id: autoedits.id });
-  return rows.length > 0;
-}
-
 /**
  * Cancels a queued or running auto-edit of `userId`: `{ row, changed }`, the unchanged row of a
  * terminal one, or null when it does not exist.
@@ -94,30 +73,4 @@ export async function cancelAutoeditRow(
   if (changed) return { row: changed, changed: true };
   const row = await findAutoedit(db, userId, id);
   return row ? { row, changed: false } : null;
-}
-
-/** Status and attempt of an auto-edit (the worker's cancellation poll). */
-export async function readAutoeditControl(
-  db: Db,
-  id: string,
-): Promise<{ status: AutoeditStatus; attempt: number } | null> {
-  const [r] = await db
-    .select({ status: autoedits.status, attempt: autoedits.attempt })
-    .from(autoedits)
-    .where(eq(autoedits.id, id))
-    .limit(1);
-  return r ?? null;
-}
-
-/** Fails a queued or running auto-edit whatever attempt owns it (its worker is gone). */
-export async function failAutoeditUnfenced(
-  db: Db,
-  input: { id: string; error: { code: string; message: string }; now: Date },
-): Promise<boolean> {
-  const rows = await db
-    .update(autoedits)
-    .set({ status: "failed", error: input.error, finishedAt: input.now })
-    .where(and(eq(autoedits.id, input.id), inArray(autoedits.status, ACTIVE)))
-    .returning({ id: autoedits.id });
-  return rows.length > 0;
 }

@@ -3,6 +3,7 @@ import type { Db } from "../client.ts";
 import { type GenerationStatus, generations } from "../schema/generations.ts";
 import { uploads } from "../schema/uploads.ts";
 import { newestFirstPage } from "./newest-first-page.ts";
+import { rowJobRows } from "./row-job-rows.ts";
 import type { UploadRow } from "./uploads.ts";
 
 /** A generation row. */
@@ -12,6 +13,9 @@ export type NewGeneration = typeof generations.$inferInsert;
 
 /** Statuses that never change again. */
 export const GENERATION_TERMINAL: GenerationStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** The worker's statements on generations: claim, fenced writes, control read, `worker_lost`, attempts. */
+export const generationRows = rowJobRows<GenerationRow, NewGeneration, GenerationStatus>(generations);
 
 /** Inserts a queued generation. */
 export async function insertGeneration(db: Db, row: NewGeneration): Promise<GenerationRow> {
@@ -70,42 +74,7 @@ export async function outputsOf(db: Db, generationIds: string[]): Promise<Map<st
 }
 
 /**
- * A worker claims a generation for a new attempt: increments `attempt` (the fence) and marks it
- * `running`, unless it is terminal. Returns the claimed row or null.
- */
-export async function claimGeneration(db: Db, id: string, now: Date): Promise<GenerationRow | null> {
-  const [r] = await db
-    .update(generations)
-    .set({ attempt: sql`${generations.attempt} + 1`, status: "running", heartbeatAt: now })
-    .where(and(eq(generations.id, id), inArray(generations.status, ["queued", "running"])))
-    .returning();
-  return r ?? null;
-}
-
-/**
- * Fenced write by the attempt `attempt` of a running generation. Returns false when the attempt
- * lost the generation (cancelled, finished, or a newer attempt) and must stop.
- */
-export async function updateGenerationFenced(
-  db: Db,
-  input: { id: string; attempt: number; set: Partial<NewGeneration> },
-): Promise<boolean> {
-  const rows = await db
-    .update(generations)
-    .set(input.set)
-    .where(
-      and(
-        eq(generations.id, input.id),
-        eq(generations.attempt, input.attempt),
-        eq(generations.status, "running"),
-      ),
-    )
-    .returning({ id: generations.id });
-  return rows.length > 0;
-}
-
-/**
- * Records the vendor's request id, once: fenced like {@link updateGenerationFenced} and only
+ * Records the vendor's request id, once: fenced like `generationRows.updateFenced` and only
  * while no id is stored. Returns false when the attempt lost the generation.
  */
 export async function setVendorRequestId(
@@ -151,48 +120,6 @@ export async function cancelGenerationRow(
   if (changed) return { row: changed, changed: true };
   const row = await findGeneration(db, userId, id);
   return row ? { row, changed: false } : null;
-}
-
-/** Status and attempt of a generation (the worker's cancellation poll). */
-export async function readGenerationControl(
-  db: Db,
-  id: string,
-): Promise<{ status: GenerationStatus; attempt: number } | null> {
-  const [r] = await db
-    .select({ status: generations.status, attempt: generations.attempt })
-    .from(generations)
-    .where(eq(generations.id, id))
-    .limit(1);
-  return r ?? null;
-}
-
-/**
- * Ends a queued or running generation whatever attempt owns it (its worker is gone): `failed`
- * with `error`. Returns whether a row changed.
- */
-export async function failGenerationUnfenced(
-  db: Db,
-  input: { id: string; error: { code: string; message: string }; now: Date },
-): Promise<boolean> {
-  const rows = await db
-    .update(generations)
-    .set({ status: "failed", error: input.error, finishedAt: input.now })
-    .where(and(eq(generations.id, input.id), inArray(generations.status, ["queued", "running"])))
-    .returning({ id: generations.id });
-  return rows.length > 0;
-}
-
-/** Current attempt and status of each of `ids` that exists (the work-directory sweep). */
-export async function readGenerationAttempts(
-  db: Db,
-  ids: string[],
-): Promise<Map<string, { attempt: number; status: GenerationStatus }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ id: generations.id, attempt: generations.attempt, status: generations.status })
-    .from(generations)
-    .where(inArray(generations.id, ids));
-  return new Map(rows.map((r) => [r.id, { attempt: r.attempt, status: r.status }]));
 }
 
 /** How many generations of `userId` are queued or running. */

@@ -1,7 +1,8 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { type TranscriptionStatus, transcriptions } from "../schema/transcriptions.ts";
 import { newestFirstPage } from "./newest-first-page.ts";
+import { rowJobRows } from "./row-job-rows.ts";
 
 /** A transcription row. */
 export type TranscriptionRow = typeof transcriptions.$inferSelect;
@@ -11,6 +12,11 @@ export type NewTranscription = typeof transcriptions.$inferInsert;
 /** Statuses that never change again. */
 export const TRANSCRIPTION_TERMINAL: TranscriptionStatus[] = ["succeeded", "failed", "cancelled"];
 const ACTIVE: TranscriptionStatus[] = ["queued", "running"];
+
+/** The worker's statements on transcriptions: claim, fenced writes, control read, `worker_lost`, attempts. */
+export const transcriptionRows = rowJobRows<TranscriptionRow, NewTranscription, TranscriptionStatus>(
+  transcriptions,
+);
 
 /** Inserts a queued transcription. */
 export async function insertTranscription(db: Db, row: NewTranscription): Promise<TranscriptionRow> {
@@ -82,31 +88,8 @@ export async function listTranscriptionsPage(
   return newestFirstPage(db, transcriptions, conditions, input);
 }
 
-/** Claims a queued or running transcription for a new attempt (the fence); null when terminal. */
-export async function claimTranscription(db: Db, id: string, now: Date): Promise<TranscriptionRow | null> {
-  const [r] = await db
-    .update(transcriptions)
-    .set({ attempt: sql`${transcriptions.attempt} + 1`, status: "running", heartbeatAt: now })
-    .where(and(eq(transcriptions.id, id), inArray(transcriptions.status, ACTIVE)))
-    .returning();
-  return r ?? null;
-}
-
 const fence = (id: string, attempt: number) =>
   and(eq(transcriptions.id, id), eq(transcriptions.attempt, attempt), eq(transcriptions.status, "running"));
-
-/** Fenced write by attempt `attempt` of a running transcription; false when the attempt lost it. */
-export async function updateTranscriptionFenced(
-  db: Db,
-  input: { id: string; attempt: number; set: Partial<NewTranscription> },
-): Promise<boolean> {
-  const rows = await db
-    .update(transcriptions)
-    .set(input.set)
-    .where(fence(input.id, input.attempt))
-    .returning({ id: transcriptions.id });
-  return rows.length > 0;
-}
 
 /** Records the vendor's request id once (fenced, only while none is stored). */
 export async function setTranscriptionVendorRequestId(
@@ -145,43 +128,4 @@ export async function cancelTranscriptionRow(
   if (changed) return { row: changed, changed: true };
   const row = await findTranscription(db, userId, id);
   return row ? { row, changed: false } : null;
-}
-
-/** Status and attempt of a transcription (the worker's cancellation poll). */
-export async function readTranscriptionControl(
-  db: Db,
-  id: string,
-): Promise<{ status: TranscriptionStatus; attempt: number } | null> {
-  const [r] = await db
-    .select({ status: transcriptions.status, attempt: transcriptions.attempt })
-    .from(transcriptions)
-    .where(eq(transcriptions.id, id))
-    .limit(1);
-  return r ?? null;
-}
-
-/** Fails a queued or running transcription whatever attempt owns it (its worker is gone). */
-export async function failTranscriptionUnfenced(
-  db: Db,
-  input: { id: string; error: { code: string; message: string }; now: Date },
-): Promise<boolean> {
-  const rows = await db
-    .update(transcriptions)
-    .set({ status: "failed", error: input.error, finishedAt: input.now })
-    .where(and(eq(transcriptions.id, input.id), inArray(transcriptions.status, ACTIVE)))
-    .returning({ id: transcriptions.id });
-  return rows.length > 0;
-}
-
-/** Current attempt and status of each of `ids` that exists (the work-directory sweep). */
-export async function readTranscriptionAttempts(
-  db: Db,
-  ids: string[],
-): Promise<Map<string, { attempt: number; status: TranscriptionStatus }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ id: transcriptions.id, attempt: transcriptions.attempt, status: transcriptions.status })
-    .from(transcriptions)
-    .where(inArray(transcriptions.id, ids));
-  return new Map(rows.map((r) => [r.id, { attempt: r.attempt, status: r.status }]));
 }

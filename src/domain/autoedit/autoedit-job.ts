@@ -1,7 +1,7 @@
 /**
- * The `autoedit` job kind: the autoedits table's lifecycle adapter for the fenced-attempt runner,
- * the handler the worker registers, and the pipeline: transcripts (reused or made by the
- * transcription job) and analyses of the uploads → ranked candidates (written before anything
+ * The `autoedit` job kind on the shared row-job lifecycle (the autoedits table, its end with
+ * `autoedit.succeeded`/`failed`), the handler the worker registers, and the pipeline:
+ * transcripts (reused or made by the transcription job) and analyses of the uploads → ranked candidates (written before anything
  * else) → one composition per chosen candidate, built by the steps of `steps.ts`, each step one
  * version → renders when asked. A job that fails or is cancelled deletes the compositions it made.
  */
@@ -10,27 +10,19 @@ import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import {
   type AutoeditRow,
-  claimAutoedit,
-  failAutoeditUnfenced,
+  autoeditRows,
   findAutoeditById,
-  readAutoeditControl,
-  updateAutoeditFenced,
+  type NewAutoedit,
 } from "../../db/repositories/autoedits.ts";
 import { findUploadsByIds } from "../../db/repositories/uploads.ts";
 import { AppError } from "../../errors.ts";
 import type { MediaAnalysis } from "../../media/analysis/types.ts";
 import type { FaceDetector } from "../../media/faces/detector.ts";
-import {
-  type AttemptContext,
-  type AttemptOutcome,
-  type DescribedFailure,
-  type ResourceLifecycle,
-  runAttempt,
-} from "../../queue/attempt-runner.ts";
+import type { AttemptContext, AttemptOutcome, DescribedFailure } from "../../queue/attempt-runner.ts";
 import { type AutoeditJobV1, JOBS } from "../../queue/catalog.ts";
 import type { Enqueue } from "../../queue/enqueue.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
+import { type RowJob, rowJobHandler, runRowJobAttempt } from "../../queue/row-job.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { deleteComposition } from "../composition/compositions.ts";
 import {
@@ -99,78 +91,32 @@ const STAGE_END: Record<AutoeditStage, number> = {
   renders: 1,
 };
 
-async function endWithEvent(
-  db: Db,
-  events: WebhookEvents | undefined,
-  id: string,
-  write: (tx: Db) => Promise<boolean>,
-): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    if (!(await write(tx))) return false;
-    const row = await findAutoeditById(tx, id);
-    if (row && events) await events.autoeditEnded(tx, row);
-    return true;
-  });
-}
-
 /** Deletes compositions an auto-edit made (its output is all or nothing). */
 async function deleteMade(db: Db, userId: string, ids: readonly string[]): Promise<void> {
   for (const id of ids) await deleteComposition(db, userId, id);
 }
 
-/** The autoedits table as a {@link ResourceLifecycle} (`DELETE` cancels at once). */
-export function autoeditLifecycle(
+/**
+ * The auto-edit as a row job: `DELETE` makes it `cancelled` at once; its heartbeat also writes
+ * the stage, and an output made after a cancel is deleted.
+ */
+function autoeditJob(
   deps: AutoeditJobDeps,
-): ResourceLifecycle<AutoeditRow, AutoeditResult, never> {
-  const { db, clock } = deps;
-  const readControl = immediateCancelControl((id) => readAutoeditControl(db, id));
+): RowJob<AutoeditJobV1, AutoeditRow, AutoeditResult, never, NewAutoedit> {
+  const { db, events } = deps;
   return {
-    claim: (id) => claimAutoedit(db, id, clock.now()),
-    readControl,
-    async heartbeat(id, attempt, progress) {
+    kind: JOBS.autoedit,
+    idOf: (data) => data.autoeditId,
+    noun: "auto-edit",
+    table: autoeditRows,
+    run: (row, ctx) => runAutoeditPipeline(deps, row, ctx),
+    describeError: describeAutoeditError,
+    succeeded: (result) => ({ stage: null, result }),
+    heartbeat(progress) {
       const stage = progress.detail?.stage as AutoeditStage | undefined;
-      const ok = await updateAutoeditFenced(db, {
-        id,
-        attempt,
-        set: { heartbeatAt: clock.now(), progress: progress.ratio, ...(stage ? { stage } : {}) },
-      });
-      return ok ? "ok" : readControl(id, attempt);
+      return stage ? { stage } : {};
     },
-    async finish(id, attempt, end, progress) {
-      if (end.status === "cancelled") return (await readControl(id, attempt)) === "cancelling";
-      return endWithEvent(db, deps.events, id, (tx) =>
-        updateAutoeditFenced(tx, {
-          id,
-          attempt,
-          set:
-            end.status === "succeeded"
-              ? {
-                  status: "succeeded",
-                  progress: 1,
-                  stage: null,
-                  result: end.output,
-                  error: null,
-                  finishedAt: clock.now(),
-                }
-              : {
-                  status: "failed",
-                  progress: progress.ratio,
-                  error: { code: end.error.code, message: end.error.message },
-                  finishedAt: clock.now(),
-                },
-        }),
-      );
-    },
-    async abandon(id, error) {
-      if (!error) return false;
-      return endWithEvent(db, deps.events, id, (tx) =>
-        failAutoeditUnfenced(tx, {
-          id,
-          error: { code: error.code, message: error.message },
-          now: clock.now(),
-        }),
-      );
-    },
+    recordEnd: events && ((tx, row) => events.autoeditEnded(tx, row)),
     async discardOutput(id, output) {
       const row = await findAutoeditById(db, id);
       if (row)
@@ -180,7 +126,6 @@ export function autoeditLifecycle(
           output.compositions.map((c) => c.id),
         );
     },
-    initialProgress: (row) => row.progress ?? 0,
   };
 }
 
@@ -237,7 +182,7 @@ export async function runAutoeditPipeline(
     report(0);
   };
   const save = async () => {
-    const ok = await updateAutoeditFenced(db, {
+    const ok = await autoeditRows.updateFenced(db, {
       id: row.id,
       attempt: ctx.attempt,
       set: { result: structuredClone(result), stage },
@@ -426,17 +371,7 @@ export function runAutoeditAttempt(
   deps: { pipeline: AutoeditJobDeps; log: Logger; pollMs?: number },
   autoeditId: string,
 ): Promise<AttemptOutcome> {
-  return runAttempt(
-    {
-      lifecycle: autoeditLifecycle(deps.pipeline),
-      describeError: describeAutoeditError,
-      log: deps.log.child({ autoeditId }),
-      maxAttempts: JOBS.autoedit.policy.retryLimit + 1,
-      ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
-      pipeline: (row, ctx) => runAutoeditPipeline(deps.pipeline, row, ctx),
-    },
-    autoeditId,
-  );
+  return runRowJobAttempt(autoeditJob(deps.pipeline), deps, autoeditId);
 }
 
 /**
@@ -449,15 +384,5 @@ export function autoeditJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<AutoeditJobV1> {
-  const { pipeline } = opts;
-  return rowJobHandler<AutoeditJobV1>({
-    ...opts,
-    kind: "autoedit",
-    idOf: (data) => data.autoeditId,
-    runAttempt: (id) => runAutoeditAttempt(opts, id),
-    failLost: (id) =>
-      endWithEvent(pipeline.db, pipeline.events, id, (tx) =>
-        failAutoeditUnfenced(tx, { id, error: workerLostError("auto-edit"), now: pipeline.clock.now() }),
-      ),
-  });
+  return rowJobHandler(autoeditJob(opts.pipeline), opts);
 }

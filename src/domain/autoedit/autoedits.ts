@@ -16,10 +16,10 @@ import {
 import { findProject } from "../../db/repositories/projects.ts";
 import { findUploadsByIds } from "../../db/repositories/uploads.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
-import { AppError, type ErrorDetail, invalidRequest, notFound } from "../../errors.ts";
+import { type ErrorDetail, invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS } from "../../queue/catalog.ts";
-import type { Enqueue } from "../../queue/enqueue.ts";
+import { type Enqueue, insertWithJob } from "../../queue/enqueue.ts";
 import { deleteComposition } from "../composition/compositions.ts";
 import { checkCallbackUrl } from "../webhooks/target.ts";
 import type { AutoeditAspectRatio, AutoeditRequest } from "./types.ts";
@@ -137,26 +137,13 @@ export async function requestAutoedit(
     request,
     createdAt: now,
   };
-  let queueError: unknown;
-  try {
-    return await deps.db.transaction(async (t) => {
-      const row = await insertAutoedit(t, values);
-      if (input.callbackUrl)
-        await insertWebhookCallback(t, { resourceId: row.id, userId, url: input.callbackUrl });
-      await deps
-        .enqueue({ job: JOBS.autoedit, data: { v: 1, autoeditId: row.id } }, t)
-        .catch((err: unknown) => {
-          queueError = err;
-          throw err;
-        });
-      return row;
-    });
-  } catch (err) {
-    if (queueError === undefined) throw err;
-    throw new AppError("unavailable", "The auto-edit could not be queued; try again shortly", {
-      headers: { "Retry-After": "5" },
-    });
-  }
+  return insertWithJob(deps, { resource: "auto-edit" }, async (t, send) => {
+    const row = await insertAutoedit(t, values);
+    if (input.callbackUrl)
+      await insertWebhookCallback(t, { resourceId: row.id, userId, url: input.callbackUrl });
+    await send({ job: JOBS.autoedit, data: { v: 1, autoeditId: row.id } });
+    return row;
+  });
 }
 
 /** Whether an auto-edit has ended (succeeded, failed or cancelled): it changes no more. */

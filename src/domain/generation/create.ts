@@ -11,10 +11,10 @@ import { findProject } from "../../db/repositories/projects.ts";
 import { findUser } from "../../db/repositories/users.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
-import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS } from "../../queue/catalog.ts";
-import type { Enqueue } from "../../queue/enqueue.ts";
+import { type Enqueue, insertWithJob } from "../../queue/enqueue.ts";
 import { holdAccountAllowance } from "../quota/account-allowance.ts";
 import { type ImageSource, parseImageSource } from "./image-source.ts";
 import { type ModelInfo, modelFor } from "./models.ts";
@@ -238,31 +238,18 @@ async function insertAndQueue(
     warnings: g.warnings,
     createdAt: deps.clock.now(),
   };
-  let queueError: unknown;
-  try {
-    // The row and its job commit together: no generation without a job, no job without a row.
-    return await deps.db.transaction(async (tx) => {
-      const ahead = await holdGenerationAllowance(tx, deps, caller.userId, values.model.offline);
-      const row = await insertGeneration(tx, values);
-      if (g.callbackUrl) {
-        await insertWebhookCallback(tx, { resourceId: row.id, userId: caller.userId, url: g.callbackUrl });
-      }
-      await deps
-        // Fairness across accounts: the account's n-th unfinished generation queues at
-        // priority -n, so another account's first generation runs before this one's second.
-        .enqueue({ job: JOBS.generation, data: { v: 1, generationId: row.id }, priority: -ahead }, tx)
-        .catch((err: unknown) => {
-          queueError = err;
-          throw err;
-        });
-      return row;
-    });
-  } catch (err) {
-    if (queueError === undefined) throw err;
-    throw new AppError("unavailable", "The generation could not be queued; try again shortly", {
-      headers: { "Retry-After": "5" },
-    });
-  }
+  // The row and its job commit together: no generation without a job, no job without a row.
+  return insertWithJob(deps, { resource: "generation" }, async (tx, send) => {
+    const ahead = await holdGenerationAllowance(tx, deps, caller.userId, values.model.offline);
+    const row = await insertGeneration(tx, values);
+    if (g.callbackUrl) {
+      await insertWebhookCallback(tx, { resourceId: row.id, userId: caller.userId, url: g.callbackUrl });
+    }
+    // Fairness across accounts: the account's n-th unfinished generation queues at
+    // priority -n, so another account's first generation runs before this one's second.
+    await send({ job: JOBS.generation, data: { v: 1, generationId: row.id }, priority: -ahead });
+    return row;
+  });
 }
 
 /**

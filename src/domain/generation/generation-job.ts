@@ -1,31 +1,17 @@
 /**
- * The `generation` job kind: the generations table's lifecycle adapter for the fenced-attempt
- * runner, and the handler the worker registers. The work itself (submit or resume the vendor
- * request, poll, store the outputs as uploads) is `runGenerationPipeline`.
+ * The `generation` job kind on the shared row-job lifecycle: the generations table, its work
+ * (`runGenerationPipeline`: submit or resume the vendor request, poll, store the outputs as
+ * uploads) and its end (warnings, `generation.succeeded`/`failed`, the API's waiters woken,
+ * `cutroom_generations_total`), and the handler the worker registers.
  */
 import type { Logger } from "pino";
-import type { Clock } from "../../clock.ts";
-import type { Db } from "../../db/client.ts";
-import {
-  claimGeneration,
-  failGenerationUnfenced,
-  findGenerationById,
-  type GenerationRow,
-  readGenerationControl,
-  updateGenerationFenced,
-} from "../../db/repositories/generations.ts";
+import { type GenerationRow, generationRows, type NewGeneration } from "../../db/repositories/generations.ts";
 import type { GenerationWarning } from "../../db/schema/generations.ts";
 import { generationOutcomes } from "../../metrics/process-metrics.ts";
-import {
-  type AttemptOutcome,
-  type DescribedFailure,
-  type ResourceLifecycle,
-  runAttempt,
-} from "../../queue/attempt-runner.ts";
+import type { AttemptOutcome, DescribedFailure } from "../../queue/attempt-runner.ts";
 import { type GenerationJobV1, JOBS } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
-import type { WebhookEvents } from "../webhooks/events.ts";
+import { type RowJob, rowJobHandler, runRowJobAttempt } from "../../queue/row-job.ts";
 import { GenerationError } from "./errors.ts";
 import { type GenerationPipelineDeps, runGenerationPipeline } from "./pipeline.ts";
 import { announceSettled } from "./settled.ts";
@@ -36,95 +22,29 @@ export interface GenerationOutput {
 }
 
 /**
- * Runs a write that may end a generation and, when it did, records the generation's webhook
- * event in the same transaction, then (after the commit) wakes the API's waiters.
- * @returns whether the write applied.
+ * The generation as a row job. `DELETE` makes it `cancelled` at once (and cancels the vendor
+ * request). Every end, cancelled included, wakes the API's waiters in every process
+ * (`announceSettled`) and is counted on `cutroom_generations_total`.
  */
-async function endGenerationWithEvent(
-  db: Db,
-  events: WebhookEvents | undefined,
-  id: string,
-  write: (tx: Db) => Promise<boolean>,
-): Promise<boolean> {
-  const ok = await db.transaction(async (tx) => {
-    if (!(await write(tx))) return false;
-    const row = await findGenerationById(tx, id);
-    if (row && events) await events.generationEnded(tx, row);
-    return true;
-  });
-  if (ok) await announceSettled(db, id);
-  return ok;
-}
-
-/**
- * The generations table as a {@link ResourceLifecycle}. A generation has no `cancelling` state:
- * `DELETE` makes it `cancelled` at once (and cancels the vendor request), so a running attempt
- * reads `cancelled` as "being cancelled" and its final `cancelled` write is already done. Every
- * final write wakes the API's waiters in every process (`announceSettled`) and is counted on
- * `cutroom_generations_total`.
- */
-export function generationLifecycle(deps: {
-  db: Db;
-  clock: Clock;
-  discardOutputs: GenerationPipelineDeps["discardOutputs"];
-  /** Records `generation.succeeded`/`generation.failed` with the final write. */
-  events?: WebhookEvents;
-}): ResourceLifecycle<GenerationRow, GenerationOutput, GenerationWarning> {
-  const { db, clock } = deps;
-  const readControl = immediateCancelControl((id) => readGenerationControl(db, id));
+function generationJob(
+  deps: GenerationPipelineDeps,
+): RowJob<GenerationJobV1, GenerationRow, GenerationOutput, GenerationWarning, NewGeneration> {
+  const { db, events } = deps;
   return {
-    claim: (id) => claimGeneration(db, id, clock.now()),
-    readControl,
-    heartbeat: rowHeartbeat((input) => updateGenerationFenced(db, input), readControl, clock),
-    async finish(id, attempt, end, progress) {
-      if (end.status === "cancelled") {
-        const ok = (await readControl(id, attempt)) === "cancelling";
-        if (ok) await announceSettled(db, id);
-        if (ok) generationOutcomes.inc({ outcome: "cancelled", code: "" });
-        return ok;
-      }
-      const ok = await endGenerationWithEvent(db, deps.events, id, (tx) =>
-        updateGenerationFenced(tx, {
-          id,
-          attempt,
-          set:
-            end.status === "succeeded"
-              ? {
-                  status: "succeeded",
-                  progress: 1,
-                  error: null,
-                  warnings: end.warnings,
-                  finishedAt: clock.now(),
-                }
-              : {
-                  status: "failed",
-                  progress: progress.ratio,
-                  error: { code: end.error.code, message: end.error.message },
-                  warnings: end.warnings,
-                  finishedAt: clock.now(),
-                },
-        }),
-      );
-      if (ok)
-        generationOutcomes.inc({ outcome: end.status, code: end.status === "failed" ? end.error.code : "" });
-      return ok;
+    kind: JOBS.generation,
+    idOf: (data) => data.generationId,
+    noun: "generation",
+    table: generationRows,
+    run: (row, ctx) => runGenerationPipeline(deps, row, ctx),
+    describeError: describeGenerationError,
+    succeeded: (_output, warnings) => ({ warnings }),
+    failed: (warnings) => ({ warnings }),
+    recordEnd: events && ((tx, row) => events.generationEnded(tx, row)),
+    async afterEnd(id, end) {
+      await announceSettled(db, id);
+      generationOutcomes.inc({ outcome: end.status, code: end.code });
     },
-    async abandon(id, error) {
-      if (!error) return false;
-      const ok = await endGenerationWithEvent(db, deps.events, id, (tx) =>
-        failGenerationUnfenced(tx, {
-          id,
-          error: { code: error.code, message: error.message },
-          now: clock.now(),
-        }),
-      );
-      if (ok) generationOutcomes.inc({ outcome: "failed", code: error.code });
-      return ok;
-    },
-    async discardOutput(_id, output) {
-      await deps.discardOutputs(output.outputs);
-    },
-    initialProgress: (row) => row.progress ?? 0,
+    discardOutput: (_id, output) => deps.discardOutputs(output.outputs),
     initialWarnings: (row) => row.warnings ?? [],
   };
 }
@@ -152,18 +72,7 @@ export function runGenerationAttempt(
   deps: { pipeline: GenerationPipelineDeps; log: Logger; pollMs?: number; maxAttempts?: number },
   generationId: string,
 ): Promise<AttemptOutcome> {
-  const { pipeline } = deps;
-  return runAttempt(
-    {
-      lifecycle: generationLifecycle(pipeline),
-      describeError: describeGenerationError,
-      log: deps.log.child({ generationId }),
-      maxAttempts: deps.maxAttempts ?? JOBS.generation.policy.retryLimit + 1,
-      ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
-      pipeline: (row, ctx) => runGenerationPipeline(pipeline, row, ctx),
-    },
-    generationId,
-  );
+  return runRowJobAttempt(generationJob(deps.pipeline), deps, generationId);
 }
 
 /**
@@ -178,15 +87,5 @@ export function generationJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<GenerationJobV1> {
-  const { pipeline } = opts;
-  return rowJobHandler<GenerationJobV1>({
-    ...opts,
-    kind: "generation",
-    idOf: (data) => data.generationId,
-    runAttempt: (id) => runGenerationAttempt(opts, id),
-    failLost: (id) =>
-      endGenerationWithEvent(pipeline.db, pipeline.events, id, (tx) =>
-        failGenerationUnfenced(tx, { id, error: workerLostError("generation"), now: pipeline.clock.now() }),
-      ),
-  });
+  return rowJobHandler(generationJob(opts.pipeline), opts);
 }

@@ -6,7 +6,7 @@ import type { Db } from "../../db/client.ts";
 import {
   GENERATION_TERMINAL,
   type GenerationRow,
-  readGenerationAttempts,
+  generationRows,
   setVendorRequestId,
 } from "../../db/repositories/generations.ts";
 import { rowWorkDirs } from "../../queue/row-job.ts";
@@ -200,5 +200,5 @@ async function waitCompleted(
 
 /** Generation attempts' work directories (`gen_…-a<attempt>-…`) for the work-directory sweep. */
 export function generationWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("gen", (ids) => readGenerationAttempts(db, ids), GENERATION_TERMINAL);
+  return rowWorkDirs("gen", (ids) => generationRows.readAttempts(db, ids), GENERATION_TERMINAL);
 }

@@ -12,7 +12,7 @@ import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
 import { AppError, conflict, invalidRequest, notFound, rewriteInvalidRequest } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS, renderExpirySeconds } from "../../queue/catalog.ts";
-import type { Enqueue } from "../../queue/enqueue.ts";
+import { type Enqueue, insertWithJob, JobNotQueuedError } from "../../queue/enqueue.ts";
 import {
   compositionDuration,
   isShorterThanOneFrame,
@@ -384,7 +384,7 @@ export async function startRender(
   };
   let render: RenderRow;
   try {
-    render = await db.transaction(async (tx) => {
+    render = await insertWithJob(ctx, { resource: "render" }, async (tx, send) => {
       // Fairness across accounts: the account's n-th unfinished render queues at priority -n,
       // so another account's first render runs before this account's second.
       const ahead = await holdRenderAllowance(tx, {
@@ -397,31 +397,16 @@ export async function startRender(
       if (input.body.callbackUrl) {
         await insertWebhookCallback(tx, { resourceId: inserted.id, userId, url: input.body.callbackUrl });
       }
-      await ctx
-        .enqueue(
-          {
-            job: JOBS.render,
-            data: { v: 1, renderId: inserted.id },
-            expireInSeconds: renderExpirySeconds(duration),
-            priority: -ahead,
-          },
-          tx,
-        )
-        .catch((err: unknown) => {
-          throw new QueueUnavailable(err);
-        });
+      await send({
+        job: JOBS.render,
+        data: { v: 1, renderId: inserted.id },
+        expireInSeconds: renderExpirySeconds(duration),
+        priority: -ahead,
+      });
       return inserted;
     });
   } catch (err) {
-    if (err instanceof QueueUnavailable) {
-      throw new AppError(
-        "unavailable",
-        "The render queue is unavailable; nothing was started, retry shortly",
-        {
-          extra: { cause: (err.cause as Error).name },
-        },
-      );
-    }
+    if (err instanceof JobNotQueuedError) throw err;
     // Two requests with one Idempotency-Key raced: the unique index let one in.
     if (input.idempotencyKey) {
       const existing = await findRenderByIdempotencyKey(db, userId, input.idempotencyKey);
@@ -430,11 +415,4 @@ export async function startRender(
     throw err;
   }
   return { render, created: true };
-}
-
-/** The queue refused the job (its error is the cause): the transaction rolled back. */
-class QueueUnavailable extends Error {
-  constructor(cause: unknown) {
-    super("queue unavailable", { cause });
-  }
 }

@@ -8,10 +8,10 @@ import {
 } from "../../db/repositories/transcriptions.ts";
 import { findUpload } from "../../db/repositories/uploads.ts";
 import { insertWebhookCallback } from "../../db/repositories/webhooks.ts";
-import { AppError, invalidRequest, notFound } from "../../errors.ts";
+import { invalidRequest, notFound } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { JOBS } from "../../queue/catalog.ts";
-import type { Enqueue } from "../../queue/enqueue.ts";
+import { type Enqueue, insertWithJob } from "../../queue/enqueue.ts";
 import type { Transcriber } from "./types.ts";
 
 /** What creating a transcription needs. */
@@ -78,27 +78,13 @@ export async function createTranscription(
     quality: engine.quality,
     createdAt: deps.clock.now(),
   };
-  let queueError: unknown;
-  const write = async (t: Db) => {
+  return insertWithJob(deps, { resource: "transcription", tx }, async (t, send) => {
     const row = await insertTranscription(t, values);
     if (input.callbackUrl)
       await insertWebhookCallback(t, { resourceId: row.id, userId, url: input.callbackUrl });
-    await deps
-      .enqueue({ job: JOBS.transcription, data: { v: 1, transcriptionId: row.id } }, t)
-      .catch((err: unknown) => {
-        queueError = err;
-        throw err;
-      });
+    await send({ job: JOBS.transcription, data: { v: 1, transcriptionId: row.id } });
     return row;
-  };
-  try {
-    return tx ? await write(tx) : await deps.db.transaction(write);
-  } catch (err) {
-    if (queueError === undefined) throw err;
-    throw new AppError("unavailable", "The transcription could not be queued; try again shortly", {
-      headers: { "Retry-After": "5" },
-    });
-  }
+  });
 }
 
 /** What cancelling a transcription needs. */

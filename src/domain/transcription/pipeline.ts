@@ -10,10 +10,10 @@ import path from "node:path";
 import pLimit from "p-limit";
 import type { Db } from "../../db/client.ts";
 import {
-  readTranscriptionAttempts,
   setTranscriptionVendorRequestId,
   TRANSCRIPTION_TERMINAL,
   type TranscriptionRow,
+  transcriptionRows,
 } from "../../db/repositories/transcriptions.ts";
 import { findUpload } from "../../db/repositories/uploads.ts";
 import { MediaProbeError } from "../../media/probe.ts";
@@ -173,5 +173,5 @@ export async function runTranscriptionPipeline(
 
 /** Transcription attempts' work directories (`trn_…-a<attempt>-…`) for the work-directory sweep. */
 export function transcriptionWorkDirs(db: Db): WorkDirOwner {
-  return rowWorkDirs("trn", (ids) => readTranscriptionAttempts(db, ids), TRANSCRIPTION_TERMINAL);
+  return rowWorkDirs("trn", (ids) => transcriptionRows.readAttempts(db, ids), TRANSCRIPTION_TERMINAL);
 }

@@ -1,28 +1,19 @@
 /**
- * The `transcription` job kind: the transcriptions table's lifecycle adapter for the
- * fenced-attempt runner, and the handler the worker registers. The work itself is
- * `runTranscriptionPipeline`.
+ * The `transcription` job kind on the shared row-job lifecycle: the transcriptions table, its
+ * work (`runTranscriptionPipeline`) and its end (`result`, `transcription.succeeded`/`failed`),
+ * and the handler the worker registers.
  */
 import type { Logger } from "pino";
 import type { Clock } from "../../clock.ts";
-import type { Db } from "../../db/client.ts";
 import {
-  claimTranscription,
-  failTranscriptionUnfenced,
-  findTranscriptionById,
-  readTranscriptionControl,
+  type NewTranscription,
   type TranscriptionRow,
-  updateTranscriptionFenced,
+  transcriptionRows,
 } from "../../db/repositories/transcriptions.ts";
-import {
-  type AttemptOutcome,
-  type DescribedFailure,
-  type ResourceLifecycle,
-  runAttempt,
-} from "../../queue/attempt-runner.ts";
+import type { AttemptOutcome, DescribedFailure } from "../../queue/attempt-runner.ts";
 import { JOBS, type TranscriptionJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";
-import { immediateCancelControl, rowHeartbeat, rowJobHandler, workerLostError } from "../../queue/row-job.ts";
+import { type RowJob, rowJobHandler, runRowJobAttempt } from "../../queue/row-job.ts";
 import type { WebhookEvents } from "../webhooks/events.ts";
 import { runTranscriptionPipeline, type TranscriptionPipelineDeps } from "./pipeline.ts";
 import { TranscriptionError, type TranscriptResult } from "./types.ts";
@@ -34,63 +25,20 @@ export interface TranscriptionJobDeps extends TranscriptionPipelineDeps {
   events?: WebhookEvents | undefined;
 }
 
-/** Runs a write that may end a transcription and records its webhook event in the same transaction. */
-async function endWithEvent(
-  db: Db,
-  events: WebhookEvents | undefined,
-  id: string,
-  write: (tx: Db) => Promise<boolean>,
-): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    if (!(await write(tx))) return false;
-    const row = await findTranscriptionById(tx, id);
-    if (row && events) await events.transcriptionEnded(tx, row);
-    return true;
-  });
-}
-
-/**
- * The transcriptions table as a {@link ResourceLifecycle}: like generations, `DELETE` makes a
- * transcription `cancelled` at once, so a running attempt reads `cancelled` as "being cancelled".
- */
-export function transcriptionLifecycle(
+/** The transcription as a row job: `DELETE` makes it `cancelled` at once. */
+function transcriptionJob(
   deps: TranscriptionJobDeps,
-): ResourceLifecycle<TranscriptionRow, TranscriptResult, never> {
-  const { db, clock } = deps;
-  const readControl = immediateCancelControl((id) => readTranscriptionControl(db, id));
+): RowJob<TranscriptionJobV1, TranscriptionRow, TranscriptResult, never, NewTranscription> {
+  const { events } = deps;
   return {
-    claim: (id) => claimTranscription(db, id, clock.now()),
-    readControl,
-    heartbeat: rowHeartbeat((input) => updateTranscriptionFenced(db, input), readControl, clock),
-    async finish(id, attempt, end, progress) {
-      if (end.status === "cancelled") return (await readControl(id, attempt)) === "cancelling";
-      return endWithEvent(db, deps.events, id, (tx) =>
-        updateTranscriptionFenced(tx, {
-          id,
-          attempt,
-          set:
-            end.status === "succeeded"
-              ? { status: "succeeded", progress: 1, result: end.output, error: null, finishedAt: clock.now() }
-              : {
-                  status: "failed",
-                  progress: progress.ratio,
-                  error: { code: end.error.code, message: end.error.message },
-                  finishedAt: clock.now(),
-                },
-        }),
-      );
-    },
-    async abandon(id, error) {
-      if (!error) return false;
-      return endWithEvent(db, deps.events, id, (tx) =>
-        failTranscriptionUnfenced(tx, {
-          id,
-          error: { code: error.code, message: error.message },
-          now: clock.now(),
-        }),
-      );
-    },
-    initialProgress: (row) => row.progress ?? 0,
+    kind: JOBS.transcription,
+    idOf: (data) => data.transcriptionId,
+    noun: "transcription",
+    table: transcriptionRows,
+    run: (row, ctx) => runTranscriptionPipeline(deps, row, ctx),
+    describeError: describeTranscriptionError,
+    succeeded: (result) => ({ result }),
+    recordEnd: events && ((tx, row) => events.transcriptionEnded(tx, row)),
   };
 }
 
@@ -114,17 +62,7 @@ export function runTranscriptionAttempt(
   deps: { pipeline: TranscriptionJobDeps; log: Logger; pollMs?: number },
   transcriptionId: string,
 ): Promise<AttemptOutcome> {
-  return runAttempt(
-    {
-      lifecycle: transcriptionLifecycle(deps.pipeline),
-      describeError: describeTranscriptionError,
-      log: deps.log.child({ transcriptionId }),
-      maxAttempts: JOBS.transcription.policy.retryLimit + 1,
-      ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
-      pipeline: (row, ctx) => runTranscriptionPipeline(deps.pipeline, row, ctx),
-    },
-    transcriptionId,
-  );
+  return runRowJobAttempt(transcriptionJob(deps.pipeline), deps, transcriptionId);
 }
 
 /**
@@ -138,19 +76,5 @@ export function transcriptionJobHandler(opts: {
   concurrency: number;
   pollingIntervalSeconds?: number;
 }): JobHandler<TranscriptionJobV1> {
-  const { pipeline } = opts;
-  return rowJobHandler<TranscriptionJobV1>({
-    ...opts,
-    kind: "transcription",
-    idOf: (data) => data.transcriptionId,
-    runAttempt: (id) => runTranscriptionAttempt(opts, id),
-    failLost: (id) =>
-      endWithEvent(pipeline.db, pipeline.events, id, (tx) =>
-        failTranscriptionUnfenced(tx, {
-          id,
-          error: workerLostError("transcription"),
-          now: pipeline.clock.now(),
-        }),
-      ),
-  });
+  return rowJobHandler(transcriptionJob(opts.pipeline), opts);
 }

@@ -1,3 +1,5 @@
+// postgres-pass: skip — checks face tracking and the crop it writes; the composition write it
+// ends in is a version like any other (versions.test.ts and crud.test.ts run on PostgreSQL).
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,3 +1,5 @@
+// postgres-pass: skip — checks how ffmpeg's reading of truncated and corrupt files surfaces in
+// a render; the render's rows run on PostgreSQL in render.test.ts and failures.test.ts.
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

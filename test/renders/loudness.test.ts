@@ -1,6 +1,8 @@
 // A composition's loudness target through the API: the rendered file, measured with ffmpeg's
 // ebur128, is within 1 LU of the target with its true peak at or below the ceiling, for a
 // quiet and a loud speech source, rendered in one piece and split into parts.
+// postgres-pass: skip — measures the rendered sound; the render's rows and parts run on
+// PostgreSQL in render.test.ts and split.test.ts.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../src/main/job-worker.ts";

@@ -17,20 +17,15 @@ import { mkdir } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import pino from "pino";
 import type { Clip, Timeline } from "../../src/domain/composition/schema.ts";
 import { buildRenderPlan } from "../../src/domain/render/index.ts";
 import { toFrameRate } from "../../src/domain/render/timeline.ts";
 import type { RenderOutputOptions, ResolvedAsset } from "../../src/domain/render/types.ts";
-import {
-  planRenderSmart,
-  readSourceGops,
-  runSmartRender,
-} from "../../src/domain/render-jobs/smart-render.ts";
+import { planRenderSmart, readSourceGops } from "../../src/domain/render-jobs/smart-render.ts";
 import { writePlanFiles } from "../../src/domain/render-jobs/write-plan-files.ts";
 import { runFfmpeg } from "../../src/media/ffmpeg-run.ts";
 import { tempDir } from "../../test/fixtures/render/media.ts";
-import { psnr } from "../../test/fixtures/render/smart-media.ts";
+import { psnr, renderSmartPlan } from "../../test/fixtures/render/smart-media.ts";
 
 const run = promisify(execFile);
 const args = process.argv.slice(2);
@@ -194,14 +189,13 @@ async function main() {
       return;
     }
     await mkdir(autoDir, { recursive: true });
-    await runSmartRender({
-      base: { composition, assets, output },
+    await renderSmartPlan({
+      composition,
+      assets,
+      output,
       plan: whole,
       workDir: autoDir,
-      outputFile: "out.mp4",
-      signal: new AbortController().signal,
       stallTimeoutMs: 600_000,
-      failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
     });
     const autoSec = (performance.now() - autoStart) / 1000;
     const after = load();

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import fastifyStatic from "@fastify/static";
 import Fastify from "fastify";
-import pino from "pino";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
@@ -18,6 +17,7 @@ import {
   runSmartRender,
 } from "../../src/domain/render-jobs/smart-render.ts";
 import { tempDir } from "../fixtures/render/media.ts";
+import { renderSmartPlan } from "../fixtures/render/smart-media.ts";
 
 const run = promisify(execFile);
 const W = 288;
@@ -123,15 +123,7 @@ describe("smart render output in Chromium", () => {
     });
     const seams = whole.pieces.filter((p) => p.copy).flatMap((p) => [p.startFrame, p.endFrame]);
     expect(seams.length).toBeGreaterThanOrEqual(4);
-    await runSmartRender({
-      base: { composition, assets, output },
-      plan: whole,
-      workDir: dir,
-      outputFile: "out.mp4",
-      signal: new AbortController().signal,
-      stallTimeoutMs: 60_000,
-      failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
-    });
+    await renderSmartPlan({ composition, assets, output, plan: whole, workDir: dir });
     const expected = TAKES.flatMap(([a, b]) => Array.from({ length: b - a }, (_, k) => a + k));
 
     const page = await (browser as Browser).newPage();

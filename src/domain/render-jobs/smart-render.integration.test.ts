@@ -1,7 +1,6 @@
 import { mkdir, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/fixtures/render/media.ts";
 import {
@@ -10,6 +9,7 @@ import {
   fpsOf,
   makeSmartSource,
   psnr,
+  renderSmartPlan,
   type SmartSourceSpec,
   streamFacts,
   videoPackets,
@@ -18,7 +18,7 @@ import type { Clip, Timeline } from "../composition/schema.ts";
 import type { SmartRenderPlan } from "../render/smart-plan.ts";
 import { secondsToFrame, toFrameRate } from "../render/timeline.ts";
 import type { RenderOutputOptions, ResolvedAsset } from "../render/types.ts";
-import { planRenderSmart, readSourceGops, runSmartRender } from "./smart-render.ts";
+import { planRenderSmart, readSourceGops } from "./smart-render.ts";
 
 const W = 128;
 const H = 72;
@@ -143,16 +143,7 @@ async function checkCase(c: Case): Promise<SmartRenderPlan> {
   }
   if (!whole.format) return whole;
 
-  await runSmartRender({
-    base: { composition, assets, output },
-    plan: whole,
-    workDir: work,
-    outputFile: "out.mp4",
-    signal: new AbortController().signal,
-    stallTimeoutMs: 60_000,
-    failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
-  });
-  const out = join(work, "out.mp4");
+  const out = await renderSmartPlan({ composition, assets, output, plan: whole, workDir: work });
   expect(await decodeStrictly(out)).toBe("");
   const packets = await videoPackets(out);
   expect(packets.length).toBe(total);
@@ -321,14 +312,13 @@ describe("smart rendering", () => {
     });
     expect(whole.format, JSON.stringify(whole.reasons)).not.toBeNull();
     const controller = new AbortController();
-    const rendering = runSmartRender({
-      base: { composition, assets, output },
+    const rendering = renderSmartPlan({
+      composition,
+      assets,
+      output,
       plan: whole,
       workDir: work,
-      outputFile: "out.mp4",
       signal: controller.signal,
-      stallTimeoutMs: 60_000,
-      failure: { log: pino({ level: "silent" }), logFields: {}, composition, refsByPath: new Map() },
       onProgress: () => controller.abort(),
     });
     await expect(rendering).rejects.toThrow();

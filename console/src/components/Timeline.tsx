@@ -11,6 +11,7 @@ import {
   markerLabelRoom,
   type TimeWindow,
 } from "../timeline-window";
+import { trackContent } from "../tools";
 import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
@@ -76,6 +77,8 @@ export interface TimelineProps {
   onCloseGap: (track: number, clip: number) => void;
   /** Close every gap between the clips of track `track`. */
   onCloseTrackGaps: (track: number) => void;
+  /** An upload dropped on the zone below the tracks: a new track of the kind it needs. */
+  onDropNewTrack?: (uploadId: string, start: number) => void;
 }
 
 /** Ruler tick spacing, seconds, for a zoom: about one labelled tick per 80 pixels. */
@@ -252,6 +255,34 @@ const MarkerFlag = memo(function MarkerFlag(props: {
   );
 });
 
+/** The zone below the tracks: media dropped on it goes on a new track of the kind it needs. */
+function NewTrackZone(props: { onDrop: (uploadId: string, clientX: number) => void }) {
+  const [over, setOver] = useState(false);
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a drop target row, like the track rows above it
+    <div
+      className={`lane new-track${over ? " over" : ""}`}
+      role="group"
+      aria-label="New track: drop media here"
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) return;
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        setOver(false);
+        const id = e.dataTransfer.getData(UPLOAD_DRAG_TYPE);
+        if (!id) return;
+        e.preventDefault();
+        props.onDrop(id, e.clientX);
+      }}
+    >
+      <span>Drop media here for a new track</span>
+    </div>
+  );
+}
+
 /**
  * The timeline drawn to scale: a time ruler with markers, one row per track, each clip a
  * block placed at its start and as wide as its duration (name, poster and, for clips with
@@ -398,7 +429,7 @@ export function Timeline(props: TimelineProps) {
         {c.tracks.map((track, ti) => (
           <div className="track-name" key={track.id}>
             {track.name ?? `Track ${ti + 1}`}
-            <small>{track.kind}</small>
+            <small>{trackContent(track)}</small>
             {(gaps[ti]?.length ?? 0) > 0 && (
               <button
                 type="button"
@@ -412,6 +443,7 @@ export function Timeline(props: TimelineProps) {
             )}
           </div>
         ))}
+        {props.onDropNewTrack && <div className="track-name new-track">New track</div>}
       </div>
       <div
         className="timeline"
@@ -482,7 +514,7 @@ export function Timeline(props: TimelineProps) {
               key={track.id}
               className="lane"
               role="group"
-              aria-label={`Track ${ti + 1}: ${track.name ?? track.kind}`}
+              aria-label={`Track ${ti + 1}: ${track.name ?? trackContent(track)}`}
               onDragOver={(e) => {
                 const types = e.dataTransfer.types;
                 if (types.includes(UPLOAD_DRAG_TYPE) || types.includes(TRANSITION_DRAG_TYPE))
@@ -547,6 +579,16 @@ export function Timeline(props: TimelineProps) {
               })}
             </div>
           ))}
+          {props.onDropNewTrack && (
+            <NewTrackZone
+              onDrop={(id, x) =>
+                props.onDropNewTrack?.(
+                  id,
+                  snapTime(timeAt(x), snapPoints(c, props.playhead, null), threshold, fps).time,
+                )
+              }
+            />
+          )}
           <div
             className="playhead"
             style={{ transform: `translateX(${props.playhead * pps}px)` }}

@@ -1,7 +1,9 @@
 // The web console in a real browser: Debian's Chromium driven by playwright-core against the
 // real server process (`node src/main/api.ts` on a fresh data directory). Walks the newcomer's
 // path from the first-start setup link to keys, settings, uploads and the phone capture page,
-// then the studio (studio.ts: editor, preview, renders, generation, project settings), saves a
+// then the studio (studio.ts: editor, preview, renders, generation, project settings; editing.ts:
+// snapping and gaps on 20 and 23.976 fps footage; studio-tools.ts: the Text and Captions tools,
+// tracks, composition settings and the editor's layout), saves a
 // screenshot of every page under tmp/e2e/ and runs an axe accessibility scan on each.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { editingTests } from "./editing.ts";
 import { axe, type Harness, run, shot, startHarness, stopHarness } from "./harness.ts";
 import { studioTests } from "./studio.ts";
+import { studioToolsTests } from "./studio-tools.ts";
 
 const PASSWORD = "a long enough password";
 let dir: string;
@@ -238,4 +241,5 @@ describe("web console", () => {
   };
   studioTests(harness);
   editingTests(harness);
+  studioToolsTests(harness);
 });

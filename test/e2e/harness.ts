@@ -113,22 +113,6 @@ export async function stopHarness(h: Harness | undefined): Promise<void> {
   await new Promise((r) => (server.exitCode !== null ? r(null) : server.once("exit", r)));
 }
 
-/** Signs the owner in: through the setup link on a fresh server, else with the password. */
-export async function signInOwner(page: Page, h: Harness, password: string): Promise<void> {
-  if (h.setupUrl) {
-    await page.goto(h.setupUrl);
-    await page.getByLabel("New password").fill(password);
-    await page.getByLabel("Repeat the password").fill(password);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-  } else {
-    await page.goto(`${h.base}/console/sign-in`);
-    await page.getByLabel("Email").fill("owner@localhost");
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await page.getByRole("heading", { name: "Projects" }).waitFor();
-}
-
 /** Saves a full-page screenshot as tmp/e2e/<name>.png. */
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

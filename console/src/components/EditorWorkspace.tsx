@@ -31,7 +31,7 @@ function defaultSizes(width: number, height: number): Sizes {
   return {
     side: Math.round(Math.min(380, Math.max(280, width * 0.21))),
     inspector: Math.round(Math.min(420, Math.max(280, width * 0.24))),
-    top: Math.round(height * 0.5),
+    top: Math.round(height * 0.56),
   };
 }
 

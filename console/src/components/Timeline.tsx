@@ -329,13 +329,22 @@ export function Timeline(props: TimelineProps) {
    * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
    * events) nothing is scheduled at all: the comparison is with a ref, not inside a state update.
    * The viewport's width comes from the resize observer, so a scroll event reads no layout but
-   * the scroll offset.
+   * the scroll offsets. A vertical scroll (tracks taller than the editor's timeline panel, whose
+   * ruler stays on top) moves the names column with the lanes.
    */
   const shown = useRef(win);
   const viewport = useRef(0);
+  /** The track names, moved with the lanes when the timeline scrolls up and down (editor layout). */
+  const names = useRef<HTMLDivElement>(null);
+  const shownTop = useRef(0);
   const syncWindow = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
+    const top = el.scrollTop;
+    if (top !== shownTop.current && names.current) {
+      shownTop.current = top;
+      names.current.style.transform = top ? `translateY(${-top}px)` : "";
+    }
     const next = drawWindow(el.scrollLeft, viewport.current || el.clientWidth, pps);
     if (next.from === shown.current.from && next.to === shown.current.to) return;
     shown.current = next;
@@ -426,24 +435,26 @@ export function Timeline(props: TimelineProps) {
     <div className="timeline-box">
       <div className="track-names">
         <div className="corner" />
-        {c.tracks.map((track, ti) => (
-          <div className="track-name" key={track.id}>
-            {track.name ?? `Track ${ti + 1}`}
-            <small>{trackContent(track)}</small>
-            {(gaps[ti]?.length ?? 0) > 0 && (
-              <button
-                type="button"
-                className="close-gaps"
-                onClick={() => props.onCloseTrackGaps(ti)}
-                aria-label={`Close all gaps on track ${ti + 1}`}
-                title="Close every gap between the clips of this track"
-              >
-                Close gaps
-              </button>
-            )}
-          </div>
-        ))}
-        {props.onDropNewTrack && <div className="track-name new-track">New track</div>}
+        <div className="track-name-list" ref={names}>
+          {c.tracks.map((track, ti) => (
+            <div className="track-name" key={track.id}>
+              {track.name ?? `Track ${ti + 1}`}
+              <small>{trackContent(track)}</small>
+              {(gaps[ti]?.length ?? 0) > 0 && (
+                <button
+                  type="button"
+                  className="close-gaps"
+                  onClick={() => props.onCloseTrackGaps(ti)}
+                  aria-label={`Close all gaps on track ${ti + 1}`}
+                  title="Close every gap between the clips of this track"
+                >
+                  Close gaps
+                </button>
+              )}
+            </div>
+          ))}
+          {props.onDropNewTrack && <div className="track-name new-track">New track</div>}
+        </div>
       </div>
       <div
         className="timeline"

@@ -173,7 +173,7 @@ export function studioToolsTests(h: StudioHarness): void {
         frame,
         inspector: page.getByRole("region", { name: "Composition", exact: true }),
         toolbar: page.getByRole("toolbar", { name: "Timeline tools" }),
-        // Ruler and lanes are as long as the timeline: the box around them scrolls.
+        // Ruler and lanes are as long as the timeline: the box they scroll in is what shows.
         "ruler and tracks": page.locator(".timeline-box"),
         "first track name": page.locator(".track-name").first(),
       });

@@ -22,7 +22,9 @@
  *   update is painted) p50/p95, and each edit's time to its new version shown.
  * Prints a JSON summary per console build, with the load average before and after each.
  * `--trace DIR` records a Chrome trace of each scroll (DIR/scroll-<build>-<round>.json, opens in
- * DevTools' Performance panel or ui.perfetto.dev); `--only scroll` skips the 100 edits.
+ * DevTools' Performance panel or ui.perfetto.dev); `--only scroll` skips the 100 edits;
+ * `--layers` prints the page's composited layers (size, whether they draw, Chromium's reasons)
+ * before the scroll: a layer more than the page and the scrolled timeline costs every frame.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -44,6 +46,7 @@ if (consoles.length === 0) consoles.push(path.join(ROOT, "dist", "console"));
 const ROUNDS = Number(argv[argv.indexOf("--rounds") + 1] ?? 1) || 1;
 const TRACE_DIR = argv.includes("--trace") ? path.resolve(argv[argv.indexOf("--trace") + 1] ?? "") : null;
 const SCROLL_ONLY = argv[argv.indexOf("--only") + 1] === "scroll" && argv.includes("--only");
+const LAYERS = argv.includes("--layers");
 /** Trace categories of DevTools' Performance panel (tasks, style, layout, paint, script). */
 const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"];
 
@@ -130,6 +133,47 @@ async function selectFirstClip(page: Page): Promise<void> {
     if ((await page.locator(".clip.selected").count()) > 0) return;
   }
   throw new Error("no clip block could be selected");
+}
+
+/** Prints the page's composited layers: size, whether it draws content, the element, the reasons. */
+async function printLayers(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  type Layer = {
+    layerId: string;
+    width: number;
+    height: number;
+    drawsContent: boolean;
+    backendNodeId?: number;
+    scrollRects?: unknown[];
+  };
+  const tree = new Promise<Layer[]>((resolve) =>
+    cdp.on("LayerTree.layerTreeDidChange", (e: { layers?: Layer[] }) => {
+      if (e.layers) resolve(e.layers);
+    }),
+  );
+  await cdp.send("DOM.getDocument");
+  await cdp.send("LayerTree.enable");
+  await page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))");
+  for (const l of await tree) {
+    const { compositingReasons } = (await cdp.send("LayerTree.compositingReasons", {
+      layerId: l.layerId,
+    })) as {
+      compositingReasons: string[];
+    };
+    let node = "";
+    if (l.backendNodeId) {
+      const d = (await cdp
+        .send("DOM.describeNode", { backendNodeId: l.backendNodeId })
+        .catch(() => null)) as { node: { localName: string; attributes?: string[] } } | null;
+      const attrs = d?.node.attributes ?? [];
+      node = `${d?.node.localName ?? "?"}.${attrs[attrs.indexOf("class") + 1] ?? ""}`;
+    }
+    log(
+      `layer ${l.layerId} ${l.width}×${l.height}${l.drawsContent ? " draws" : ""} ${node} [${compositingReasons.join(", ")}]`,
+    );
+  }
+  await cdp.send("LayerTree.disable");
+  await cdp.detach();
 }
 
 /** Everything measured of one console build. */
@@ -226,6 +270,7 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
     log(`${consoleDir}: opened in ${openMs} ms`);
 
     for (let i = 0; i < 6; i++) await page.getByRole("button", { name: "Zoom in" }).click();
+    if (LAYERS) await printLayers(page);
     const tracePath = TRACE_DIR && path.join(TRACE_DIR, `scroll-${path.basename(consoleDir)}-${round}.json`);
     if (tracePath) await browser.startTracing(page, { path: tracePath, categories: TRACE_CATEGORIES });
     const cpu0 = chromiumCpu(marker);
@@ -243,6 +288,14 @@ async function measure(consoleDir: string, round: number): Promise<Result> {
     const edits: number[] = [];
     for (let i = 0; i < (SCROLL_ONLY ? 0 : 100); i++) {
       const before = (await page.getByTestId("version").textContent()) ?? "";
+      // Undo acts once the version list has reached the shown version (it says what it undoes);
+      // a Ctrl+Z pressed before that did nothing, and the edits stopped.
+      if (i % 2 === 1)
+        await waitUntil(
+          async () => ((await page.getByTestId("undo-next").textContent()) ?? "").startsWith("Undo:"),
+          30_000,
+          "undo ready",
+        ).catch(() => {});
       const started = Date.now();
       await page.keyboard.press(i % 2 === 0 ? "Delete" : "Control+z");
       input.push(await page.evaluate<number>(KEY_LATENCY));

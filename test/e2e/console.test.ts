@@ -1,32 +1,25 @@
 // The web console in a real browser: Debian's Chromium driven by playwright-core against the
 // real server process (`node src/main/api.ts` on a fresh data directory). Walks the newcomer's
 // path from the first-start setup link to keys, settings, uploads and the phone capture page,
-// then the studio (studio.ts: editor, preview, renders, generation, project settings), saves a
+// then the studio (studio.ts: editor, preview, renders, generation, project settings; editing.ts:
+// snapping and gaps on 20 and 23.976 fps footage; studio-tools.ts: the Text and Captions tools,
+// tracks, composition settings and the editor's layout), saves a
 // screenshot of every page under tmp/e2e/ and runs an axe accessibility scan on each.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import AxeBuilder from "@axe-core/playwright";
-import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { editingTests } from "./editing.ts";
+import { axe, type Harness, run, shot, startHarness, stopHarness } from "./harness.ts";
 import { studioTests } from "./studio.ts";
+import { studioToolsTests } from "./studio-tools.ts";
 
-const run = promisify(execFile);
-const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = path.resolve("tmp/e2e");
-/** How long the server, the media and the browser may take to start (longer on a busy machine). */
-const START_TIMEOUT_MS = Number(process.env.TEST_HOOK_TIMEOUT_MS ?? 120_000);
 const PASSWORD = "a long enough password";
 let dir: string;
-let server: ChildProcess;
+let h: Harness;
 let base: string;
 let setupUrl: string;
-let browser: Browser;
+let browser: Harness["browser"];
 let video: string;
 let photo: string;
 let unsupported: string;
@@ -38,64 +31,8 @@ interface MediaLike {
   addEventListener(type: string, fn: () => void, opts: { once: boolean }): void;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-/** Starts the server and returns what it printed up to "ready" (the first-start block). */
-async function startServer(port: number): Promise<string> {
-  server = spawn(process.execPath, ["src/main/api.ts"], {
-    env: {
-      ...process.env,
-      DATA_DIR: path.join(dir, "data"),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      // Renders and generations of the studio steps run in this process (PGlite is in-process).
-      WORKER_IN_PROCESS: "true",
-      // The studio's webhook step delivers to a receiver on 127.0.0.1.
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      LOG_LEVEL: "info",
-      DATABASE_URL: "",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    server.stdout?.on("data", (d: Buffer) => {
-      out += d;
-      if (out.includes("cutroom api ready")) resolve(out);
-    });
-    server.stderr?.on("data", (d: Buffer) => {
-      out += d;
-    });
-    server.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Fails on serious or critical axe violations, naming them. */
-async function axe(page: Page, name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(
-    bad.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-  ).toEqual([]);
-}
-
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (scripts/test.sh does)`);
-  // scripts/test.sh builds the console through setup.sh; a bare `vitest run` builds it here.
-  if (!existsSync("dist/console/index.html")) await run("npm", ["run", "--silent", "build:console"]);
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-e2e-"));
-  await mkdir(SHOTS, { recursive: true });
   video = path.join(dir, "clip.mp4");
   photo = path.join(dir, "phone.jpg");
   unsupported = path.join(dir, "notes.bin");
@@ -125,32 +62,12 @@ beforeAll(async () => {
     run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=640x480", "-frames:v", "1", photo]),
     run("sh", ["-c", `head -c 4096 /dev/urandom > ${unsupported}`]),
   ]);
-  const port = await freePort();
-  const printed = await startServer(port);
-  base = `http://127.0.0.1:${port}`;
-  const m = /(http:\/\/\S+\/console\/setup\?token=crp_\w+)/.exec(printed);
-  if (!m) throw new Error(`no setup link printed:\n${printed}`);
-  setupUrl = m[1] as string;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}, START_TIMEOUT_MS);
+  h = await startHarness(path.join(dir, "data"));
+  ({ base, setupUrl, browser } = h);
+}, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.kill("SIGTERM");
-  await new Promise((r) => (server?.exitCode !== null ? r(null) : server.once("exit", r)));
+  await stopHarness(h);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -324,4 +241,5 @@ describe("web console", () => {
   };
   studioTests(harness);
   editingTests(harness);
+  studioToolsTests(harness);
 });

@@ -11,7 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { blocks, type ClipJson, type CompositionJson, call, dragBy, type StudioHarness } from "./studio.ts";
+import { type ClipJson, type CompositionJson, call, dragBy, type StudioHarness } from "./studio.ts";
 
 const run = promisify(execFile);
 const TRACK = "Track 1: video";

@@ -210,6 +210,7 @@ export function studioTests(h: StudioHarness): void {
     await expect
       .poll(() => frame.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
       .toBe(640);
+    await page.getByRole("button", { name: "About the preview" }).click();
     await page.getByText("Rendered by the real renderer", { exact: false }).waitFor();
     // Play from here streams a draft render into a <video>: it shows a first frame while the
     // server still renders; then back to the frame.
@@ -311,6 +312,7 @@ export function studioTests(h: StudioHarness): void {
 
     // The offline assistant adds a title: its text streams, the tool line and the patch show,
     // and the new block appears on the timeline without a reload.
+    await page.getByRole("tab", { name: "Assistant" }).click();
     await page.getByLabel("Message to the assistant").fill("add a title 'Hello' at 1s for 2 seconds");
     await page.getByRole("button", { name: "Send" }).click();
     const chat = page.getByRole("list", { name: "Conversation" });
@@ -376,8 +378,8 @@ export function studioTests(h: StudioHarness): void {
     await panel.getByRole("group", { name: "Transition in" }).waitFor();
     await panel.scrollIntoViewIfNeeded();
     const deleteClip = panel.getByRole("button", { name: "Delete clip" });
-    expect(await inView(deleteClip)).toBe(true);
     await h.shot(page, "13c-editor-1280x800");
+    expect(await inView(deleteClip)).toBe(true);
     await deleteClip.click();
     await page.getByTestId("version").getByText("version 17").waitFor();
     const cut = (await call(page, "GET", `/api/compositions/${comp.id}`)).json as unknown as CompositionJson;

@@ -130,7 +130,7 @@ function GenerationItem(props: {
         {g.outputs.map((u) => (
           <li key={u.id}>
             {u.type === "image" ? (
-              <img src={u.url} alt={`Generated: ${g.prompt}`} loading="lazy" />
+              <img src={u.url} alt={`Generated: ${g.prompt}`} />
             ) : (
               // biome-ignore lint/a11y/useMediaCaption: generated clips carry no caption track
               <video

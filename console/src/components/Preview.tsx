@@ -27,6 +27,7 @@ export function Preview(props: {
   const [clip, setClip] = useState<{ url: string; start: number } | null>(null);
   /** The video is loading: nothing played yet. */
   const [starting, setStarting] = useState(false);
+  const [about, setAbout] = useState(false);
   const { compositionId, version, playhead, duration, onPlaying } = props;
   const lastUrl = useRef<string | null>(null);
 
@@ -51,7 +52,11 @@ export function Preview(props: {
         lastUrl.current = url;
         setFrameUrl(url);
         setMessage(null);
-      } else setMessage(errorMessage(error, "The frame could not be rendered."));
+      } else {
+        // No old frame stays up as if it were this one: the screen says why there is none.
+        setFrameUrl(null);
+        setMessage(`No frame at ${t.toFixed(2)} s: ${errorMessage(error, "the frame could not be drawn.")}`);
+      }
     }, DEBOUNCE_MS);
     return () => {
       cancelled = true;
@@ -100,7 +105,26 @@ export function Preview(props: {
 
   return (
     <section className="preview card" aria-labelledby="preview-h">
-      <h2 id="preview-h">Preview</h2>
+      <div className="hbox preview-head">
+        <h2 id="preview-h">Preview</h2>
+        <button
+          type="button"
+          className="info"
+          aria-expanded={about}
+          aria-controls="preview-about"
+          aria-label="About the preview"
+          title="About the preview"
+          onClick={() => setAbout((a) => !a)}
+        >
+          i
+        </button>
+      </div>
+      <p className="hint about" id="preview-about" hidden={!about}>
+        Rendered by the real renderer from 640-px proxies: the frame and “Play from here” are drawn by the
+        same ffmpeg plan as the final render (the video at draft quality, streamed while it renders), with
+        each video decoded from its small preview copy once that is made (until then, and in the final render,
+        from the original file).
+      </p>
       <div className="screen">
         {clip ? (
           // biome-ignore lint/a11y/useMediaCaption: a draft preview render has no caption track
@@ -116,16 +140,12 @@ export function Preview(props: {
         ) : frameUrl ? (
           <img src={frameUrl} alt={`Frame at ${playhead.toFixed(2)} s`} />
         ) : (
-          <div className="empty" />
+          <div className="empty" data-testid="no-frame">
+            {message}
+          </div>
         )}
       </div>
-      <p className="hint">
-        Rendered by the real renderer from 640-px proxies: the frame and “Play from here” are drawn by the
-        same ffmpeg plan as the final render (the video at draft quality, streamed while it renders), with
-        each video decoded from its small preview copy once that is made (until then, and in the final render,
-        from the original file).
-      </p>
-      <div className="hbox">
+      <div className="hbox preview-actions">
         <button type="button" onClick={playFromHere} disabled={starting || duration <= 0}>
           {starting ? "Starting…" : `Play from here (${PLAY_SECONDS} s)`}
         </button>
@@ -135,7 +155,7 @@ export function Preview(props: {
           </button>
         )}
       </div>
-      <p role="status" className="hint">
+      <p role="status" className="hint preview-status">
         {message ?? ""}
       </p>
     </section>

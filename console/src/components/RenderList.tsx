@@ -53,14 +53,20 @@ function ClipLink(props: { render: Render }) {
     });
   }, [compositionId, clipId]);
   if (!clipId) return null;
-  return href ? <Link to={href}>Show clip {clipId} in the editor</Link> : <span>Clip {clipId}</span>;
+  return href ? <Link to={href}>Show the clip in the editor</Link> : null;
 }
 
 /** One render: status and progress, or the player and facts of its output, or its error. */
-export function RenderItem(props: { render: Render; onChange: (r: Render) => void }) {
+export function RenderItem(props: {
+  render: Render;
+  /** Project names by id (renders name their project). */
+  projects?: ReadonlyMap<string, string>;
+  onChange: (r: Render) => void;
+}) {
   const r = props.render;
   const [error, setError] = useState<string | null>(null);
   usePolledRender(r, props.onChange);
+  const project = r.projectId ? props.projects?.get(r.projectId) : undefined;
   const pct = Math.round(r.progress.ratio * 100);
 
   async function cancel() {
@@ -72,7 +78,11 @@ export function RenderItem(props: { render: Render; onChange: (r: Render) => voi
   return (
     <li className="card render" aria-label={`Render ${r.id}`}>
       <div className="hbox">
-        <strong className="break">{r.id}</strong>
+        <strong className="break">
+          {r.compositionName ? `“${r.compositionName}”` : "Inline composition"}
+        </strong>
+        {project && <span>in {project}</span>}
+        {r.compositionVersion !== null && <small>version {r.compositionVersion}</small>}
         <span className={`badge ${r.status}`}>{r.status}</span>
         <small>Started {formatTime(r.createdAt)}</small>
       </div>
@@ -122,6 +132,25 @@ export function RenderItem(props: { render: Render; onChange: (r: Render) => voi
           <ClipLink render={r} />
         </div>
       )}
+      <details className="ids">
+        <summary>Details</summary>
+        <dl>
+          <dt>Render id</dt>
+          <dd>{r.id}</dd>
+          {r.compositionId && (
+            <>
+              <dt>Composition id</dt>
+              <dd>{r.compositionId}</dd>
+            </>
+          )}
+          {r.error?.clipId && (
+            <>
+              <dt>Clip id</dt>
+              <dd>{r.error.clipId}</dd>
+            </>
+          )}
+        </dl>
+      </details>
       <Status message={error} kind="error" />
     </li>
   );
@@ -134,7 +163,13 @@ export function RenderItem(props: { render: Render; onChange: (r: Render) => voi
 export function RenderList(props: { projectId?: string; compositionId?: string; refreshKey?: number }) {
   const [renders, setRenders] = useState<Render[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [projects, setProjects] = useState<ReadonlyMap<string, string>>(new Map());
   const { projectId, compositionId, refreshKey } = props;
+  useEffect(() => {
+    void api.GET("/api/v1/projects", { params: { query: { limit: 100 } } }).then(({ data }) => {
+      if (data) setProjects(new Map(data.data.map((p) => [p.id, p.name])));
+    });
+  }, []);
   useEffect(() => {
     void refreshKey;
     api
@@ -162,7 +197,7 @@ export function RenderList(props: { projectId?: string; compositionId?: string; 
   return (
     <ul className="plain renders">
       {renders.map((r) => (
-        <RenderItem key={r.id} render={r} onChange={update} />
+        <RenderItem key={r.id} render={r} projects={projects} onChange={update} />
       ))}
     </ul>
   );

@@ -11,6 +11,7 @@ import {
   markerLabelRoom,
   type TimeWindow,
 } from "../timeline-window";
+import { trackContent } from "../tools";
 import { Waveform } from "./Waveform";
 
 /** MIME type of an upload dragged from the media bin onto a track. */
@@ -76,6 +77,8 @@ export interface TimelineProps {
   onCloseGap: (track: number, clip: number) => void;
   /** Close every gap between the clips of track `track`. */
   onCloseTrackGaps: (track: number) => void;
+  /** An upload dropped on the zone below the tracks: a new track of the kind it needs. */
+  onDropNewTrack?: (uploadId: string, start: number) => void;
 }
 
 /** Ruler tick spacing, seconds, for a zoom: about one labelled tick per 80 pixels. */
@@ -252,6 +255,34 @@ const MarkerFlag = memo(function MarkerFlag(props: {
   );
 });
 
+/** The zone below the tracks: media dropped on it goes on a new track of the kind it needs. */
+function NewTrackZone(props: { onDrop: (uploadId: string, clientX: number) => void }) {
+  const [over, setOver] = useState(false);
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a drop target row, like the track rows above it
+    <div
+      className={`lane new-track${over ? " over" : ""}`}
+      role="group"
+      aria-label="New track: drop media here"
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(UPLOAD_DRAG_TYPE)) return;
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        setOver(false);
+        const id = e.dataTransfer.getData(UPLOAD_DRAG_TYPE);
+        if (!id) return;
+        e.preventDefault();
+        props.onDrop(id, e.clientX);
+      }}
+    >
+      <span>Drop media here for a new track</span>
+    </div>
+  );
+}
+
 /**
  * The timeline drawn to scale: a time ruler with markers, one row per track, each clip a
  * block placed at its start and as wide as its duration (name, poster and, for clips with
@@ -298,13 +329,22 @@ export function Timeline(props: TimelineProps) {
    * Recomputes the drawn window from the scroll position. While it stays the same (most scroll
    * events) nothing is scheduled at all: the comparison is with a ref, not inside a state update.
    * The viewport's width comes from the resize observer, so a scroll event reads no layout but
-   * the scroll offset.
+   * the scroll offsets. A vertical scroll (tracks taller than the editor's timeline panel, whose
+   * ruler stays on top) moves the names column with the lanes.
    */
   const shown = useRef(win);
   const viewport = useRef(0);
+  /** The track names, moved with the lanes when the timeline scrolls up and down (editor layout). */
+  const names = useRef<HTMLDivElement>(null);
+  const shownTop = useRef(0);
   const syncWindow = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
+    const top = el.scrollTop;
+    if (top !== shownTop.current && names.current) {
+      shownTop.current = top;
+      names.current.style.transform = top ? `translateY(${-top}px)` : "";
+    }
     const next = drawWindow(el.scrollLeft, viewport.current || el.clientWidth, pps);
     if (next.from === shown.current.from && next.to === shown.current.to) return;
     shown.current = next;
@@ -395,23 +435,26 @@ export function Timeline(props: TimelineProps) {
     <div className="timeline-box">
       <div className="track-names">
         <div className="corner" />
-        {c.tracks.map((track, ti) => (
-          <div className="track-name" key={track.id}>
-            {track.name ?? `Track ${ti + 1}`}
-            <small>{track.kind}</small>
-            {(gaps[ti]?.length ?? 0) > 0 && (
-              <button
-                type="button"
-                className="close-gaps"
-                onClick={() => props.onCloseTrackGaps(ti)}
-                aria-label={`Close all gaps on track ${ti + 1}`}
-                title="Close every gap between the clips of this track"
-              >
-                Close gaps
-              </button>
-            )}
-          </div>
-        ))}
+        <div className="track-name-list" ref={names}>
+          {c.tracks.map((track, ti) => (
+            <div className="track-name" key={track.id}>
+              {track.name ?? `Track ${ti + 1}`}
+              <small>{trackContent(track)}</small>
+              {(gaps[ti]?.length ?? 0) > 0 && (
+                <button
+                  type="button"
+                  className="close-gaps"
+                  onClick={() => props.onCloseTrackGaps(ti)}
+                  aria-label={`Close all gaps on track ${ti + 1}`}
+                  title="Close every gap between the clips of this track"
+                >
+                  Close gaps
+                </button>
+              )}
+            </div>
+          ))}
+          {props.onDropNewTrack && <div className="track-name new-track">New track</div>}
+        </div>
       </div>
       <div
         className="timeline"
@@ -482,7 +525,7 @@ export function Timeline(props: TimelineProps) {
               key={track.id}
               className="lane"
               role="group"
-              aria-label={`Track ${ti + 1}: ${track.name ?? track.kind}`}
+              aria-label={`Track ${ti + 1}: ${track.name ?? trackContent(track)}`}
               onDragOver={(e) => {
                 const types = e.dataTransfer.types;
                 if (types.includes(UPLOAD_DRAG_TYPE) || types.includes(TRANSITION_DRAG_TYPE))
@@ -547,6 +590,16 @@ export function Timeline(props: TimelineProps) {
               })}
             </div>
           ))}
+          {props.onDropNewTrack && (
+            <NewTrackZone
+              onDrop={(id, x) =>
+                props.onDropNewTrack?.(
+                  id,
+                  snapTime(timeAt(x), snapPoints(c, props.playhead, null), threshold, fps).time,
+                )
+              }
+            />
+          )}
           <div
             className="playhead"
             style={{ transform: `translateX(${props.playhead * pps}px)` }}

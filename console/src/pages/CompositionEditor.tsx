@@ -16,14 +16,22 @@ import {
   patchComposition,
   revertComposition,
 } from "../api/compositions";
+import { AddTrackButtons } from "../components/AddTrackButtons";
 import { AssistantPanel, type AssistantPatch } from "../components/AssistantPanel";
+import { CaptionsTool } from "../components/CaptionsTool";
 import { ClipProperties } from "../components/ClipProperties";
+import { CompositionSettingsForm } from "../components/CompositionSettings";
+import { EditorWorkspace } from "../components/EditorWorkspace";
 import { HistoryPanel } from "../components/HistoryPanel";
 import { Layout, Status } from "../components/Layout";
 import { MarkerProperties } from "../components/MarkerProperties";
 import { MissingMedia } from "../components/MissingMedia";
+import { PanelTabs } from "../components/PanelTabs";
+import { PictureLayouts } from "../components/PictureLayouts";
 import { Preview } from "../components/Preview";
 import { RenderList } from "../components/RenderList";
+import { TextStyleProperties } from "../components/TextStyleProperties";
+import { TextTool } from "../components/TextTool";
 import { type Selection, Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
 import { TransitionProperties } from "../components/TransitionProperties";
 import { TransitionStrip } from "../components/TransitionStrip";
@@ -61,6 +69,7 @@ import { refusedEdit } from "../messages";
 import { closeGapOps, closeTrackGapsOps, insertOps, rippleDeleteOps, transitionDropOps } from "../ripple";
 import { Link } from "../router";
 import { SNAP_PX } from "../snap";
+import { addTrackOps, type ClipDraft, dropOps, kindFor } from "../tools";
 
 /** Where this tab keeps its undo pointer of composition `id` (survives a reload, not a new tab). */
 const pointerKey = (id: string) => `cutroom.history.${id}`;
@@ -80,6 +89,9 @@ function savePointer(id: string, pointer: HistoryPointer): void {
     // Storage refused (private mode, full): undo still works until the page is left.
   }
 }
+
+/** Where this tab keeps the editor's side panel tab. */
+const SIDE_TAB_KEY = "cutroom.editor.tab";
 
 const ZOOMS = [5, 10, 20, 40, 80, 160, 320];
 
@@ -133,7 +145,9 @@ function MediaBin(props: { uploads: Upload[]; onAdd: (u: Upload) => void }) {
             >
               {u.posterUrl || u.type === "image" ? (
                 <img src={u.posterUrl ?? u.url} alt="" loading="lazy" />
-              ) : null}
+              ) : (
+                <span className="no-poster" />
+              )}
               <span className="break">
                 {u.name}
                 <small>
@@ -172,13 +186,41 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     const clip = new URLSearchParams(window.location.search).get("clip");
     return clip ? { kind: "clip", id: clip } : null;
   });
+  // A "show the clip" link to this page (e.g. from a failed render below) selects its clip.
+  useEffect(() => {
+    const onNavigate = () => {
+      const clip = new URLSearchParams(window.location.search).get("clip");
+      if (clip) setSelection({ kind: "clip", id: clip });
+    };
+    window.addEventListener("popstate", onNavigate);
+    return () => window.removeEventListener("popstate", onNavigate);
+  }, []);
   const [playhead, setPlayhead] = useState(0);
   const [zoom, setZoom] = useState(2);
   const [versions, setVersions] = useState<{ versions: CompositionVersion[]; complete: boolean } | null>(
     null,
   );
   const [stored, setStored] = useState<HistoryPointer | null>(() => readPointer(compositionId));
-  const [message, setMessage] = useState<{ text: string; kind: "ok" | "error" } | null>(null);
+  /** The status line; an "ok" message names the version it is about. */
+  const [message, setMessage] = useState<{ text: string; kind: "ok" | "error"; version?: number } | null>(
+    null,
+  );
+  // The side panel's tab survives a reload of this tab (sessionStorage).
+  const [sideTab, setSideTab] = useState(() => {
+    try {
+      return sessionStorage.getItem(SIDE_TAB_KEY) ?? "media";
+    } catch {
+      return "media";
+    }
+  });
+  const showTab = useCallback((tab: string) => {
+    setSideTab(tab);
+    try {
+      sessionStorage.setItem(SIDE_TAB_KEY, tab);
+    } catch {
+      // Not remembered; the tab still shows.
+    }
+  }, []);
   const [busy, setBusy] = useState(false);
   /** The last refused write's error body and the clip it was about (its fields show the sentences). */
   const [refusal, setRefusal] = useState<{ track: number; index: number; error: unknown } | null>(null);
@@ -249,7 +291,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       setRefusal(null);
       const entry = { label, before: comp, after: result.composition };
       setComp(result.composition);
-      setMessage({ text: `${label} · version ${result.composition.version}`, kind: "ok" });
+      setMessage({
+        text: `${label} · version ${result.composition.version}`,
+        kind: "ok",
+        version: result.composition.version,
+      });
       return entry;
     },
     [comp, busy, load, setComp],
@@ -401,19 +447,31 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
   const tolerance = SNAP_PX / pps;
 
   /**
-   * Inserts upload `u` on a track at `start` (default: the playhead): it starts exactly where the
-   * clip before it ends when it would leave a sliver of a gap, and pushes the later clips of the
-   * track when it would overlap them (see ripple.ts).
+   * Puts upload `u` on the timeline at `start` (default: the playhead): on `track` when it can
+   * hold it, else on a track of the right kind (saying why), or on a new track ("new"). On an
+   * existing track it is inserted (see ripple.ts): it starts exactly where the clip before it
+   * ends when it would leave a sliver of a gap, and pushes the later clips when it would overlap them.
    */
-  function addUpload(u: Upload, track?: number, start = playhead) {
+  async function addUpload(u: Upload, track?: number | "new", start = playhead) {
     if (!comp) return;
-    const clip = clipFor(u, start);
+    const clip = clipFor(u, start) as ClipDraft | null;
     if (!clip) return;
-    const kind = u.type === "audio" ? "audio" : "video";
-    const t = track ?? comp.tracks.findIndex((x) => x.kind === kind);
-    if (t < 0)
-      void apply(`Add ${u.name}`, [{ op: "add", path: "/tracks/-", value: { kind, clips: [clip] } }]);
-    else void apply(`Add ${u.name}`, insertOps(comp, t, clip as Omit<Clip, "id">, start, tolerance).ops);
+    const placed =
+      track === "new"
+        ? { ops: addTrackOps(kindFor(clip.asset.type), [clip]), track: "new" as const, moved: null }
+        : dropOps(comp, track, clip);
+    const ops =
+      placed.track === "new"
+        ? placed.ops
+        : insertOps(comp, placed.track, clip as Omit<Clip, "id">, start, tolerance).ops;
+    const done = await apply(`Add ${u.name}`, ops);
+    if (done && placed.moved) {
+      setMessage({
+        text: `Add ${u.name}: ${placed.moved} · version ${done.after.version}`,
+        kind: "ok",
+        version: done.after.version,
+      });
+    }
   }
 
   /** A transition put on the cut nearest `time` on track `track` (see {@link transitionDropOps}). */
@@ -495,7 +553,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     setBusy(false);
     if (data) {
       setComp(data);
-      setMessage({ text: `Relinked · version ${data.version}`, kind: "ok" });
+      setMessage({ text: `Relinked · version ${data.version}`, kind: "ok", version: data.version });
     } else setMessage({ text: refusedEdit("Relink", error).text, kind: "error" });
   }
 
@@ -506,7 +564,11 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     });
     if (data) {
       setRendersKey((k) => k + 1);
-      setMessage({ text: `Render ${data.id} started (version ${comp.version}).`, kind: "ok" });
+      setMessage({
+        text: `Render of “${comp.name}” started (version ${comp.version}); it is listed below.`,
+        kind: "ok",
+        version: comp.version,
+      });
     } else setMessage({ text: errorMessage(error), kind: "error" });
   }
 
@@ -519,87 +581,170 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
     );
   }
 
-  return (
-    <Layout title={comp.name} wide>
-      <p className="hbox">
-        <Link to={`/console/projects/${projectId}`}>← Project</Link>
-        <span>
-          {comp.canvas.width}×{comp.canvas.height} · {comp.canvas.fps} fps · {formatDuration(duration)} ·{" "}
-          <span data-testid="version">version {comp.version}</span>
-        </span>
-      </p>
-      <div className="editor">
-        <Preview
-          compositionId={comp.id}
-          version={comp.version}
-          playhead={playhead}
-          duration={duration}
-          playRequest={playRequest}
-          onPlaying={() => {}}
+  const families = uploads.flatMap((u) => (u.type === "font" ? (u.fontFamilies ?? []) : []));
+  // The status line speaks of the shown version: a message about an older one gives way to it.
+  const status =
+    message && (message.kind === "error" || message.version === comp.version)
+      ? message
+      : message
+        ? { text: `Version ${comp.version}: changed since (${message.text})`, kind: "ok" as const }
+        : null;
+
+  const preview = (
+    <Preview
+      compositionId={comp.id}
+      version={comp.version}
+      playhead={playhead}
+      duration={duration}
+      playRequest={playRequest}
+      onPlaying={() => {}}
+    />
+  );
+
+  const inspector = (
+    <section className="card props-card" aria-labelledby="props-h">
+      <h2 id="props-h">
+        {sel ? "Clip" : selTransition ? "Transition" : selMarker ? "Marker" : "Composition"}
+      </h2>
+      {sel && missingWarning && (
+        <MissingMedia
+          key={sel.value.id}
+          clip={sel.value}
+          message={missingWarning.message}
+          uploads={uploads}
+          busy={busy}
+          onRelink={(to) => void relink(missingWarning.uploadId, to)}
+          onDelete={remove}
         />
-        <section className="card props-card" aria-labelledby="props-h">
-          <h2 id="props-h">
-            {sel ? "Clip" : selTransition ? "Transition" : selMarker ? "Marker" : "Composition"}
-          </h2>
-          {sel && missingWarning && (
-            <MissingMedia
-              key={sel.value.id}
-              clip={sel.value}
-              message={missingWarning.message}
-              uploads={uploads}
+      )}
+      {sel ? (
+        <>
+          <PictureLayouts
+            clip={sel.value}
+            busy={busy}
+            onApply={(next) => void apply("Layout", clipEditOps(sel, sel.value, next))}
+          />
+          <ClipProperties
+            clip={sel.value}
+            version={comp.version}
+            fps={comp.canvas.fps}
+            onApply={(next) => void apply("Edit clip", clipEditOps(sel, sel.value, next))}
+            onDelete={remove}
+            onSplit={split}
+            refused={refusedHere}
+          />
+          <TextStyleProperties
+            clip={sel.value}
+            version={comp.version}
+            canvasHeight={comp.canvas.height}
+            families={families}
+            onApply={(next) => void apply("Edit style", clipEditOps(sel, sel.value, next))}
+          />
+        </>
+      ) : selTransition?.value.transition ? (
+        <TransitionProperties
+          transition={selTransition.value.transition}
+          from={previousClipLabel(comp, selTransition, uploadMap)}
+          into={clipLabel(selTransition.value, uploadName(selTransition.value, uploadMap))}
+          version={comp.version}
+          fps={comp.canvas.fps}
+          onApply={(next: Transition) =>
+            void apply(
+              "Edit transition",
+              clipEditOps(selTransition, selTransition.value, {
+                ...selTransition.value,
+                transition: next,
+              }),
+            )
+          }
+          onRemove={remove}
+          refused={refusedHere}
+        />
+      ) : selMarker ? (
+        <MarkerProperties
+          marker={selMarker.value}
+          version={comp.version}
+          fps={comp.canvas.fps}
+          onApply={(next: Marker) =>
+            void apply("Edit marker", markerEditOps(selMarker.index, selMarker.value, next))
+          }
+          onDelete={remove}
+        />
+      ) : (
+        <>
+          <p className="hint">Select a clip, a transition or a marker on the timeline to edit it.</p>
+          <CompositionSettingsForm
+            key={comp.version}
+            composition={comp}
+            busy={busy}
+            onApply={(label, ops) => void apply(label, ops)}
+          />
+          <details className="ids">
+            <summary>Details</summary>
+            <dl>
+              <dt>Composition id</dt>
+              <dd>{comp.id}</dd>
+              <dt>Project id</dt>
+              <dd>{projectId}</dd>
+            </dl>
+          </details>
+        </>
+      )}
+    </section>
+  );
+
+  const side = (
+    <PanelTabs
+      label="Tools"
+      current={sideTab}
+      onChange={showTab}
+      tabs={[
+        {
+          id: "media",
+          label: "Media",
+          panel: <MediaBin uploads={uploads} onAdd={(u) => void addUpload(u)} />,
+        },
+        {
+          id: "text",
+          label: "Text",
+          panel: (
+            <TextTool
+              composition={comp}
+              playhead={playhead}
+              families={families}
               busy={busy}
-              onRelink={(to) => void relink(missingWarning.uploadId, to)}
-              onDelete={remove}
+              onAdd={(label, ops) => void apply(label, ops)}
             />
-          )}
-          {sel ? (
-            <ClipProperties
-              clip={sel.value}
-              version={comp.version}
-              fps={comp.canvas.fps}
-              onApply={(next) => void apply("Edit clip", clipEditOps(sel, sel.value, next))}
-              onDelete={remove}
-              onSplit={split}
-              refused={refusedHere}
+          ),
+        },
+        {
+          id: "captions",
+          label: "Captions",
+          panel: (
+            <CaptionsTool
+              composition={comp}
+              projectId={projectId}
+              playhead={playhead}
+              uploads={uploads}
+              families={families}
+              busy={busy}
+              onUploaded={(u) => setUploads((list) => [u, ...list.filter((x) => x.id !== u.id)])}
+              onAdd={(label, ops) => void apply(label, ops)}
             />
-          ) : selTransition?.value.transition ? (
-            <TransitionProperties
-              transition={selTransition.value.transition}
-              from={previousClipLabel(comp, selTransition, uploadMap)}
-              into={clipLabel(selTransition.value, uploadName(selTransition.value, uploadMap))}
-              version={comp.version}
-              fps={comp.canvas.fps}
-              onApply={(next: Transition) =>
-                void apply(
-                  "Edit transition",
-                  clipEditOps(selTransition, selTransition.value, {
-                    ...selTransition.value,
-                    transition: next,
-                  }),
-                )
-              }
-              onRemove={remove}
-              refused={refusedHere}
-            />
-          ) : selMarker ? (
-            <MarkerProperties
-              marker={selMarker.value}
-              version={comp.version}
-              fps={comp.canvas.fps}
-              onApply={(next: Marker) =>
-                void apply("Edit marker", markerEditOps(selMarker.index, selMarker.value, next))
-              }
-              onDelete={remove}
-            />
-          ) : (
-            <p>Select a clip, a transition or a marker on the timeline to edit it.</p>
-          )}
-        </section>
-        <div>
-          <AssistantPanel compositionId={comp.id} projectId={projectId} onPatch={onAssistantPatch} />
-          <MediaBin uploads={uploads} onAdd={(u) => addUpload(u)} />
-        </div>
-      </div>
+          ),
+        },
+        {
+          id: "assistant",
+          label: "Assistant",
+          keepMounted: true,
+          panel: <AssistantPanel compositionId={comp.id} projectId={projectId} onPatch={onAssistantPatch} />,
+        },
+      ]}
+    />
+  );
+
+  const timeline = (
+    <>
       <div className="toolbar hbox" role="toolbar" aria-label="Timeline tools">
         <button
           type="button"
@@ -634,6 +779,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         <button type="button" className="secondary" onClick={addMarker}>
           Add marker
         </button>
+        <AddTrackButtons busy={busy} onAdd={(label, ops) => void apply(label, ops)} />
         <button
           type="button"
           className="secondary"
@@ -655,13 +801,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
           Render video
         </button>
       </div>
-      <TransitionStrip
-        onAdd={(type) => {
-          const t = transitionTrack();
-          if (t >= 0) void addTransition(t, type, playhead);
-        }}
-      />
-      <Status message={message?.text ?? null} kind={message?.kind} />
+      <Status message={status?.text ?? null} kind={status?.kind} />
       <Timeline
         composition={comp}
         uploads={uploadMap}
@@ -690,9 +830,32 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
         onCloseTrackGaps={(track) => void apply("Close gaps", closeTrackGapsOps(comp, track))}
         onDropUpload={(track, uploadId, start) => {
           const u = uploadMap.get(uploadId);
-          if (u) addUpload(u, track, start);
+          if (u) void addUpload(u, track, start);
+        }}
+        onDropNewTrack={(uploadId, start) => {
+          const u = uploadMap.get(uploadId);
+          if (u) void addUpload(u, "new", start);
         }}
       />
+      <TransitionStrip
+        onAdd={(type) => {
+          const t = transitionTrack();
+          if (t >= 0) void addTransition(t, type, playhead);
+        }}
+      />
+    </>
+  );
+
+  return (
+    <Layout title={comp.name} wide>
+      <p className="hbox editor-line">
+        <Link to={`/console/projects/${projectId}`}>← Project</Link>
+        <span>
+          {comp.canvas.width}×{comp.canvas.height} · {comp.canvas.fps} fps · {formatDuration(duration)} ·{" "}
+          <span data-testid="version">version {comp.version}</span>
+        </span>
+      </p>
+      <EditorWorkspace side={side} preview={preview} inspector={inspector} timeline={timeline} />
       <p className="hint">
         Keys: Space play from here · J/L back/forward 1 s · ←/→ one frame (Shift: 1 s) · S or Ctrl+B split at
         the playhead · M add a marker · Delete remove · Shift+Delete ripple delete · Ctrl+Z undo ·

@@ -19,13 +19,33 @@ const USAGE: LanguageModelV4Usage = {
   outputTokens: { total: 0, text: 0, reasoning: 0 },
 };
 
-/** Help text: that this is an offline command model, and what it understands. */
-export function offlineHelp(prefix?: string): string {
+/** What the short help lists: one line per kind of edit, with an example. */
+const SHORT_HELP = [
+  "add a title: add a title 'Hello' at 2s for 3 seconds",
+  "place, trim, move, split or delete clips: trim clip 2 to 4 seconds",
+  "transitions: crossfade all cuts",
+  "captions: add karaoke captions from speech",
+  "sound: remove silences, duck the music under speech",
+  "render a draft, undo, show the composition",
+];
+
+/** Asking for the whole list of commands. */
+const HELP_REQUEST = /^\s*(?:help|commands|what can you do\??|list (?:the |all )?commands)\s*[.!?]*\s*$/i;
+
+/**
+ * Help text: that this is an offline command model, and what it understands, one line per item:
+ * a short list by kinds of edit, or (`full`) every command it parses.
+ */
+export function offlineHelp(prefix?: string, full = false): string {
   return [
     ...(prefix ? [prefix] : []),
-    "I am Cutroom's offline command model, not a language model: I understand these editing commands (several at once, separated by commas or 'then'):",
-    ...OFFLINE_COMMANDS.map((c) => `- ${c}`),
-    "Set ASSISTANT_MODEL to use a language model instead.",
+    full
+      ? "I am Cutroom's offline command model, not a language model: I understand these editing commands (several at once, separated by commas or 'then'):"
+      : "I am Cutroom's offline command model, not a language model. I can:",
+    ...(full ? OFFLINE_COMMANDS : SHORT_HELP).map((c) => `- ${c}`),
+    full
+      ? "Set ASSISTANT_MODEL to use a language model instead."
+      : "Say 'help' for every command I understand.",
   ].join("\n");
 }
 
@@ -98,6 +118,8 @@ export function planStep(prompt: LanguageModelV4Prompt): Step {
   const commands = splitCommands(userText);
   if (!failed && results.length < commands.length) {
     const clause = commands[results.length] as string;
+    if (results.length === 0 && HELP_REQUEST.test(clause))
+      return { kind: "text", text: offlineHelp(undefined, true) };
     const call = parseCommand(clause);
     if (call) return { kind: "call", call: refine(call, summaryOf(prompt)) };
     const prefix = `I did not understand "${clause}".`;

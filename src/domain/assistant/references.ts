@@ -4,6 +4,7 @@ import {
   listUploadsPage,
   type UploadRow,
 } from "../../db/repositories/uploads.ts";
+import { clipLabel } from "../composition/clip-label.ts";
 import type { Clip, Composition, Track } from "../composition/schema.ts";
 import { orderedClips } from "./summary.ts";
 import { type ToolContext, ToolError } from "./tool-context.ts";
@@ -116,6 +117,15 @@ export async function resolveUpload(
     );
   }
   return hit;
+}
+
+/**
+ * A clip as replies name it ("cockatoo.mp4 at 0:06"): see {@link clipLabel}; `names` are the
+ * composition's upload names ({@link uploadNamesOf}).
+ */
+export function nameOfClip(clip: Clip, names: ReadonlyMap<string, string>): string {
+  const uploadId = (clip.asset as { uploadId?: string }).uploadId;
+  return clipLabel(clip, uploadId ? names.get(uploadId) : undefined);
 }
 
 /** Names of the uploads a composition's clips use (id → upload name), for name references. */

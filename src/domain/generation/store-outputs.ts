@@ -20,9 +20,33 @@ export type StoreOutputs = (generation: GenerationRow, files: ProviderOutput[]) 
 /** Removes uploads made by {@link StoreOutputs} that nobody will see (rows and objects). */
 export type DiscardOutputs = (uploadIds: string[]) => Promise<void>;
 
+/** Characters of the prompt an output's name keeps at most (cut at a word). */
+const NAME_CHARS = 60;
+
+/**
+ * The file name of output `index` (0-based) of `count` of a generation: its prompt's first words
+ * ("A lighthouse at dusk.png"; "… (2).png" for the second of several), path separators and
+ * control characters left out; the generation id when the prompt leaves nothing.
+ */
+export function outputName(
+  generation: Pick<GenerationRow, "id" | "prompt">,
+  index: number,
+  count: number,
+  ext: string | undefined,
+): string {
+  const words = generation.prompt
+    .replace(/[\p{Cc}/\\:*?"<>|]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  let stem = words.length <= NAME_CHARS ? words : words.slice(0, NAME_CHARS).replace(/\s+\S*$/, "");
+  stem = stem.replace(/[.\s]+$/, "") || generation.id;
+  const n = count > 1 ? ` (${index + 1})` : "";
+  return `${stem}${n}${ext ? `.${ext}` : ""}`;
+}
+
 /**
  * {@link StoreOutputs} on the one upload-creation path (`createUploads`): each file is typed from
- * its bytes, probed and given a poster like a client upload, named `<generation id>-<n>.<ext>`,
+ * its bytes, probed and given a poster like a client upload, named from the prompt ({@link outputName}),
  * and all rows are inserted in one statement with `origin: "generated"` and the generation id.
  * When any file fails, nothing stays stored.
  * @throws GenerationError `vendor_error` when an output is not media the API accepts.
@@ -38,7 +62,7 @@ export function createStoreOutputs(deps: {
     const sources = await Promise.all(
       files.map(async (f, i) => {
         const ext = (await fileTypeFromFile(f.path).catch(() => undefined))?.ext;
-        return { path: f.path, filename: `${generation.id}-${i + 1}${ext ? `.${ext}` : ""}` };
+        return { path: f.path, filename: outputName(generation, i, files.length, ext) };
       }),
     );
     try {

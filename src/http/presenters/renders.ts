@@ -27,6 +27,8 @@ export async function presentRender(deps: SigningDeps, r: RenderRow) {
     id: r.id,
     compositionId: r.compositionId,
     compositionVersion: r.compositionVersion,
+    compositionName: r.composition.name ?? null,
+    projectId: r.composition.projectId ?? null,
     status: r.status,
     progress: r.progress,
     attempt: r.attempt,

@@ -242,7 +242,7 @@ export const Generation = Type.Object(
             urlExpiresAt: "2026-11-25T08:00:00.000Z",
             type: "image",
             mimeType: "image/png",
-            name: "gen_01JD3Q5V0M8YB6Y2J4T6Z9KX1C-1.png",
+            name: "A lighthouse at dusk.png",
             size: 1843211,
             sha256: "9f2c…",
             createdAt: "2026-11-24T08:00:03.000Z",

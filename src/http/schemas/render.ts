@@ -247,6 +247,12 @@ export const Render = Type.Object(
     compositionVersion: Type.Union([Type.Null(), Type.Integer()], {
       description: "Its version when the render started; null for an inline composition",
     }),
+    compositionName: Type.Union([Type.Null(), Type.String()], {
+      description: "The rendered composition's name as of the render; null when it had none",
+    }),
+    projectId: Type.Union([Type.Null(), Type.String()], {
+      description: "The project of the rendered composition as of the render; null when it had none",
+    }),
     status: Type.Union(RENDER_STATUSES.map((s) => Type.Literal(s))),
     progress: Type.Object({
       ratio: Type.Number({ minimum: 0, maximum: 1, description: "0..1; never goes backwards" }),

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { clipLabel } from "../../composition/clip-label.ts";
 import type { Clip, Track } from "../../composition/schema.ts";
 import { applyEdit } from "../edit.ts";
-import { findTrackIndex, resolveClip, uploadNamesOf } from "../references.ts";
+import { findTrackIndex, nameOfClip, resolveClip, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { pickSubtitleUpload, readCues } from "./subtitles.ts";
@@ -51,7 +52,11 @@ export const addCaptions = defineTool({
 export type CaptionPlacement =
   | { start: number }
   /** The clip's start, length, trim and speed, so each cue shows when its words are heard. */
-  | { alignWith: Pick<Clip, "id" | "start" | "duration" | "trim" | "speed"> };
+  | {
+      alignWith: Pick<Clip, "id" | "start" | "duration" | "trim" | "speed" | "name" | "asset">;
+      /** The file name of the media it captions, to name the clip in the reply. */
+      fileName?: string;
+    };
 
 /**
  * Adds one caption clip on a free track above the picture: at `start`, as long as its cues, or
@@ -86,7 +91,10 @@ export function addCaptionClip(
         }
       : { start: c.placement.start, duration: Math.max(...c.cues.map((cue) => cue.end)) };
   const { start, duration } = timing;
-  const where = "alignWith" in c.placement ? ` in step with clip ${c.placement.alignWith.id}` : "";
+  const where =
+    "alignWith" in c.placement
+      ? ` in step with ${clipLabel(c.placement.alignWith, c.placement.fileName)}`
+      : "";
   return applyEdit(ctx, toolCallId, tool, (draft) => {
     const track = freeTrack(draft, "video", "Captions", start, start + duration);
     const size = Math.round(draft.canvas.height / 20);
@@ -132,12 +140,13 @@ export const setVolume = defineTool({
   async run(input, { ctx, toolCallId }) {
     return applyEdit(ctx, toolCallId, "set_volume", async (draft) => {
       if (input.clip !== undefined) {
-        const { clip } = resolveClip(draft, input.clip, await uploadNamesOf(ctx, draft));
+        const names = await uploadNamesOf(ctx, draft);
+        const { clip } = resolveClip(draft, input.clip, names);
         if (input.gain !== undefined) clip.volume = input.gain;
         if (input.mute !== undefined) clip.muted = input.mute;
         if (input.fadeIn !== undefined) clip.fadeIn = input.fadeIn;
         if (input.fadeOut !== undefined) clip.fadeOut = input.fadeOut;
-        return { summary: `Set the sound of clip ${clip.id}`, clipId: clip.id };
+        return { summary: `Set the sound of ${nameOfClip(clip, names)}`, clipId: clip.id };
       }
       const ref = input.track ?? "music";
       const track =

@@ -10,7 +10,7 @@ import {
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
 import { ANALYSIS_DEFAULTS } from "../../uploads/analysis.ts";
 import { applyEdit, readComposition } from "../edit.ts";
-import { findTrackIndex, resolveClip, soleUploadClip, uploadNamesOf } from "../references.ts";
+import { findTrackIndex, nameOfClip, resolveClip, soleUploadClip, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { transcriptOf } from "./speech.ts";
@@ -104,7 +104,9 @@ async function removePausesEdit(
   if (input.clip !== undefined && input.track !== undefined) {
     throw new ToolError("invalid_input", "Give clip or track, not both");
   }
-  const first = await silenceTargets(ctx, await readComposition(ctx), input);
+  const composition = await readComposition(ctx);
+  const first = await silenceTargets(ctx, composition, input);
+  const names = await uploadNamesOf(ctx, composition);
   const uploads = new Map<string, RemovePausesOptions>();
   let note = "";
   for (const clip of first.clips) {
@@ -154,9 +156,9 @@ async function removePausesEdit(
       total.seconds = r3(total.seconds + done.removed.seconds);
     }
     const what =
-      first.clips.length === 1
-        ? `clip ${first.clips[0]?.id}`
-        : `${first.clips.length} clips of track ${first.track.id}`;
+      first.clips.length === 1 && first.clips[0]
+        ? nameOfClip(first.clips[0], names)
+        : `${first.clips.length} clips of track ${first.track.name ?? draft.tracks.findIndex((t) => t.id === first.track.id) + 1}`;
     const parts = [
       ...(total.silences.count > 0 ? [`${total.silences.count} silence(s)`] : []),
       ...(total.fillers.count > 0 ? [`${total.fillers.count} filler(s)`] : []),
@@ -241,10 +243,12 @@ export const cutAtSceneChanges = defineTool({
   }),
   async run(input, { ctx, toolCallId }) {
     const c = await readComposition(ctx);
+    const names = await uploadNamesOf(ctx, c);
     const clip =
       input.clip === undefined
         ? soleUploadClip(c, "name the clip to cut")
-        : resolveClip(c, input.clip, await uploadNamesOf(ctx, c)).clip;
+        : resolveClip(c, input.clip, names).clip;
+    const label = nameOfClip(clip, names);
     if (!playsUpload(clip) || clip.asset.type !== "video") {
       throw new ToolError("wrong_type", `Clip ${clip.id} does not play an uploaded video`);
     }
@@ -268,11 +272,11 @@ export const cutAtSceneChanges = defineTool({
       );
       const pieces = splitAtSourceTimes(track, clip.id, times, MIN_PIECE_SECONDS);
       if (pieces.length === 1) {
-        return { summary: `No scene change inside clip ${clip.id}`, clipIds: [clip.id] };
+        return { summary: `No scene change inside ${label}`, clipIds: [clip.id] };
       }
       for (const { other, id } of captions) splitAtSourceTimes(other, id, times, MIN_PIECE_SECONDS);
       return {
-        summary: `Cut clip ${clip.id} at ${pieces.length - 1} scene change(s) into ${pieces.length} clips (at ${pieces
+        summary: `Cut ${label} at ${pieces.length - 1} scene change(s) into ${pieces.length} clips (at ${pieces
           .slice(1)
           .map((p) => `${r3(p.start)}s`)
           .join(", ")})${captions.length > 0 ? "; its captions were cut the same way" : ""}`,

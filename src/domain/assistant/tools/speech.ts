@@ -82,7 +82,7 @@ export const addCaptionsFromSpeech = defineTool({
       source: { transcriptionId: t.transcriptionId },
       cues,
       label: `the speech of ${t.upload.name}${t.note}`,
-      placement: clip ? { alignWith: clip } : { start: input.start ?? 0 },
+      placement: clip ? { alignWith: clip, fileName: t.upload.name } : { start: input.start ?? 0 },
       mode: input.mode,
       style: input.style,
     });

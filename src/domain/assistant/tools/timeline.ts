@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clip, Composition, Track } from "../../composition/schema.ts";
 import { sourceRate, TRANSITION_TYPES } from "../../composition/schema.ts";
 import { applyEdit, readComposition } from "../edit.ts";
-import { type ClipRef, resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
+import { type ClipRef, nameOfClip, resolveClip, resolveUpload, uploadNamesOf } from "../references.ts";
 import { type ToolContext, ToolError } from "../tool-context.ts";
 import { defineTool } from "./define.ts";
 import { freeTrack, isFree, mainVideoTrack, trackEnd } from "./tracks.ts";
@@ -15,9 +15,11 @@ export const clipRef = z
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Resolves a clip in a draft with the upload names of that draft. */
+/** Resolves a clip in a draft with the upload names of that draft; `label` names it for replies. */
 async function clipIn(ctx: ToolContext, draft: Composition, ref: ClipRef) {
-  return resolveClip(draft, ref, await uploadNamesOf(ctx, draft));
+  const names = await uploadNamesOf(ctx, draft);
+  const found = resolveClip(draft, ref, names);
+  return { ...found, label: nameOfClip(found.clip, names) };
 }
 
 /** Seconds of source material a media clip may use from `trim` on; undefined when unbounded. */
@@ -82,7 +84,7 @@ export const addClip = defineTool({
       if (inside) {
         throw new ToolError(
           "overlap",
-          `${start}s falls inside clip ${inside.id} (${inside.start}–${r3(inside.start + inside.duration)}s); split it first or pick another time`,
+          `${start}s falls inside ${nameOfClip(inside, await uploadNamesOf(ctx, draft))} (${inside.start}–${r3(inside.start + inside.duration)}s); split it first or pick another time`,
         );
       }
       ripple(track, start, duration);
@@ -124,7 +126,7 @@ export const trimClip = defineTool({
     const uploadId = (c0.asset as { uploadId?: string }).uploadId;
     const media = uploadId ? (await resolveUpload({ ...ctx, projectId: null }, uploadId)).media : null;
     return applyEdit(ctx, toolCallId, "trim_clip", async (draft) => {
-      const { clip } = await clipIn(ctx, draft, c0.id);
+      const { clip, label } = await clipIn(ctx, draft, c0.id);
       const speed = clip.speed ?? 1;
       const isMedia = clip.asset.type === "video" || clip.asset.type === "audio";
       const inPoint = input.in ?? clip.trim ?? 0;
@@ -145,7 +147,7 @@ export const trimClip = defineTool({
       }
       clip.duration = r3(duration);
       return {
-        summary: `Trimmed clip ${clip.id}: in ${r3(inPoint)}s, ${r3(duration)}s long`,
+        summary: `Trimmed ${label}: in ${r3(inPoint)}s, ${r3(duration)}s long`,
         clipId: clip.id,
         trim: r3(inPoint),
         duration: r3(duration),
@@ -170,7 +172,7 @@ export const moveClip = defineTool({
       throw new ToolError("invalid_input", "Give start or after");
     }
     return applyEdit(ctx, toolCallId, "move_clip", async (draft) => {
-      const { clip, track } = await clipIn(ctx, draft, input.clip);
+      const { clip, track, label } = await clipIn(ctx, draft, input.clip);
       let target = track;
       let start = input.start ?? 0;
       if (input.after !== undefined) {
@@ -190,7 +192,7 @@ export const moveClip = defineTool({
       }
       clip.start = r3(start);
       target.clips.push(clip);
-      return { summary: `Moved clip ${clip.id} to ${r3(start)}s`, clipId: clip.id, start: r3(start) };
+      return { summary: `Moved ${label} to ${r3(start)}s`, clipId: clip.id, start: r3(start) };
     });
   },
 });
@@ -202,12 +204,12 @@ export const splitClip = defineTool({
   input: z.object({ clip: clipRef, at: seconds("Timeline time of the cut") }),
   async run(input, { ctx, toolCallId }) {
     return applyEdit(ctx, toolCallId, "split_clip", async (draft) => {
-      const { clip, track } = await clipIn(ctx, draft, input.clip);
+      const { clip, track, label } = await clipIn(ctx, draft, input.clip);
       const offset = input.at - clip.start;
       if (!(offset > 1e-3 && offset < clip.duration - 1e-3)) {
         throw new ToolError(
           "out_of_range",
-          `${input.at}s is not inside clip ${clip.id} (${clip.start}–${r3(clip.start + clip.duration)}s)`,
+          `${input.at}s is not inside ${label} (${clip.start}–${r3(clip.start + clip.duration)}s)`,
         );
       }
       const { id: _id, transition: _t, fadeIn: _fi, ...rest } = structuredClone(clip);
@@ -219,7 +221,7 @@ export const splitClip = defineTool({
       clip.duration = r3(offset);
       delete clip.fadeOut;
       track.clips.push(second);
-      return { summary: `Split clip ${clip.id} at ${input.at}s`, clipId: clip.id, at: input.at };
+      return { summary: `Split ${label} at ${input.at}s`, clipId: clip.id, at: input.at };
     });
   },
 });
@@ -231,10 +233,10 @@ export const deleteClip = defineTool({
   input: z.object({ clip: clipRef, ripple: z.boolean().optional() }),
   async run(input, { ctx, toolCallId }) {
     return applyEdit(ctx, toolCallId, "delete_clip", async (draft) => {
-      const { clip, track } = await clipIn(ctx, draft, input.clip);
+      const { clip, track, label } = await clipIn(ctx, draft, input.clip);
       track.clips = track.clips.filter((c) => c.id !== clip.id);
       if (input.ripple) ripple(track, clip.start + clip.duration, -clip.duration);
-      return { summary: `Deleted clip ${clip.id}`, clipId: clip.id };
+      return { summary: `Deleted ${label}`, clipId: clip.id };
     });
   },
 });

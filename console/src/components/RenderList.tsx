@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, errorMessage, type Render } from "../api/client";
 import { formatBytes, formatDuration, formatTime } from "../format";
+import { encodedReasons, renderSavings } from "../render-work";
 import { Link } from "../router";
 import { Status } from "./Layout";
 
@@ -119,6 +120,19 @@ export function RenderItem(props: {
             {r.output.format} · {r.output.width ? `${r.output.width}×${r.output.height} · ` : ""}
             {formatDuration(r.output.duration)} · {formatBytes(r.output.size)}
           </small>
+          {renderSavings(r).map((line) => (
+            <small key={line}>{line}</small>
+          ))}
+          {r.smartRender && r.smartRender.copiedFrames > 0 && r.smartRender.reasons.length > 0 && (
+            <details>
+              <summary>Why the other frames were encoded</summary>
+              <ul>
+                {encodedReasons(r).map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </details>
+          )}
           <a href={r.output.url} download>
             Download
           </a>

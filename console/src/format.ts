@@ -11,9 +11,12 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
-/** Seconds → `m:ss` or `h:mm:ss`. */
+/**
+ * Seconds → `m:ss` or `h:mm:ss`, whole seconds counted down as a player's clock counts them (a
+ * 6.6 s render reads 0:06, as its player says; a time a microsecond short of a second counts as it).
+ */
 export function formatDuration(sec: number): string {
-  const s = Math.round(sec);
+  const s = Math.floor(sec + 1e-6);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, "0");

@@ -1,7 +1,7 @@
 // Editing without arithmetic, in the browser, with footage at the rates phones and cameras
 // write (20 fps and 23.976 fps, lengths that are no round number of seconds) on a 23.976 fps
 // canvas: clips added at the playhead and dropped from the media bin, a clip dragged until it
-// snaps to its neighbour's edge, ripple delete, close gap, a crossfade dropped on a cut, a
+// snaps to its neighbour's edge, ripple delete, close gap, a crossfade and a wipe dropped on cuts, a
 // timecode typed into the clip panel. The API then shows clips that touch exactly, and the
 // render has no black frame between them (ffmpeg's blackdetect) and the timeline's length.
 import { execFile } from "node:child_process";
@@ -226,6 +226,17 @@ export function editingTests(h: StudioHarness): void {
       await atVersion(page, ++version);
       clips = clipsOf(await read(page, id));
       expect(clips[1]?.transition?.duration).toBeCloseTo(6 * frame, 6);
+      // A wipe dragged onto the other cut (pan23.mp4 into the last phone clip), dropped a little
+      // before it: it goes on that cut, and the crossfade stays.
+      const cut2 = clips[2]?.start ?? 0;
+      await page
+        .getByRole("toolbar", { name: "Transitions" })
+        .getByRole("button", { name: /^Wipe left/ })
+        .dragTo(lane, { targetPosition: { x: cut2 * pps - 4, y: (laneNow?.height ?? 40) / 2 } });
+      await atVersion(page, ++version);
+      clips = clipsOf(await read(page, id));
+      expect(clips[2]?.transition?.type).toBe("wipeleft");
+      expect(clips[1]?.transition?.type).toBe("dissolve");
       // The clip panel shows times as timecode; applying it untouched changes nothing.
       await page.getByRole("button", { name: /^Clip pan23\.mp4/ }).click();
       const clipForm = page.getByRole("form", { name: "Clip properties" });

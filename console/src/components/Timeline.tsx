@@ -87,10 +87,19 @@ function tickStep(pxPerSecond: number): number {
   return steps.find((s) => s * pxPerSecond >= 80) ?? 600;
 }
 
-function formatRulerTime(t: number): string {
-  const m = Math.floor(t / 60);
-  const s = t - m * 60;
-  return `${m}:${s.toFixed(s % 1 === 0 ? 0 : 1).padStart(2, "0")}`;
+/**
+ * A ruler time: `m:ss` on whole seconds, else timecode `m:ss.ff` at the canvas rate (frames, as
+ * the time fields read it: half a second at 23.976 fps is `0:00.12`).
+ */
+function formatRulerTime(t: number, fps: number): string {
+  if (Math.abs(t - Math.round(t)) < 1e-9) {
+    const s = Math.round(t);
+    const ss = String(s % 60).padStart(2, "0");
+    return s >= 3600
+      ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${ss}`
+      : `${Math.floor(s / 60)}:${ss}`;
+  }
+  return formatTimecode(t, fps);
 }
 
 /** Whether a clip plays sound the waveform can show: audio, or video (not frozen) whose upload has a sound track. */
@@ -499,7 +508,7 @@ export function Timeline(props: TimelineProps) {
               >
                 {ticks.map((t) => (
                   <span key={t} className="tick">
-                    {formatRulerTime(t)}
+                    {formatRulerTime(t, fps)}
                   </span>
                 ))}
               </div>

@@ -12,6 +12,11 @@ const OFFERED: ReadonlyArray<{ type: Transition["type"]; label: string }> = [
   { type: "circleopen", label: "Circle open" },
 ];
 
+/** A transition type by its name in the editor (`wipeleft` → "Wipe left"), else the type itself. */
+export function transitionLabel(type: string): string {
+  return OFFERED.find((o) => o.type === type)?.label ?? type;
+}
+
 /**
  * Transitions to drag onto a cut of the timeline (the timeline puts it on the nearest cut, makes
  * two nearly touching clips touch and picks a length that fits). Pressing one instead (keyboard,

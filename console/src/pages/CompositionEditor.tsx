@@ -34,7 +34,7 @@ import { TextStyleProperties } from "../components/TextStyleProperties";
 import { TextTool } from "../components/TextTool";
 import { type Selection, Timeline, UPLOAD_DRAG_TYPE } from "../components/Timeline";
 import { TransitionProperties } from "../components/TransitionProperties";
-import { TransitionStrip } from "../components/TransitionStrip";
+import { TransitionStrip, transitionLabel } from "../components/TransitionStrip";
 import { clipFor } from "../compose";
 import {
   addMarkerOps,
@@ -488,7 +488,7 @@ export function CompositionEditorPage(props: { projectId: string; compositionId:
       setMessage({ text: `Add transition: ${drop.error}`, kind: "error" });
       return;
     }
-    const done = await apply(`Add ${type} transition`, drop.ops);
+    const done = await apply(`Add ${transitionLabel(type)}`, drop.ops);
     if (done) setSelection({ kind: "transition", clipId: drop.clipId });
   }
 

@@ -14,7 +14,8 @@
  * Each frame of `unsplit` and `split` is measured against the master (PSNR, dB, ffmpeg's `psnr`
  * filter); printed: the mean PSNR over the ±5 frames around every seam (the 5 frames before each
  * segment start and the 5 from it) for both, their difference (split − unsplit; target: ≥ −0.5
- * dB), the mean and minimum over every frame, and the load average.
+ * dB), the mean and minimum over every frame, the video bytes of both (the split's parts carry
+ * x264 zones at their ends, `partEdgeZones`) and the load average.
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -103,6 +104,28 @@ async function main(): Promise<void> {
     const around = (psnr: number[]) => mean(near.map((f) => psnr[f] as number));
     const seamSplit = around(splitPsnr);
     const seamUnsplit = around(unsplit);
+    /** Bytes of a file's video packets. */
+    const videoBytes = async (file: string) => {
+      const args = [
+        "-v",
+        "error",
+        "-select_streams",
+        "v:0",
+        "-show_entries",
+        "packet=size",
+        "-of",
+        "csv=p=0",
+      ];
+      const { stdout } = await run("ffprobe", [...args, file], { maxBuffer: 64 * 1024 * 1024 });
+      return stdout
+        .trim()
+        .split("\n")
+        .reduce((sum, line) => sum + Number(line), 0);
+    };
+    const bytes = {
+      split: await videoBytes(path.join(splitDir, "joined.mp4")),
+      unsplit: await videoBytes(path.join(dir, "whole-standard", "out.mp4")),
+    };
     const summary = {
       composition: { seconds: SECONDS, width: 1920, height: 1080, fps: 30, segmentSec: SEGMENT_SEC },
       seamsAtFrame: seams,
@@ -116,6 +139,7 @@ async function main(): Promise<void> {
         target: "split − unsplit ≥ −0.5 dB",
         met: seamSplit - seamUnsplit >= -0.5,
       },
+      videoBytes: { ...bytes, ratio: Number((bytes.split / bytes.unsplit).toFixed(4)) },
       everyFrameDb: {
         split: { mean: Number(mean(splitPsnr).toFixed(3)), min: Math.min(...splitPsnr) },
         unsplit: { mean: Number(mean(unsplit).toFixed(3)), min: Math.min(...unsplit) },

@@ -8,6 +8,7 @@ import {
   videoAsset,
 } from "../../../test/fixtures/render/compositions.ts";
 import type { Timeline } from "../composition/schema.ts";
+import { encoderArgs, partEdgeZones } from "./outputs.ts";
 import { buildSplitRenderPlan, CONCAT_LIST, planSegments, segmentClipIds } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
 import { RenderError } from "./types.ts";
@@ -75,7 +76,7 @@ describe("planSegments", () => {
 });
 
 describe("buildSplitRenderPlan", () => {
-  it("plans video-only segments with identical closed-GOP encoder settings, one audio part and a stream-copy join", () => {
+  it("plans video-only segments with identical closed-GOP encoder settings (but for their edge zones), one audio part and a stream-copy join", () => {
     const split = buildSplitRenderPlan({
       composition: twoClips(25),
       assets,
@@ -90,12 +91,12 @@ describe("buildSplitRenderPlan", () => {
       [130, 250, "seg-001.mp4"],
     ]);
     const encoders = split.segments.map((s) => encoderOf(s.plan.args).join(" "));
-    expect(new Set(encoders).size).toBe(1);
     // Like the whole render, every segment encodes each graph frame as it is (`passthrough`):
-    // the graph already yields exactly the segment's frames at regular timestamps.
-    expect(encoders[0]).toBe(
-      "-c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p -flags +cgop -an -f mp4 -r 25 -fps_mode passthrough",
-    );
+    // the graph already yields exactly the segment's frames at regular timestamps. Only the x264
+    // zones of its first and last 5 frames differ, by its frame count (130, 120).
+    const encoder = (zones: string) =>
+      `-c:v libx264 -preset veryfast -crf 23 -x264-params zones=${zones} -pix_fmt yuv420p -flags +cgop -an -f mp4 -r 25 -fps_mode passthrough`;
+    expect(encoders).toEqual([encoder("0,4,b=1.15/125,129,b=1.15"), encoder("0,4,b=1.15/115,119,b=1.15")]);
     for (const s of split.segments) {
       expect(s.plan.output.audio).toBe(false);
       expect(s.plan.durationSec).toBeCloseTo((s.endFrame - s.startFrame) / 25, 9);
@@ -208,5 +209,22 @@ describe("segmentClipIds", () => {
     });
     // Only the segment across the fade (4.5–5.5 s) reads both sources.
     expect(ids.map((set) => [...set].sort())).toEqual([[a], [a], [a, b], [b], [b]]);
+  });
+});
+
+describe("partEdgeZones", () => {
+  it("zones a part's first and last 5 frames, a short part whole; not lossless or smart-render seam encodes", () => {
+    expect(partEdgeZones(11)).toBe("0,4,b=1.15/6,10,b=1.15");
+    expect(partEdgeZones(10)).toBe("0,9,b=1.15");
+    expect(partEdgeZones(1)).toBe("0,0,b=1.15");
+    const zoned = (args: string[]) => args.includes("-x264-params");
+    expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30 }))).toBe(true);
+    expect(zoned(encoderArgs("mp4", "standard", { streams: "video" }))).toBe(false);
+    expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30, lossless: true }))).toBe(
+      false,
+    );
+    expect(zoned(encoderArgs("mp4", "lossless", { streams: "video", partFrames: 30 }))).toBe(false);
+    const match = { profile: "high", level: 40, timescale: 15360, seam: true };
+    expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30, match }))).toBe(false);
   });
 });

@@ -138,7 +138,8 @@ export const partFileName = (part: { kind: "video" | "audio"; index: number }): 
  * Each segment is `buildRenderPlan` with the segment as `output.range`: the whole graph is built
  * (over the window widened so that no transition is cut) and the segment's frames are kept on
  * the output side, so that transitions, text and motion crossing a boundary look as in one
- * render. Every segment is encoded with identical settings, starts with an IDR frame (its own
+ * render. Every segment is encoded with identical settings (but for the x264 zones of its first
+ * and last frames, `partEdgeZones` of its frame count), starts with an IDR frame (its own
  * encoder) and closes its GOPs (`-flags +cgop`), in mp4: its track time base follows the frame
  * rate (1/24000 at 23.976 fps, so every frame lasts the same number of ticks, which 90 kHz
  * MPEG-TS cannot give at 23.976 and 59.94 fps) and its B-frame delay is an edit list that the
@@ -218,7 +219,8 @@ export interface SegmentPlanOptions {
 /**
  * The plan of video segment `index` of a split render: `buildRenderPlan` with the segment's
  * output frames as `output.range` (the whole graph is built, the frames are kept on the output
- * side), video only with closed GOPs, writing `seg-<index>.mp4` with its own plan file names,
+ * side), video only with closed GOPs, its first and last frames at a higher quality
+ * (`EncoderVariant.partFrames`), writing `seg-<index>.mp4` with its own plan file names,
  * and the render's poster when it holds the poster's frame (`plan.output.posterPath` set).
  *
  * @param range - output frames of the whole render at the output frame rate.
@@ -242,6 +244,7 @@ export function buildSegmentPlan(
     names: { assFile: `seg-${tag}.ass`, fontsDir: `fonts-${tag}`, graphFile: `graph-${tag}.txt` },
     variant: {
       streams: "video",
+      partFrames: range.endFrame - range.startFrame,
       ...(opts.lossless ? { lossless: true } : {}),
       ...(opts.match ? { match: opts.match } : {}),
     },

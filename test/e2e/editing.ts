@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
+import { signInToNewProject } from "./harness.ts";
 import { type ClipJson, type CompositionJson, call, dragBy, type StudioHarness } from "./studio.ts";
 
 const run = promisify(execFile);
@@ -71,15 +72,7 @@ export function editingTests(h: StudioHarness): void {
         footage(files.pan, "testsrc2", "24000/1001", 60),
       ]);
 
-      await page.goto(`${h.base()}/console/sign-in`);
-      await page.getByLabel("Email").fill(h.email);
-      await page.getByLabel("Password").fill(h.password);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
-      await page.getByLabel("Project name").fill("Editing");
-      await page.getByRole("button", { name: "Create project" }).click();
-      await page.getByRole("heading", { name: "Editing" }).waitFor();
-      const projectId = new URL(page.url()).pathname.split("/").at(-1) as string;
+      const projectId = await signInToNewProject(page, h, "Editing");
       await page.getByLabel("Choose files").setInputFiles(Object.values(files));
       // Probed (their lengths known) before they go on a timeline; slow on a busy machine.
       await expect

@@ -126,3 +126,50 @@ export async function axe(page: Page, name: string): Promise<void> {
     bad.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
   ).toEqual([]);
 }
+
+/**
+ * Writes a test clip with ffmpeg: `pattern` (a lavfi video source: testsrc, testsrc2, smptebars)
+ * at 320×180, `rate` (e.g. "24000/1001") for `seconds`, H.264 with `+faststart`, and a sine tone
+ * of `toneHz` as AAC when given.
+ */
+export async function testClip(
+  file: string,
+  opts: { pattern: string; rate: string; seconds: number; toneHz?: number },
+): Promise<void> {
+  const tone = opts.toneHz
+    ? [...["-f", "lavfi", "-i", `sine=frequency=${opts.toneHz}:duration=${opts.seconds}`], "-shortest"]
+    : [];
+  await run("ffmpeg", [
+    ...[
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      `${opts.pattern}=size=320x180:rate=${opts.rate}:duration=${opts.seconds}`,
+    ],
+    ...tone,
+    ...["-c:v", "libx264", "-pix_fmt", "yuv420p", ...(opts.toneHz ? ["-c:a", "aac"] : [])],
+    ...["-movflags", "+faststart", file],
+  ]);
+}
+
+/**
+ * Signs in as the server's owner and creates a project named `name`.
+ * @returns the project's id (the page shows the project).
+ */
+export async function signInToNewProject(
+  page: Page,
+  h: { base(): string; email: string; password: string },
+  name: string,
+): Promise<string> {
+  await page.goto(`${h.base()}/console/sign-in`);
+  await page.getByLabel("Email").fill(h.email);
+  await page.getByLabel("Password").fill(h.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Projects" }).waitFor();
+  await page.getByLabel("Project name").fill(name);
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByRole("heading", { name }).waitFor();
+  return new URL(page.url()).pathname.split("/").at(-1) as string;
+}

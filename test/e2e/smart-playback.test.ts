@@ -11,11 +11,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Timeline } from "../../src/domain/composition/schema.ts";
 import type { ResolvedAsset } from "../../src/domain/render/types.ts";
-import {
-  planRenderSmart,
-  readSourceGops,
-  runSmartRender,
-} from "../../src/domain/render-jobs/smart-render.ts";
+import { planRenderSmart, readSourceGops } from "../../src/domain/render-jobs/smart-render.ts";
 import { tempDir } from "../fixtures/render/media.ts";
 import { renderSmartPlan } from "../fixtures/render/smart-media.ts";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { run } from "./harness.ts";
+import { signInToNewProject, testClip } from "./harness.ts";
 import { call, type StudioHarness } from "./studio.ts";
 
 interface ClipJson {
@@ -70,43 +70,8 @@ async function fixtures(dir: string) {
   const bike = path.join(dir, "bike.mp4");
   const srt = path.join(dir, "walk.srt");
   await Promise.all([
-    run("ffmpeg", [
-      "-v",
-      "error",
-      "-f",
-      "lavfi",
-      "-i",
-      "testsrc=size=320x180:rate=20:duration=2.35",
-      "-c:v",
-      "libx264",
-      "-pix_fmt",
-      "yuv420p",
-      "-movflags",
-      "+faststart",
-      bike,
-    ]),
-    run("ffmpeg", [
-      "-v",
-      "error",
-      "-f",
-      "lavfi",
-      "-i",
-      "testsrc2=size=320x180:rate=24000/1001:duration=4.171",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=330:duration=4.171",
-      "-shortest",
-      "-c:v",
-      "libx264",
-      "-pix_fmt",
-      "yuv420p",
-      "-c:a",
-      "aac",
-      "-movflags",
-      "+faststart",
-      video,
-    ]),
+    testClip(bike, { pattern: "testsrc", rate: "20", seconds: 2.35 }),
+    testClip(video, { pattern: "testsrc2", rate: "24000/1001", seconds: 4.171, toneHz: 330 }),
     writeFile(
       srt,
       "1\n00:00:00,200 --> 00:00:01,500\nHello from the walk\n\n2\n00:00:01,600 --> 00:00:03,900\nThe second line\n",
@@ -123,17 +88,8 @@ export function studioToolsTests(h: StudioHarness): void {
     try {
       const { video, bike, srt } = await fixtures(dir);
       const page = await context.newPage();
-      await page.goto(`${h.base()}/console/sign-in`);
-      await page.getByLabel("Email").fill(h.email);
-      await page.getByLabel("Password").fill(h.password);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
-
       // A project with the 23.976 fps footage, and a new, empty composition (video + audio track).
-      await page.getByLabel("Project name").fill("Walk");
-      await page.getByRole("button", { name: "Create project" }).click();
-      await page.getByRole("heading", { name: "Walk" }).waitFor();
-      const projectId = new URL(page.url()).pathname.split("/").at(-1) as string;
+      const projectId = await signInToNewProject(page, h, "Walk");
       await page.getByLabel("Choose files").setInputFiles([video, bike]);
       // Posters are made after the upload, by the in-process worker: minutes on a loaded machine.
       await page.getByRole("img", { name: "Poster of walk.mp4" }).waitFor({ timeout: 180_000 });

@@ -5,6 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
+import { signInToNewProject } from "./harness.ts";
 
 /** What the shared harness hands over once its server and browser run. */
 export interface StudioHarness {
@@ -137,17 +138,8 @@ export function studioTests(h: StudioHarness): void {
   it("makes a video: timeline, trim and undo, preview, renders, generation, project settings", async () => {
     const context = await h.browser().newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${h.base()}/console/sign-in`);
-    await page.getByLabel("Email").fill(h.email);
-    await page.getByLabel("Password").fill(h.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
-
     // A project with the footage and a photo.
-    await page.getByLabel("Project name").fill("Studio trip");
-    await page.getByRole("button", { name: "Create project" }).click();
-    await page.getByRole("heading", { name: "Studio trip" }).waitFor();
-    const projectId = new URL(page.url()).pathname.split("/").at(-1) as string;
+    const projectId = await signInToNewProject(page, h, "Studio trip");
     await page.getByLabel("Choose files").setInputFiles([h.video(), h.photo()]);
     await page.getByRole("img", { name: "Poster of clip.mp4" }).waitFor();
     await page.getByRole("img", { name: "phone.jpg" }).waitFor();

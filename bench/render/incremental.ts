@@ -111,6 +111,8 @@ async function main(): Promise<void> {
       RENDER_SEGMENT_SEC: String(SEGMENT_SEC),
       // The cache is what this bench measures (the other benches run without it).
       RENDER_CACHE_BYTES: String(10 * 1024 ** 3),
+      // A 10-minute reference's camera clips are larger than the default 512 MiB per file.
+      UPLOAD_MAX_BYTES: String(8 * 1024 ** 3),
       NODE_OPTIONS: "--max-semi-space-size=4",
     };
     const api = await startApi(env, { ownerKey: true });

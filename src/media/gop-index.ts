@@ -37,6 +37,17 @@ export interface GopIndex {
   firstPts: number;
   /** Presentation time (ticks) of each packet, decode order. */
   pts: number[];
+  /** Decode time (ticks) of each packet, decode order; NaN where the file gives none. */
+  dts: number[];
+  /** Index of this video stream among all the file's streams (0 when it comes first). */
+  streamIndex: number;
+  /**
+   * Frames between a packet's decode and its presentation (B-frame reordering: 0 without
+   * B-frames, 1 with B-frames, 2 with a B-pyramid as x264 makes them) when the decode times
+   * step by exactly one frame from a first packet presented that many frames after it
+   * decodes; null otherwise (variable frame rate, decode times missing or irregular).
+   */
+  reorderDelay: number | null;
   /** Whether each packet (decode order) is a keyframe. */
   key: boolean[];
   /**
@@ -56,6 +67,7 @@ export interface GopIndex {
 
 interface ProbeJson {
   streams?: {
+    index?: number;
     codec_name?: string;
     profile?: string;
     level?: number;
@@ -87,7 +99,7 @@ export async function probeGopIndex(
       ...["-v", "error", "-hide_banner", "-select_streams", "v:0", "-of", "json"],
       ...[
         "-show_entries",
-        "stream=codec_name,profile,level,pix_fmt,width,height,sample_aspect_ratio,field_order,time_base:stream_side_data=rotation:packet=pts,dts,flags",
+        "stream=index,codec_name,profile,level,pix_fmt,width,height,sample_aspect_ratio,field_order,time_base:stream_side_data=rotation:packet=pts,dts,flags",
       ],
       ...inputArgs(path),
     ],
@@ -156,11 +168,13 @@ export function interpretGopProbe(json: ProbeJson): GopIndex {
     timeBase: { num: tbNum || 1, den: tbDen || 90000 },
   };
   const pts: number[] = [];
+  const dts: number[] = [];
   const key: boolean[] = [];
   for (const p of json.packets ?? []) {
     const t = Number(p.pts);
     if (p.pts === undefined || !Number.isFinite(t)) continue;
     pts.push(t);
+    dts.push(p.dts === undefined ? Number.NaN : Number(p.dts));
     key.push(Boolean(p.flags?.includes("K")));
   }
   if (pts.length === 0) throw new MediaProbeError("ffprobe found no video packet with a time");
@@ -182,12 +196,23 @@ export function interpretGopProbe(json: ProbeJson): GopIndex {
     max = Math.max(max, rank.get(pts[p] as number) ?? Number.POSITIVE_INFINITY);
     clean.push(max === p);
   }
+  let reorderDelay: number | null = null;
+  const d0 = dts[0] as number;
+  if (frameTicks !== null && Number.isFinite(d0) && ((pts[0] as number) - d0) % frameTicks === 0) {
+    reorderDelay = ((pts[0] as number) - d0) / frameTicks;
+    for (let i = 1; i < dts.length && reorderDelay !== null; i++) {
+      if (dts[i] !== d0 + i * frameTicks) reorderDelay = null;
+    }
+  }
   return {
     format,
     frames: pts.length,
     frameTicks,
     firstPts: sorted[0] as number,
     pts,
+    dts,
+    streamIndex: s.index ?? 0,
+    reorderDelay,
     key,
     idr: key.map(() => false),
     clean,

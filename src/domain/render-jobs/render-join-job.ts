@@ -31,6 +31,7 @@ import {
   runRenderAttempt,
 } from "./render-job.ts";
 import { POSTER_FILE, storeRenderOutput } from "./render-output.ts";
+import { runJoin } from "./run-join.ts";
 import { StepTimes } from "./step-times.ts";
 
 /**
@@ -96,7 +97,7 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
       for (const f of join.files) await writeFile(path.join(workDir, f.path), f.content, "utf8");
       const durationSec = frameToSeconds(window.end - window.start, rate);
       try {
-        await runFfmpeg({
+        await runJoin({
           args: join.args,
           cwd: workDir,
           durationSec,
@@ -104,6 +105,8 @@ export function createRenderJoinPipeline(opts: RenderRunDeps): RenderPipeline {
           stallTimeoutMs: opts.stallTimeoutMs,
           killGraceMs: 200,
           onProgress: (p) => hooks.progress({ ratio: p.ratio }),
+          log: opts.log,
+          logFields: { renderId: render.id, attempt: hooks.attempt },
         });
       } catch (err) {
         if (!(err instanceof FfmpegError) || err.code === "ABORTED") throw err;

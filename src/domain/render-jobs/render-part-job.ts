@@ -67,7 +67,13 @@ import { describeRenderError } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE } from "./render-output.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
-import { joinSmartPieces, makeSmartVideo, readSourceGops, usesSmartRender } from "./smart-render.ts";
+import {
+  joinSmartVideo,
+  makeSmartVideo,
+  readSourceGops,
+  smartMatch,
+  usesSmartRender,
+} from "./smart-render.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 /** Dependencies of a part's lifecycle and handler. */
@@ -340,15 +346,7 @@ export function createRenderPartPipeline(
           ? buildSegmentPlan(base, part, part.index, {
               posterPath: POSTER_FILE,
               ...(opts.lossless ? { lossless: true } : {}),
-              ...(smartFormat
-                ? {
-                    match: {
-                      profile: smartFormat.profile,
-                      level: smartFormat.level,
-                      timescale: smartFormat.timescale,
-                    },
-                  }
-                : {}),
+              ...(smartFormat ? { match: smartMatch(smartFormat, rate, false) } : {}),
             })
           : buildAudioPlan({ ...base, ...(loudness?.gain ? { loudness: { gain: loudness.gain } } : {}) });
       let warned = false;
@@ -357,7 +355,7 @@ export function createRenderPartPipeline(
         ctx.warn(w);
       };
       const failure = { log: opts.log, logFields, composition: render.composition, refsByPath };
-      if (smartPlan && smartPlan.copiedFrames > 0) {
+      if (smartPlan && smartFormat && smartPlan.copiedFrames > 0) {
         const pieces = await makeSmartVideo({
           base,
           plan: smartPlan,
@@ -369,13 +367,16 @@ export function createRenderPartPipeline(
           onProgress: (r) => ctx.progress(0.95 * r),
           onWarning: warn,
         });
-        await joinSmartPieces({
+        await joinSmartVideo({
           pieces,
           rate,
+          timescale: smartFormat.timescale,
           outputPath: file,
+          audioPath: null,
           workDir,
           signal: ctx.signal,
           stallTimeoutMs: opts.stallTimeoutMs,
+          log: opts.log,
         });
         plan.output = { ...plan.output };
         delete plan.output.posterPath;

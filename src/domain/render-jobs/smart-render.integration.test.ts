@@ -11,6 +11,7 @@ import {
   psnr,
   renderSmartPlan,
   type SmartSourceSpec,
+  spsProfiles,
   streamFacts,
   videoPackets,
 } from "../../../test/fixtures/render/smart-media.ts";
@@ -138,7 +139,9 @@ async function checkCase(c: Case): Promise<SmartRenderPlan> {
   }
   if (c.spec.codec === "hevc") expect(whole.reasons.some((r) => /HEVC/.test(r.reason))).toBe(true);
   if (c.spec.vfr) expect(whole.reasons.some((r) => /variable frame rate/.test(r.reason))).toBe(true);
-  if (c.spec.codec === "h264" && !c.spec.vfr && !c.spec.openGop && aIn === "keyframe" && a[1] - a[0] >= g) {
+  // A whole GOP at the start of take A is copied (a fade into take B takes its last 4 frames).
+  const aWhole = a[1] - a[0] - (c.transition ? 4 : 0) >= g;
+  if (c.spec.codec === "h264" && !c.spec.vfr && !c.spec.openGop && aIn === "keyframe" && aWhole) {
     expect(whole.copiedFrames).toBeGreaterThan(0);
   }
   if (!whole.format) return whole;
@@ -147,9 +150,18 @@ async function checkCase(c: Case): Promise<SmartRenderPlan> {
   expect(await decodeStrictly(out)).toBe("");
   const packets = await videoPackets(out);
   expect(packets.length).toBe(total);
+  // Decode times step by exactly one frame: every frame lasts as long (a muxer squeezes the
+  // decode times where two pieces' B-frame delays differ, and the stream then ends early).
+  const step = (packets[1]?.dts ?? 0) - (packets[0]?.dts ?? 0);
   for (let i = 1; i < packets.length; i++) {
     expect(packets[i]?.dts, `DTS of packet ${i}`).toBeGreaterThan(packets[i - 1]?.dts as number);
+    expect((packets[i]?.dts as number) - (packets[i - 1]?.dts as number), `DTS step at packet ${i}`).toBe(
+      step,
+    );
   }
+  // One profile describes the stream: every parameter set, copied or encoded, names it.
+  const profiles = new Set(await spsProfiles(out));
+  expect([...profiles], "SPS profile_idc values").toHaveLength(1);
   const facts = await streamFacts(out);
   expect(facts.video?.tag).toBe("avc1");
   expect(facts.video?.duration).toBeCloseTo(total / fps, 3);
@@ -240,6 +252,80 @@ describe("smart rendering", () => {
     });
     expect(plan.copiedFrames).toBeGreaterThan(0);
     expect(plan.reasons.map((r) => r.reason)).toContain("from the cut to the next keyframe");
+  }, 60_000);
+
+  it("regression: a seam encoded without B-frames before GOPs copied from a B-pyramid source kept every frame's duration", async () => {
+    // Found by the matrix (seed 4242): the draft seam (no B-frames) ended at the decode time the
+    // copied IDR picture starts at, two frames before it is shown; the muxer squeezed the decode
+    // times and the video ended two frames (33 ms) early. Every piece now has the sources' delay.
+    const plan = await checkCase({
+      spec: {
+        codec: "h264",
+        profile: "high",
+        bframes: 3,
+        pyramid: true,
+        openGop: true,
+        gopSec: 10,
+        fps: "60",
+        vfr: false,
+        seconds: 21.5,
+        width: W,
+        height: H,
+      },
+      cuts: ["keyframe", "edge", "edge", "keyframe"],
+      output: "match",
+      transition: false,
+    });
+    expect(plan.pieces.map((p) => (p.copy ? "copy" : "encoded"))).toEqual(["encoded", "copy"]);
+  }, 60_000);
+
+  it("regression: a two-frame seam, shorter than x264's B-frame delay, keeps the decode times one frame apart", async () => {
+    // Found by the matrix (seed 9001): x264 writes a piece of fewer frames than its delay with
+    // decode times equal to presentation times, three frames after the copied GOPs' last one.
+    const plan = await checkCase({
+      spec: {
+        codec: "h264",
+        profile: "main",
+        bframes: 2,
+        pyramid: true,
+        openGop: true,
+        gopSec: 10,
+        fps: "25",
+        vfr: false,
+        seconds: 21.5,
+        width: W,
+        height: H,
+      },
+      cuts: ["edge", "after", "before", "inside"],
+      output: "match",
+      transition: true,
+    });
+    const short = plan.pieces.find((p) => p.seam && p.endFrame - p.startFrame <= 2);
+    expect(short, "a seam of at most two frames").toBeDefined();
+  }, 60_000);
+
+  it("regression: a draft fade between GOPs copied from a Main source without B-frames is coded in Main too", async () => {
+    // Found by the matrix (seed 4242) once it read every parameter set: x264 at `ultrafast`
+    // (the draft preset) coded the fade in Constrained Baseline, so the stream named two profiles.
+    const plan = await checkCase({
+      spec: {
+        codec: "h264",
+        profile: "main",
+        bframes: 0,
+        pyramid: false,
+        openGop: false,
+        gopSec: 1,
+        fps: "60",
+        vfr: false,
+        seconds: 3.5,
+        width: W,
+        height: H,
+      },
+      cuts: ["bRun", "edge", "keyframe", "after"],
+      output: "match",
+      transition: true,
+    });
+    expect(plan.pieces.some((p) => !p.copy && !p.seam)).toBe(true);
   }, 60_000);
 
   it("re-encodes an open GOP's leading pictures and copies from its next clean keyframe", async () => {

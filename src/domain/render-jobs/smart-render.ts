@@ -5,17 +5,21 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import { updateRenderFenced } from "../../db/repositories/renders.ts";
-import { runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
 import { type GopIndex, probeGopIndex } from "../../media/gop-index.ts";
+import { runMediaTool } from "../../media/probe.ts";
 import type { Timeline } from "../composition/schema.ts";
+import type { EncoderVariant } from "../render/outputs.ts";
 import { outputSize, RUN_ARGS } from "../render/plan.ts";
 import {
   buildAudioPlan,
   buildJoinPlan,
   buildSegmentPlan,
   type FrameRange,
+  type JoinEntry,
   renderFrameWindow,
   type SplitPartBase,
 } from "../render/segments.ts";
@@ -31,9 +35,11 @@ import type {
   RenderWarning,
   ResolvedAsset,
   SmartRenderSummary,
+  SmartStreamFormat,
   StoredSmartRender,
 } from "../render/types.ts";
 import { runRenderFfmpeg } from "./render-ffmpeg.ts";
+import { runJoin } from "./run-join.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 /** Whether `options` render smartly: an mp4 without `smartRender: "off"`. */
@@ -91,6 +97,27 @@ export async function readSourceGops(
   return gops;
 }
 
+/**
+ * How a smart render's encoded piece (or, `seam` false, any video part of a smart split render)
+ * is encoded to continue the copied sources' stream (see `EncoderVariant.match`): their profile,
+ * level, time base and B-frame delay, decode times one frame (`rate`) apart.
+ */
+export function smartMatch(
+  format: SmartStreamFormat,
+  rate: FrameRate,
+  seam: boolean,
+): NonNullable<EncoderVariant["match"]> {
+  const frameTicks = (format.timescale * rate.den) / rate.num;
+  return {
+    profile: format.profile,
+    level: format.level,
+    timescale: format.timescale,
+    ...(seam ? { seam: true } : {}),
+    ...(format.reorderDelay !== undefined ? { reorderDelay: format.reorderDelay } : {}),
+    ...(Number.isInteger(frameTicks) ? { frameTicks } : {}),
+  };
+}
+
 /** Sums the summaries of a split render's segments into the render's. */
 export function sumSmartSummaries(parts: readonly SmartRenderSummary[]): SmartRenderSummary {
   return {
@@ -104,15 +131,58 @@ export function sumSmartSummaries(parts: readonly SmartRenderSummary[]): SmartRe
 const COPY_WEIGHT = 0.02;
 
 /**
- * Makes the video of a smart plan (`plan.format` set) in `workDir`: each copy piece with
- * ffmpeg's stream copy (`-ss` on its clean keyframe, exactly `packets` packets, parameter sets
- * put in band by `h264_mp4toannexb`, the stream format's time base), each other piece with
- * `buildSegmentPlan` (the whole graph, the piece's frames kept, closed GOPs, encoded in the
- * stream format, parameter sets in band; seams at `SEAM_CRF`). Two pieces run at a time; the
- * first failure stops the other.
+ * A piece of a smart render's video ready for the join: a file of its own, or a copy piece read
+ * in place from its source (`inpoint`/`outpoint` set, `copy` kept to copy it to a file when a
+ * join finds the in-place read wrong).
+ */
+export interface SmartVideoPiece extends JoinEntry {
+  copy?: SmartPiece["copy"];
+}
+
+/**
+ * Copies a copy piece's packets into the mp4 `file` (in `workDir`) with ffmpeg's stream copy:
+ * `-ss` on its clean keyframe, exactly `packets` packets, parameter sets put in band by
+ * `h264_mp4toannexb`, the stream format's time base.
+ * @throws FfmpegError when ffmpeg fails or `signal` aborts.
+ */
+async function copyPackets(input: {
+  piece: SmartPiece & { copy: NonNullable<SmartPiece["copy"]> };
+  file: string;
+  timescale: number;
+  rate: FrameRate;
+  workDir: string;
+  signal: AbortSignal;
+  stallTimeoutMs: number;
+  onProgress?: (ratio: number) => void;
+}): Promise<void> {
+  const { copy } = input.piece;
+  await runFfmpeg({
+    args: [
+      ...RUN_ARGS,
+      ...["-ss", String(copy.seekSec), "-i", copy.path],
+      ...["-map", "0:v:0", "-an", "-sn", "-dn", "-c", "copy", "-frames:v", String(copy.packets)],
+      ...["-bsf:v", "h264_mp4toannexb", "-tag:v", "avc1"],
+      ...["-video_track_timescale", String(input.timescale), "-f", "mp4", input.file],
+    ],
+    cwd: input.workDir,
+    durationSec: frameToSeconds(input.piece.endFrame - input.piece.startFrame, input.rate),
+    signal: input.signal,
+    stallTimeoutMs: input.stallTimeoutMs,
+    killGraceMs: 200,
+    ...(input.onProgress ? { onProgress: (p) => input.onProgress?.(p.ratio) } : {}),
+  });
+}
+
+/**
+ * Makes the video pieces of a smart plan (`plan.format` set) in `workDir`. A copy piece the
+ * plan can read in place (`copy.inPlace`) costs nothing here: the join reads its packets from
+ * the source. Any other copy piece is copied to a file of its own ({@link copyPackets}). Each
+ * encoded piece is made with `buildSegmentPlan` (the whole graph, the piece's frames kept,
+ * closed GOPs, encoded in the stream format, parameter sets in band; seams at `SEAM_CRF`). Two
+ * pieces run at a time; the first failure stops the other.
  *
  * @param input.prefix - file name prefix of the pieces (`piece`); distinct per call in one directory.
- * @returns the pieces' files with their output frames, in order (for `buildJoinPlan`).
+ * @returns the pieces in order (for {@link joinSmartVideo}).
  * @throws RenderError as `runRenderFfmpeg` does; FfmpegError `ABORTED` when `signal` aborts.
  */
 export async function makeSmartVideo(input: {
@@ -126,19 +196,19 @@ export async function makeSmartVideo(input: {
   failure: Parameters<typeof runRenderFfmpeg>[0]["failure"];
   onProgress?: (ratio: number) => void;
   onWarning?: (w: RenderWarning) => void;
-}): Promise<(FrameRange & { file: string })[]> {
+}): Promise<SmartVideoPiece[]> {
   const { plan, rate, workDir } = input;
   const format = plan.format;
   if (!format) throw new Error("makeSmartVideo needs a plan with a stream format");
   const prefix = input.prefix ?? "piece";
-  const weight = (p: FrameRange & { copy?: unknown }) =>
-    (p.endFrame - p.startFrame) * (p.copy ? COPY_WEIGHT : 1);
+  const weight = (p: SmartPiece) =>
+    (p.endFrame - p.startFrame) * (p.copy ? (p.copy.inPlace ? 0 : COPY_WEIGHT) : 1);
   const total = plan.pieces.reduce((n, p) => n + weight(p), 0) || 1;
   let done = 0;
   const running = new Map<number, number>();
   const report = () => {
     let partial = 0;
-    for (const [i, r] of running) partial += weight(plan.pieces[i] as FrameRange) * r;
+    for (const [i, r] of running) partial += weight(plan.pieces[i] as SmartPiece) * r;
     input.onProgress?.((done + partial) / total);
   };
   // Two pieces at a time (a seam's encode is short: its process start is a good part of it); the
@@ -146,42 +216,40 @@ export async function makeSmartVideo(input: {
   const stop = new AbortController();
   const abort = () => stop.abort();
   input.signal.addEventListener("abort", abort, { once: true });
-  const files: (FrameRange & { file: string })[] = [];
+  const files: SmartVideoPiece[] = [];
   let next = 0;
   let failure: unknown;
   const makePiece = async (i: number) => {
     const piece = plan.pieces[i] as SmartPiece;
+    const range = { startFrame: piece.startFrame, endFrame: piece.endFrame };
     const progress = (ratio: number) => {
       running.set(i, ratio);
       report();
     };
-    let file: string;
-    if (piece.copy) {
-      file = `${prefix}-${String(i).padStart(3, "0")}.mp4`;
-      await runFfmpeg({
-        args: [
-          ...RUN_ARGS,
-          ...["-ss", String(piece.copy.seekSec), "-i", piece.copy.path],
-          ...["-map", "0:v:0", "-an", "-sn", "-dn", "-c", "copy", "-frames:v", String(piece.copy.packets)],
-          ...["-bsf:v", "h264_mp4toannexb", "-tag:v", "avc1"],
-          ...["-video_track_timescale", String(format.timescale), "-f", "mp4", file],
-        ],
-        cwd: workDir,
-        durationSec: frameToSeconds(piece.endFrame - piece.startFrame, rate),
+    const inPlace = piece.copy?.inPlace;
+    if (piece.copy && inPlace) {
+      const { copy } = piece;
+      files[i] = { ...range, file: copy.path, inpoint: copy.seekSec, outpoint: inPlace.outpointSec, copy };
+    } else if (piece.copy) {
+      const file = `${prefix}-${String(i).padStart(3, "0")}.mp4`;
+      await copyPackets({
+        piece: { ...piece, copy: piece.copy },
+        file,
+        timescale: format.timescale,
+        rate,
+        workDir,
         signal: stop.signal,
         stallTimeoutMs: input.stallTimeoutMs,
-        killGraceMs: 200,
-        onProgress: (p) => progress(p.ratio),
+        onProgress: progress,
       });
+      files[i] = { ...range, file };
     } else {
-      const seg = buildSegmentPlan(input.base, piece, i, {
+      const base = plan.sourceKeyframes
+        ? { ...input.base, sourceKeyframes: plan.sourceKeyframes }
+        : input.base;
+      const seg = buildSegmentPlan(base, piece, i, {
         prefix,
-        match: {
-          profile: format.profile,
-          level: format.level,
-          timescale: format.timescale,
-          ...(piece.seam ? { seam: true } : {}),
-        },
+        match: smartMatch(format, rate, Boolean(piece.seam)),
       });
       for (const w of await writePlanFiles(seg.plan, workDir)) input.onWarning?.(w);
       await runRenderFfmpeg({
@@ -192,9 +260,8 @@ export async function makeSmartVideo(input: {
         onProgress: (p) => progress(p.ratio),
         failure: input.failure,
       });
-      file = seg.file;
+      files[i] = { ...range, file: seg.file };
     }
-    files[i] = { startFrame: piece.startFrame, endFrame: piece.endFrame, file };
     running.delete(i);
     done += weight(piece);
     report();
@@ -218,31 +285,85 @@ export async function makeSmartVideo(input: {
   return files;
 }
 
+/** Video frames of the mp4 `file` as its header counts them (its first video track's samples). */
+async function mp4VideoFrames(file: string, signal: AbortSignal): Promise<number> {
+  const { stdout } = await runMediaTool(
+    "ffprobe",
+    ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=nb_frames", "-of", "csv=p=0", file],
+    { timeoutMs: 60_000, signal },
+  );
+  return Number.parseInt(stdout.toString("utf8").trim(), 10);
+}
+
 /**
- * Joins a smart render's pieces by stream copy into the video-only mp4 `outputPath` (a split
- * render's segment), in `workDir`.
- * @throws FfmpegError when ffmpeg fails or `signal` aborts.
+ * Joins a smart render's video pieces by stream copy into the mp4 `outputPath` (in `workDir`),
+ * with the AAC sound `audioPath` (then `+faststart`) or video alone (null: a split render's
+ * segment). When copy pieces were read in place, the output's frame count is checked: a source
+ * whose other streams are interleaved far ahead of its video ends such a read early, so on a
+ * wrong count those pieces are copied to files of their own ({@link copyPackets}) and the join
+ * runs again (logged as a warning).
+ * @throws FfmpegError when ffmpeg fails or `signal` aborts; Error when the second join's frame
+ *   count is wrong too.
  */
-export async function joinSmartPieces(input: {
-  pieces: readonly (FrameRange & { file: string })[];
+export async function joinSmartVideo(input: {
+  pieces: readonly SmartVideoPiece[];
   rate: FrameRate;
+  timescale: number;
   outputPath: string;
+  audioPath: string | null;
   workDir: string;
   signal: AbortSignal;
   stallTimeoutMs: number;
+  log: Logger;
+  onProgress?: (ratio: number) => void;
 }): Promise<void> {
-  const join = buildJoinPlan(input.pieces, input.rate, input.outputPath, null, "pieces.ffconcat");
-  for (const f of join.files) await writeFile(path.join(input.workDir, f.path), f.content, "utf8");
+  const { rate, workDir } = input;
   const first = input.pieces[0]?.startFrame ?? 0;
-  const last = input.pieces.at(-1)?.endFrame ?? first;
-  await runFfmpeg({
-    args: join.args,
-    cwd: input.workDir,
-    durationSec: frameToSeconds(last - first, input.rate),
-    signal: input.signal,
-    stallTimeoutMs: input.stallTimeoutMs,
-    killGraceMs: 200,
-  });
+  const frames = (input.pieces.at(-1)?.endFrame ?? first) - first;
+  const join = async (pieces: readonly SmartVideoPiece[]) => {
+    const plan = buildJoinPlan(pieces, rate, input.outputPath, input.audioPath, "pieces.ffconcat");
+    for (const f of plan.files) await writeFile(path.join(workDir, f.path), f.content, "utf8");
+    await runJoin({
+      args: plan.args,
+      cwd: workDir,
+      durationSec: frameToSeconds(frames, rate),
+      signal: input.signal,
+      stallTimeoutMs: input.stallTimeoutMs,
+      killGraceMs: 200,
+      ...(input.onProgress ? { onProgress: (p) => input.onProgress?.(p.ratio) } : {}),
+      log: input.log,
+    });
+  };
+  await join(input.pieces);
+  if (!input.pieces.some((p) => p.inpoint !== undefined)) return;
+  const output = path.resolve(workDir, input.outputPath);
+  const got = await mp4VideoFrames(output, input.signal);
+  if (got === frames) return;
+  input.log.warn(
+    { expected: frames, got, output: path.basename(output) },
+    "a smart render's in-place copies joined to a wrong frame count: copying them to files and joining again",
+  );
+  const pieces: SmartVideoPiece[] = [];
+  for (const [i, p] of input.pieces.entries()) {
+    if (p.inpoint === undefined || !p.copy) {
+      pieces.push(p);
+      continue;
+    }
+    const file = `copy-${String(i).padStart(3, "0")}.mp4`;
+    await copyPackets({
+      piece: { startFrame: p.startFrame, endFrame: p.endFrame, copy: p.copy },
+      file,
+      timescale: input.timescale,
+      rate,
+      workDir,
+      signal: input.signal,
+      stallTimeoutMs: input.stallTimeoutMs,
+    });
+    pieces.push({ startFrame: p.startFrame, endFrame: p.endFrame, file });
+  }
+  await join(pieces);
+  const again = await mp4VideoFrames(output, input.signal);
+  if (again !== frames) throw new Error(`a smart render joined ${again} video frames, not ${frames}`);
 }
 
 /**
@@ -300,9 +421,10 @@ export async function recordSmartRender(
 }
 
 /**
- * Renders a smart render made in one piece into `outputFile` (in `workDir`): the video's
- * pieces ({@link makeSmartVideo}), the whole timeline's sound once (`buildAudioPlan`, AAC),
- * then both joined by stream copy (`buildJoinPlan`, `+faststart`).
+ * Renders a smart render made in one piece into `outputFile` (in `workDir`): the video's pieces
+ * ({@link makeSmartVideo}) and, at the same time, the whole timeline's sound once
+ * (`buildAudioPlan`, AAC); then both joined by stream copy ({@link joinSmartVideo},
+ * `+faststart`). The first failure of the video or the sound stops the other.
  * @throws RenderError as `runRenderFfmpeg` does; FfmpegError `ABORTED` when `signal` aborts.
  */
 export async function runSmartRender(input: {
@@ -316,31 +438,70 @@ export async function runSmartRender(input: {
   onProgress?: (ratio: number) => void;
   onWarning?: (w: RenderWarning) => void;
 }): Promise<void> {
-  const { rate, window } = renderFrameWindow(input.base.composition, input.base.output);
-  const pieces = await makeSmartVideo({
-    ...input,
+  const { rate } = renderFrameWindow(input.base.composition, input.base.output);
+  const timescale = input.plan.format?.timescale;
+  if (timescale === undefined) throw new Error("runSmartRender needs a plan with a stream format");
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  input.signal.addEventListener("abort", abort, { once: true });
+  let video = 0;
+  let sound = 0;
+  const report = () => input.onProgress?.(0.75 * video + 0.1 * sound);
+  const firstFailure = (err: unknown) => {
+    stop.abort();
+    throw err;
+  };
+  let pieces: SmartVideoPiece[];
+  let audioFile: string;
+  try {
+    const settled = await Promise.allSettled([
+      makeSmartVideo({
+        ...input,
+        signal: stop.signal,
+        rate,
+        onProgress: (r) => {
+          video = r;
+          report();
+        },
+      }).catch(firstFailure),
+      (async () => {
+        const audio = buildAudioPlan(input.base);
+        await writePlanFiles(audio.plan, input.workDir);
+        await runRenderFfmpeg({
+          plan: audio.plan,
+          cwd: input.workDir,
+          signal: stop.signal,
+          stallTimeoutMs: input.stallTimeoutMs,
+          onProgress: (p) => {
+            sound = p.ratio;
+            report();
+          },
+          failure: input.failure,
+        });
+        return audio.file;
+      })().catch(firstFailure),
+    ]);
+    input.signal.throwIfAborted();
+    // The failure that stopped the other (its own end is then an abort).
+    const failed = settled.filter((r) => r.status === "rejected").map((r) => r.reason as unknown);
+    const cause = failed.find((e) => !(e instanceof FfmpegError && e.code === "ABORTED")) ?? failed[0];
+    if (failed.length > 0) throw cause;
+    pieces = (settled[0] as PromiseFulfilledResult<SmartVideoPiece[]>).value;
+    audioFile = (settled[1] as PromiseFulfilledResult<string>).value;
+  } finally {
+    input.signal.removeEventListener("abort", abort);
+  }
+  await joinSmartVideo({
+    pieces,
     rate,
-    onProgress: (r) => input.onProgress?.(0.85 * r),
-  });
-  const audio = buildAudioPlan(input.base);
-  await writePlanFiles(audio.plan, input.workDir);
-  await runRenderFfmpeg({
-    plan: audio.plan,
-    cwd: input.workDir,
+    timescale,
+    outputPath: input.outputFile,
+    audioPath: audioFile,
+    workDir: input.workDir,
     signal: input.signal,
     stallTimeoutMs: input.stallTimeoutMs,
-    onProgress: (p) => input.onProgress?.(0.85 + 0.1 * p.ratio),
-    failure: input.failure,
-  });
-  const join = buildJoinPlan(pieces, rate, input.outputFile, audio.file);
-  for (const f of join.files) await writeFile(path.join(input.workDir, f.path), f.content, "utf8");
-  await runFfmpeg({
-    args: join.args,
-    cwd: input.workDir,
-    durationSec: frameToSeconds(window.end - window.start, rate),
-    signal: input.signal,
-    stallTimeoutMs: input.stallTimeoutMs,
-    killGraceMs: 200,
+    log: input.failure.log,
+    onProgress: (r) => input.onProgress?.(0.85 + 0.15 * r),
   });
   input.onProgress?.(1);
 }

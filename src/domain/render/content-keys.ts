@@ -16,7 +16,7 @@ import type { RenderOutputOptions, SmartRenderMode, SmartStreamFormat } from "./
  * whenever `buildSegmentPlan` or `buildAudioPlan` would write other bytes for the same input,
  * so that no part cached by an older engine is reused.
  */
-export const RENDER_ENGINE_VERSION = 2;
+export const RENDER_ENGINE_VERSION = 3;
 
 /** What a part's content key is made of, besides the composition. */
 export interface ContentKeyInput {

@@ -15,6 +15,7 @@ import type { Timeline } from "../composition/schema.ts";
 import { withoutFilterNames } from "./graph.ts";
 import { buildRenderPlan, outputSize } from "./plan.ts";
 import { RenderError, type RenderOutputOptions } from "./types.ts";
+import { inputSeekTime } from "./video-branch.ts";
 
 const assets = new Map([
   ["upl_a", resolvedVideo("/media/a.mp4", 10)],
@@ -512,5 +513,26 @@ describe("buildRenderPlan: outputs", () => {
       tracks: [track("video", [clip({ start: 0, duration: 1, asset: videoAsset("upl_gone") })])],
     };
     expect(() => plan(c)).toThrow(expect.objectContaining({ code: "ASSET_NOT_FOUND", uploadId: "upl_gone" }));
+  });
+});
+
+describe("inputSeekTime", () => {
+  const keyframes = { times: [0, 2, 4], frameSec: 1 / 30 };
+
+  it("seeks a second before the stream without keyframes, never before the file's start", () => {
+    expect(inputSeekTime(4, 1)).toBe(3);
+    expect(inputSeekTime(0.4, 1)).toBe(0);
+  });
+
+  it("seeks no earlier than the keyframe the first shown frame decodes from", () => {
+    // A stream that starts on a keyframe decodes nothing of the GOP before it.
+    expect(inputSeekTime(4, 1, keyframes)).toBe(4);
+    expect(inputSeekTime(4.5, 1, keyframes)).toBe(4);
+    // An in-point a fifth of a frame before a keyframe shows the keyframe first.
+    expect(inputSeekTime(4 - 0.2 / 30, 1, keyframes)).toBe(4);
+    // A third of a frame before it the frame before may be shown: that GOP is decoded.
+    expect(inputSeekTime(4 - 0.34 / 30, 1, keyframes)).toBeCloseTo(3 - 0.34 / 30, 9);
+    // Where the preroll stays inside the GOP it is kept.
+    expect(inputSeekTime(5.5, 1, keyframes)).toBe(4.5);
   });
 });

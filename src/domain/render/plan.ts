@@ -39,6 +39,7 @@ import {
   buildPlacedClip,
   buildVisualClip,
   isOpaqueFullFrame,
+  type SourceKeyframes,
   STILL_SEEK_PREROLL_SEC,
 } from "./video-branch.ts";
 
@@ -61,6 +62,13 @@ export interface BuildRenderPlanInput {
    * small machines a low number bounds memory (each frame-threaded decoder holds frames per thread).
    */
   decoderThreads?: number;
+  /**
+   * Keyframes of video sources by asset key (`uploadId` or `src`), where they are known (a smart
+   * render read its sources' GOP indexes). An input then seeks to the keyframe its first
+   * needed frame decodes from, when that is later than the usual preroll would reach (see
+   * `inputSeekTime`): frames before it are never decoded.
+   */
+  sourceKeyframes?: ReadonlyMap<string, SourceKeyframes>;
   /**
    * Threads of the filter graph (`-filter_complex_threads N`, for slice-threaded filters such as
    * scaling, `xfade` and `overlay`); default: ffmpeg's choice (one per core). Each thread keeps
@@ -262,6 +270,7 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     inputs: new Map(),
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
     ...(traits.still ? { seekPreroll: STILL_SEEK_PREROLL_SEC } : {}),
+    ...(input.sourceKeyframes ? { sourceKeyframes: input.sourceKeyframes } : {}),
   };
   const maps: string[] = [];
   let posterOutput: string[] = [];

@@ -8,8 +8,15 @@ import {
   videoAsset,
 } from "../../../test/fixtures/render/compositions.ts";
 import type { Timeline } from "../composition/schema.ts";
-import { encoderArgs, partEdgeZones } from "./outputs.ts";
-import { buildSplitRenderPlan, CONCAT_LIST, planSegments, segmentClipIds } from "./segments.ts";
+import { encoderArgs, partEdgeZones, SEAM_CRF, SEAM_PRESET } from "./outputs.ts";
+import {
+  buildJoinPlan,
+  buildSplitRenderPlan,
+  CONCAT_LIST,
+  planSegments,
+  segmentClipIds,
+  withFaststart,
+} from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
 import { RenderError } from "./types.ts";
 
@@ -115,7 +122,15 @@ describe("buildSplitRenderPlan", () => {
     expect(split.join.args.slice(split.join.args.indexOf("-f"))).toEqual([
       ...["-f", "concat", "-safe", "0", "-i", CONCAT_LIST, "-i", "audio.m4a"],
       ...["-map", "0:v:0", "-map", "1:a:0", "-c", "copy", "-tag:v", "avc1"],
-      ...["-movflags", "+faststart", "-f", "mp4", "out.mp4"],
+      // 250 frames and 471 AAC packets: 16 KiB + 48 bytes each for the header, written first.
+      ...["-moov_size", "50992", "-f", "mp4", "out.mp4"],
+    ]);
+    expect(withFaststart(split.join.args).slice(-5)).toEqual([
+      "-movflags",
+      "+faststart",
+      "-f",
+      "mp4",
+      "out.mp4",
     ]);
     expect(split.join.files).toEqual([
       {
@@ -217,7 +232,7 @@ describe("partEdgeZones", () => {
     expect(partEdgeZones(11)).toBe("0,4,b=1.15/6,10,b=1.15");
     expect(partEdgeZones(10)).toBe("0,9,b=1.15");
     expect(partEdgeZones(1)).toBe("0,0,b=1.15");
-    const zoned = (args: string[]) => args.includes("-x264-params");
+    const zoned = (args: string[]) => args.some((a) => a.startsWith("zones="));
     expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30 }))).toBe(true);
     expect(zoned(encoderArgs("mp4", "standard", { streams: "video" }))).toBe(false);
     expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30, lossless: true }))).toBe(
@@ -226,5 +241,81 @@ describe("partEdgeZones", () => {
     expect(zoned(encoderArgs("mp4", "lossless", { streams: "video", partFrames: 30 }))).toBe(false);
     const match = { profile: "high", level: 40, timescale: 15360, seam: true };
     expect(zoned(encoderArgs("mp4", "standard", { streams: "video", partFrames: 30, match }))).toBe(false);
+  });
+});
+
+describe("smart-render seams", () => {
+  it("encode at the seam preset and CRF in the copied sources' profile", () => {
+    const args = (profile: string, seam = true, reorderDelay?: number) =>
+      encoderArgs("mp4", "standard", {
+        streams: "video",
+        match: {
+          profile,
+          level: 40,
+          timescale: 15360,
+          seam,
+          ...(reorderDelay !== undefined ? { reorderDelay } : {}),
+        },
+      });
+    const valueAfter = (a: string[], flag: string) => a[a.indexOf(flag) + 1];
+    for (const [profile, params] of [
+      ["high", "8x8dct=1"],
+      ["main", "cabac=1"],
+      ["baseline", undefined],
+    ] as const) {
+      const a = args(profile);
+      expect(valueAfter(a, "-preset")).toBe(SEAM_PRESET);
+      expect(valueAfter(a, "-crf")).toBe(SEAM_CRF);
+      expect(valueAfter(a, "-profile:v")).toBe(profile);
+      expect(a.includes("-x264-params") ? valueAfter(a, "-x264-params") : undefined).toBe(params);
+    }
+    // An encoded piece that is not a seam keeps the quality's own preset and CRF.
+    const piece = args("high", false);
+    expect(valueAfter(piece, "-preset")).toBe("veryfast");
+    expect(valueAfter(piece, "-crf")).toBe("23");
+    expect(valueAfter(piece, "-x264-params")).toBe("8x8dct=1");
+    // Every piece continues the sources' B-frame delay.
+    expect(valueAfter(args("high", true, 2), "-x264-params")).toBe("8x8dct=1:bframes=3:b-pyramid=normal");
+    // A Main seam with B-frames is Main without CABAC.
+    expect(valueAfter(args("main", true, 1), "-x264-params")).toBe("bframes=3:b-pyramid=none");
+    expect(valueAfter(args("main", false, 1), "-x264-params")).toBe("bframes=3:b-pyramid=none");
+    expect(valueAfter(args("baseline", true, 0), "-x264-params")).toBe("bframes=0");
+  });
+});
+
+describe("buildJoinPlan", () => {
+  it("lists each file with its exact duration, and a copy read in place with its in and out points", () => {
+    const rate = toFrameRate(30000 / 1001);
+    const { files, args } = buildJoinPlan(
+      [
+        { startFrame: 10, endFrame: 23, file: "seam-000.mp4" },
+        { startFrame: 23, endFrame: 83, file: "/media/it's.mp4", inpoint: 2.002, outpoint: 3.936933 },
+        { startFrame: 83, endFrame: 90, file: "/media/b.mp4", inpoint: 12.012, outpoint: null },
+      ],
+      rate,
+      "out.mp4",
+      null,
+      "pieces.ffconcat",
+    );
+    expect(files).toEqual([
+      {
+        path: "pieces.ffconcat",
+        content: [
+          "ffconcat version 1.0",
+          "file 'seam-000.mp4'",
+          "duration 0.433767",
+          "file '/media/it'\\''s.mp4'",
+          "inpoint 2.002000",
+          "outpoint 3.936933",
+          "duration 2.002000",
+          "file '/media/b.mp4'",
+          "inpoint 12.012000",
+          "duration 0.233566",
+          "",
+        ].join("\n"),
+      },
+    ]);
+    expect(args).toContain("pieces.ffconcat");
+    expect(args).not.toContain("+faststart");
   });
 });

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { type GopIndex, interpretGopProbe, keyframeIdrs } from "../../media/gop-index.ts";
 import type { Clip, Timeline } from "../composition/schema.ts";
-import { minCopyFrames, planSmartRender } from "./smart-plan.ts";
+import { inPlaceCopy, minCopyFrames, planSmartRender } from "./smart-plan.ts";
 import type { ResolvedAsset } from "./types.ts";
 
 /**
  * A 30 fps H.264 High stream of `gops` closed GOPs of `g` frames with a B-frame pair after
- * every P-frame (decode order I P B B P B B …), time base 1/15360; every keyframe an IDR.
+ * every P-frame (decode order I P B B P B B …), time base 1/15360; every keyframe an IDR; the
+ * decode times a muxer gives it (two frames before the first presentation time: a B-pyramid's).
  */
 function stream(gops: number, g: number, over: Record<string, unknown> = {}): GopIndex {
-  const packets: { pts: number; flags: string }[] = [];
+  const packets: { pts: number; dts?: number; flags: string }[] = [];
   for (let k = 0; k < gops; k++) {
     const base = k * g;
     packets.push({ pts: base * 512, flags: "K__" });
@@ -19,6 +20,9 @@ function stream(gops: number, g: number, over: Record<string, unknown> = {}): Go
       for (let b = base + f; b < p; b++) packets.push({ pts: b * 512, flags: "___" });
     }
   }
+  packets.forEach((p, i) => {
+    p.dts = (i - 2) * 512;
+  });
   const index = interpretGopProbe({
     streams: [
       {
@@ -90,6 +94,63 @@ describe("GOP index", () => {
   });
 });
 
+describe("inPlaceCopy", () => {
+  const timed = stream;
+
+  it("reads whole GOPs in place up to the next packet's decode time, or to the end of the stream", () => {
+    const g = timed(3, 30);
+    // Packets 30..60: the next packet (60) decodes at tick 58 × 512, 1.933333 s rounded down.
+    expect(inPlaceCopy(g, 30, 60)).toEqual({ inPlace: { outpointSec: 1.933333 } });
+    expect(inPlaceCopy(g, 60, 90)).toEqual({ inPlace: { outpointSec: null } });
+    // A plan's copy pieces carry it.
+    const p = plan(composition([clip("a", 0, 3, 0)]), g);
+    expect(p.pieces.map((x) => x.copy?.inPlace)).toEqual([{ outpointSec: null }]);
+  });
+
+  it("encodes sources whose decode times an encoded piece could not continue", () => {
+    const doc = composition([clip("a", 0, 3, 0)]);
+    const irregular = stream(3, 30);
+    irregular.reorderDelay = null;
+    expect(plan(doc, irregular).reasons.map((r) => r.reason)).toEqual([
+      "decode times that do not step by one frame",
+    ]);
+    const deep = stream(3, 30);
+    deep.reorderDelay = 3;
+    expect(plan(doc, deep).copiedFrames).toBe(0);
+    expect(plan(doc, deep).reasons[0]?.reason).toMatch(/3 frames after they decode/);
+    // The index reads the delay off the decode times, and no delay from irregular ones.
+    expect(stream(1, 30).reorderDelay).toBe(2);
+    const g = stream(1, 30);
+    const skewed = interpretGopProbe({
+      streams: [{ codec_name: "h264", time_base: "1/15360" }],
+      packets: g.pts.map((pts, i) => ({
+        pts,
+        dts: (g.dts[i] as number) + (i === 5 ? 100 : 0),
+        flags: "___",
+      })),
+    });
+    expect(skewed.reorderDelay).toBeNull();
+  });
+
+  it("copies to a file when the demuxer could not cut the stream there", () => {
+    // Another stream comes first in the file: the concat demuxer matches streams by index.
+    expect(inPlaceCopy({ ...timed(2, 30), streamIndex: 1 }, 0, 30)).toEqual({});
+    // No decode times.
+    const untimed = stream(2, 30);
+    expect(inPlaceCopy({ ...untimed, dts: untimed.dts.map(() => Number.NaN) }, 0, 30)).toEqual({});
+    // Decode times that do not increase.
+    const g = timed(2, 30);
+    g.dts[10] = g.dts[9] as number;
+    expect(inPlaceCopy(g, 0, 30)).toEqual({});
+    // One packet: the next one decodes before the first is shown (the outpoint before the inpoint).
+    expect(inPlaceCopy(timed(2, 30), 30, 31)).toEqual({});
+    // Two packets less than a microsecond apart cannot be told apart by an outpoint.
+    const fine = { ...timed(2, 30), format: { ...g.format, timeBase: { num: 1, den: 90_000_000 } } };
+    fine.dts = fine.dts.map((d, i) => (i === 29 ? (fine.dts[30] as number) - 10 : d));
+    expect(inPlaceCopy(fine, 0, 30)).toEqual({});
+  });
+});
+
 describe("planSmartRender", () => {
   it("copies only runs long enough to pay for their processes: a shorter run and its seams are one encoded piece", () => {
     const doc = composition([clip("a", 0, 2, 10 / 30), clip("b", 2, 1, 60 / 30)]);
@@ -137,7 +198,14 @@ describe("planSmartRender", () => {
       to: 20 / 30,
       reason: "from the cut to the next keyframe",
     });
-    expect(p.format).toEqual({ profile: "high", level: 31, timescale: 15360, width: 64, height: 36 });
+    expect(p.format).toEqual({
+      profile: "high",
+      level: 31,
+      timescale: 15360,
+      width: 64,
+      height: 36,
+      reorderDelay: 2,
+    });
   });
 
   it("encodes transitions, speed changes, text over a clip and other sources, and says why", () => {

@@ -17,7 +17,7 @@ import type {
   SmartRenderSummary,
   SmartStreamFormat,
 } from "./types.ts";
-import { hasIdentityTransform } from "./video-branch.ts";
+import { hasIdentityTransform, type SourceKeyframes } from "./video-branch.ts";
 
 export type { SmartStreamFormat };
 
@@ -35,9 +35,48 @@ export interface SmartPiece extends FrameRange {
     packets: number;
     /** Input `-ss` that lands on that keyframe, seconds (its time, rounded up to the microsecond). */
     seekSec: number;
+    /**
+     * Set when a join can read the packets straight from the source with the concat
+     * demuxer (`inpoint` = `seekSec`, {@link inPlaceCopy}): its `outpoint`, seconds (the
+     * next packet's decode time rounded down to the microsecond), or null up to the end of the
+     * stream. Unset when the packets must first be copied to a file of their own.
+     */
+    inPlace?: { outpointSec: number | null };
   };
   /** An encoded piece whose frames are a source's frames unchanged (a seam next to a copy): encoded near-losslessly. */
   seam?: boolean;
+}
+
+/**
+ * Whether the concat demuxer can read packets `[p, q)` (decode order) of a source in place,
+ * from `inpoint` (the keyframe `p`'s time) to an `outpoint`: it keeps a file's packets until one
+ * has a decode time at or past the outpoint. So the video must be the file's first stream (the
+ * demuxer matches streams by index), the decode times known and increasing over `[p, q]`, and
+ * packet `q`'s time, rounded down to the microsecond, still after packet `q - 1`'s and after the
+ * inpoint. Packets of
+ * the source's other streams can end a file early where they are interleaved far ahead of the
+ * video; a join checks its frame count for that (see `joinSmartVideo`).
+ * @returns `{ inPlace }` for {@link SmartPiece.copy}, or nothing when the packets need a file.
+ */
+export function inPlaceCopy(
+  gop: GopIndex,
+  p: number,
+  q: number,
+): Pick<NonNullable<SmartPiece["copy"]>, "inPlace"> {
+  if (gop.streamIndex !== 0 || gop.dts.length !== gop.frames) return {};
+  for (let i = p; i < Math.min(q + 1, gop.frames); i++) {
+    const d = gop.dts[i] as number;
+    if (!Number.isFinite(d) || (i > p && d <= (gop.dts[i - 1] as number))) return {};
+  }
+  if (q >= gop.frames) return { inPlace: { outpointSec: null } };
+  const { num, den } = gop.format.timeBase;
+  const micros = (ticks: number) => (ticks * num * 1e6) / den;
+  const outpoint = Math.floor(micros(gop.dts[q] as number));
+  if (outpoint <= micros(gop.dts[q - 1] as number)) return {};
+  // The demuxer wants the outpoint after the inpoint: a run of fewer packets than the B-frame
+  // delay ends at a decode time before its first picture's presentation time.
+  if (outpoint <= Math.ceil(micros(gop.pts[p] as number))) return {};
+  return { inPlace: { outpointSec: outpoint / 1e6 } };
 }
 
 /** The smart plan of output frames `range` of a render. */
@@ -46,6 +85,30 @@ export interface SmartRenderPlan extends SmartRenderSummary {
   format: SmartStreamFormat | null;
   /** The pieces in output order, covering `range` exactly. */
   pieces: SmartPiece[];
+  /**
+   * Keyframes of the sources whose GOP indexes the plan read (constant frame rate only), by
+   * asset key: the encoded pieces' inputs seek to them (`BuildRenderPlanInput.sourceKeyframes`).
+   */
+  sourceKeyframes?: ReadonlyMap<string, SourceKeyframes>;
+}
+
+const keyframesOfIndex = new WeakMap<GopIndex, SourceKeyframes>();
+
+/**
+ * A source's keyframes (every packet flagged key, by presentation time in seconds, ascending)
+ * and its frame duration, from its GOP index; undefined for a variable frame rate.
+ */
+export function sourceKeyframesOf(gop: GopIndex): SourceKeyframes | undefined {
+  if (gop.frameTicks === null) return undefined;
+  let found = keyframesOfIndex.get(gop);
+  if (!found) {
+    const { num, den } = gop.format.timeBase;
+    const times = gop.pts.filter((_, i) => gop.key[i]).map((t) => (t * num) / den);
+    times.sort((a, b) => a - b);
+    found = { times, frameSec: (gop.frameTicks * num) / den };
+    keyframesOfIndex.set(gop, found);
+  }
+  return found;
 }
 
 /** Inputs of {@link planSmartRender}. */
@@ -119,6 +182,9 @@ const assetKey = (clip: Clip): string =>
     ? (clip.asset.uploadId ?? clip.asset.src ?? "")
     : "";
 
+/** The largest B-frame reorder delay (frames) the encoder continues: x264's B-pyramid. */
+const MAX_REORDER_DELAY = 2;
+
 /** Why a source's stream cannot be copied into an H.264 output of `size` at `rate`, or undefined. */
 export function sourceMismatch(
   f: VideoStreamFormat,
@@ -142,6 +208,9 @@ export function sourceMismatch(
   if (gop.frameTicks * f.timeBase.num * rate.num !== f.timeBase.den * rate.den)
     return `frame rate ${(f.timeBase.den / (gop.frameTicks * f.timeBase.num)).toFixed(3)} differs from the output's`;
   if (gop.firstPts !== 0) return "the video starts after the file's start";
+  if (gop.reorderDelay === null) return "decode times that do not step by one frame";
+  if (gop.reorderDelay > MAX_REORDER_DELAY)
+    return `B-frames shown ${gop.reorderDelay} frames after they decode (at most ${MAX_REORDER_DELAY} are continued)`;
   return undefined;
 }
 
@@ -173,11 +242,15 @@ function streamFormatOf(gop: GopIndex): SmartStreamFormat {
     timescale: f.timeBase.den / f.timeBase.num,
     width: f.width,
     height: f.height,
+    reorderDelay: gop.reorderDelay ?? 0,
   };
 }
 
 const sameFormat = (a: SmartStreamFormat, b: SmartStreamFormat) =>
-  a.profile === b.profile && a.level === b.level && a.timescale === b.timescale;
+  a.profile === b.profile &&
+  a.level === b.level &&
+  a.timescale === b.timescale &&
+  (a.reorderDelay ?? null) === (b.reorderDelay ?? null);
 
 /**
  * Plans smart rendering of output frames `input.range` of an mp4 render. A frame is copyable
@@ -185,7 +258,7 @@ const sameFormat = (a: SmartStreamFormat, b: SmartStreamFormat) =>
  * or caption over it, no transition or fade over the frame), at speed 1, no transform, crop,
  * motion or filter, from an H.264 source coded as the output is (size, square pixels, 8-bit
  * 4:2:0, progressive, constant frame rate equal to the output's, see {@link sourceMismatch})
- * and coded like the render's first such source (profile, level, time base). Each run of
+ * and coded like the render's first such source (profile, level, time base, B-frame delay). Each run of
  * consecutive source frames of one clip copies the packets from its first clean keyframe to
  * its last clean point (`GopIndex.clean`: no B-frame run or leading picture crosses it; a copy
  * starts on an IDR picture, never on an open GOP's I-frame, whose slices still refer to the
@@ -268,7 +341,7 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
     if (format && !sameFormat(format, streamFormatOf(gop)))
       return {
         clip,
-        reason: `coded differently (profile, level or time base) from ${formatClip ? label(formatClip) : "the render's other sources"}`,
+        reason: `coded differently (profile, level, time base or B-frames) from ${formatClip ? label(formatClip) : "the render's other sources"}`,
       };
     // Source frame shown: the one the in-point rounds to, then one per output frame.
     const exact = ((clip.trim ?? 0) * rate.num) / rate.den;
@@ -333,7 +406,14 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
         pieces.push({
           startFrame: f + (p - ka),
           endFrame: f + (q - ka),
-          copy: { key: fate.key, path: assets.get(fate.key)?.path ?? "", packet: p, packets: q - p, seekSec },
+          copy: {
+            key: fate.key,
+            path: assets.get(fate.key)?.path ?? "",
+            packet: p,
+            packets: q - p,
+            seekSec,
+            ...inPlaceCopy(gop, p, q),
+          },
         });
         copiedFrames += q - p;
         encode(f + (q - ka), end, fate.clip, "from the last whole GOP to the out point", true);
@@ -352,11 +432,17 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
   }
   const total = range.endFrame - range.startFrame;
   const copies = copiedFrames > 0;
+  const sourceKeyframes = new Map<string, SourceKeyframes>();
+  for (const [key, gop] of gops) {
+    const keyframes = sourceKeyframesOf(gop);
+    if (keyframes) sourceKeyframes.set(key, keyframes);
+  }
   return {
     format: copies || input.format ? format : null,
     pieces: copies ? pieces : [{ startFrame: range.startFrame, endFrame: range.endFrame }],
     copiedFrames,
     encodedFrames: total - copiedFrames,
     reasons,
+    ...(copies && sourceKeyframes.size > 0 ? { sourceKeyframes } : {}),
   };
 }

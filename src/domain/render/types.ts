@@ -69,6 +69,12 @@ export interface SmartStreamFormat {
   timescale: number;
   width: number;
   height: number;
+  /**
+   * B-frame reorder delay of the copied sources, frames (0–2): every encoded piece is coded
+   * with it, so that decode times step by one frame across copied and encoded pieces. Absent
+   * in plans stored before it was recorded (encoded pieces then keep the preset's B-frames).
+   */
+  reorderDelay?: number;
 }
 
 /** What a render stores as `smartRender`: the summary and the stream format its pieces share (internal; null when nothing is copied). */

@@ -34,6 +34,8 @@ export interface BranchContext {
   decoderThreads?: number;
   /** Source seconds decoded before each clip's first needed source time; default {@link SEEK_PREROLL_SEC}. */
   seekPreroll?: number;
+  /** Keyframes of video sources by asset key (`BuildRenderPlanInput.sourceKeyframes`). */
+  sourceKeyframes?: ReadonlyMap<string, SourceKeyframes>;
 }
 
 /** An opened input bounded to what one clip needs (`-ss/-t`; a still is one frame). */
@@ -94,13 +96,36 @@ export function sourceTimeAt(seg: Pick<Segment, "clip" | "origin">, frame: numbe
   return (clip?.trim ?? 0) + frameToSeconds(frame - seg.origin, rate) * (clip ? sourceRate(clip) : 1);
 }
 
+/** Where a video source's keyframes are: their times (seconds, ascending) and one frame's duration (seconds). */
+export interface SourceKeyframes {
+  times: readonly number[];
+  frameSec: number;
+}
+
 /**
  * Where a video input's `-ss` seeks (source seconds) for a stream that starts at source time
  * `start`: `prerollSec` before it, not before the file's start. The demuxer then starts decoding
- * at the last keyframe at or before that time.
+ * at the last keyframe at or before that time. With the source's `keyframes`, the seek goes no
+ * earlier than the keyframe the
+ * first needed frame decodes from: the last keyframe at or before `start` plus a quarter frame
+ * (the frame nearest to `start`, which `fps` shows first, is then at or after it, whichever way
+ * an in-point between two frames rounds). A preroll reaching into the GOP before would only
+ * decode frames nobody shows (a whole GOP for a stream that starts on a keyframe).
  */
-export function inputSeekTime(start: number, prerollSec: number): number {
-  return Math.max(0, start - prerollSec);
+export function inputSeekTime(start: number, prerollSec: number, keyframes?: SourceKeyframes): number {
+  const at = Math.max(0, start - prerollSec);
+  if (!keyframes?.times.length) return at;
+  const { times } = keyframes;
+  const limit = start + keyframes.frameSec / 4;
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((times[mid] as number) <= limit) lo = mid + 1;
+    else hi = mid;
+  }
+  const keyframe = lo > 0 ? (times[lo - 1] as number) : undefined;
+  return keyframe !== undefined && keyframe > at ? keyframe : at;
 }
 
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
@@ -180,7 +205,12 @@ export function openSourceInput(
           },
     );
   }
-  const seekAt = isStill || holdHead > 0 ? start : inputSeekTime(start, ctx.seekPreroll ?? SEEK_PREROLL_SEC);
+  const keyframes =
+    clip.asset.type === "video" && !proxy
+      ? ctx.sourceKeyframes?.get(clip.asset.uploadId ?? clip.asset.src ?? "")
+      : undefined;
+  const seekAt =
+    isStill || holdHead > 0 ? start : inputSeekTime(start, ctx.seekPreroll ?? SEEK_PREROLL_SEC, keyframes);
   const path = proxy?.path ?? asset.path;
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill

@@ -30,10 +30,11 @@ export interface S3TestServer {
 // The server runs in its own Node process: real HTTP over loopback, real SigV4 checks.
 const CHILD_SCRIPT = `
 const S3rver = require(process.argv[1]);
-const [, , directory, bucket] = process.argv;
+const [, , directory, bucket, anySignature] = process.argv;
 const server = new S3rver({
   address: "127.0.0.1", port: 0, silent: true, directory,
   vhostBuckets: false, configureBuckets: [{ name: bucket }],
+  allowMismatchedSignatures: anySignature === "any-signature",
 });
 server.run().then(
   (addr) => process.stdout.write(JSON.stringify({ port: addr.port }) + "\\n"),
@@ -50,16 +51,23 @@ process.stdin.resume();
  * uploads and ranges) in a child process on a random loopback port, with `bucket` created.
  * Credentials are s3rver's fixed `S3RVER`/`S3RVER`.
  *
+ * @param opts.anySignature - accept a request whose SigV4 signature does not match (the access
+ *   key must still be known): for clients in other processes (worker processes) that cannot be
+ *   adapted with {@link adaptClientToS3rver}, whose bucket-level requests s3rver would refuse.
+ *
  * @example
  * const s3 = await startS3Server();
  * const store = new S3BlobStore(s3.storeOptions);
  * afterAll(() => s3.stop());
  */
-export async function startS3Server(opts: { bucket?: string } = {}): Promise<S3TestServer> {
+export async function startS3Server(
+  opts: { bucket?: string; anySignature?: boolean } = {},
+): Promise<S3TestServer> {
   const bucket = opts.bucket ?? "cutroom-test";
   const directory = await mkdtemp(path.join(os.tmpdir(), "cutroom-s3-"));
   const modulePath = createRequire(import.meta.url).resolve("@20minutes/s3rver");
-  const child = spawn(process.execPath, ["-e", CHILD_SCRIPT, modulePath, directory, bucket], {
+  const args = [modulePath, directory, bucket, opts.anySignature ? "any-signature" : "checked"];
+  const child = spawn(process.execPath, ["-e", CHILD_SCRIPT, ...args], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

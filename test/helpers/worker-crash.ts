@@ -62,6 +62,27 @@ export async function childProcesses(pid: number, commands: readonly string[]): 
     .map(([p]) => Number(p));
 }
 
+/**
+ * Whether process `pid` holds the client end of a TCP connection from 127.0.0.1:`clientPort`
+ * (e.g. the one a server saw a request come from): the socket's inode, read from
+ * /proc/net/tcp, is among the process's open files.
+ */
+export async function holdsConnection(pid: number, clientPort: number): Promise<boolean> {
+  const local = `0100007F:${clientPort.toString(16).toUpperCase().padStart(4, "0")}`;
+  const table = await readFile("/proc/net/tcp", "utf8").catch(() => "");
+  const inodes = new Set(
+    table
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .filter((cols) => cols[1] === local)
+      .map((cols) => `socket:[${cols[9]}]`),
+  );
+  if (inodes.size === 0) return false;
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  return links.some((l) => inodes.has(l));
+}
+
 /** Whether a process exists and is not a zombie. */
 export async function isAlive(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
@@ -98,6 +119,17 @@ export interface CrashRig {
    * @throws if the condition is not met in time or the children outlive their worker.
    */
   killWorkerMidJob<T>(underWay: () => Promise<T | null>, tools: readonly string[]): Promise<WorkerKill<T>>;
+  /**
+   * Polls (every 100 ms, up to 60 s) until `pick` names a worker process (the one doing the work
+   * to interrupt, e.g. found by {@link holdsConnection}), then SIGKILLs its Node process, waits
+   * for it to exit and starts a fresh worker process in its place (`childDirs` is empty).
+   * @param pick - the victim and the job's state, null while not yet; throws when the job ended
+   *   before it could be killed.
+   * @throws if the condition is not met in time.
+   */
+  killWorkerWhen<T>(
+    pick: (workers: readonly WorkerProcess[]) => Promise<{ victim: WorkerProcess; running: T } | null>,
+  ): Promise<WorkerKill<T>>;
   /** Names of the work directories of `resourceId`'s attempts left under WORK_DIR. */
   leftoverWorkDirs(resourceId: string): Promise<string[]>;
   /** Whether the app answers its health check and both worker processes are still running. */
@@ -145,6 +177,26 @@ export async function startCrashRig(env: Record<string, string> = {}): Promise<C
     for (const s of started) if (s.status === "fulfilled") workers.push(s.value);
     const failed = started.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
+    /**
+     * SIGKILLs `victim`'s Node process alone, waits for it to exit and for its tool processes
+     * `children` to die with it (within 2 s: they are launched with a parent-death signal, not
+     * left working as orphans), and starts a fresh worker process in its place.
+     */
+    const killAndReplace = async (victim: WorkerProcess, children: readonly number[]) => {
+      process.kill(victim.child.pid as number, "SIGKILL");
+      await victim.exited;
+      const killedAt = Date.now();
+      await waitFor(
+        async () => (await Promise.all(children.map(isAlive))).every((alive) => !alive),
+        2_000,
+        50,
+      );
+      // The rig has two workers again for the next test: a fresh process takes the victim's
+      // place (started while the job waits out the missed heartbeats; either may retry it).
+      const index = workers.indexOf(victim);
+      workers[index] = await startWorkerProcess(`${victim.name}'`, workerEnv);
+      return { victim, survivors: [...workers], killedAt };
+    };
     return {
       t,
       base,
@@ -166,19 +218,11 @@ export async function startCrashRig(env: Record<string, string> = {}): Promise<C
         const childDirs = (
           await Promise.all(children.map((pid) => readlink(`/proc/${pid}/cwd`).catch(() => "")))
         ).filter((d) => d !== "");
-        process.kill(victim.child.pid as number, "SIGKILL");
-        await victim.exited;
-        const killedAt = Date.now();
-        await waitFor(
-          async () => (await Promise.all(children.map(isAlive))).every((alive) => !alive),
-          2_000,
-          50,
-        );
-        // The rig has two workers again for the next test: a fresh process takes the victim's
-        // place (started while the job waits out the missed heartbeats; either may retry it).
-        const index = workers.indexOf(victim);
-        workers[index] = await startWorkerProcess(`${victim.name}'`, workerEnv);
-        return { victim, survivors: [...workers], running, killedAt, childDirs };
+        return { ...(await killAndReplace(victim, children)), running, childDirs };
+      },
+      async killWorkerWhen(pick) {
+        const { victim, running } = await waitFor(() => pick(workers), 60_000, 100);
+        return { ...(await killAndReplace(victim, [])), running, childDirs: [] };
       },
       async healthy() {
         const res = await fetch(`${base}/api/v1/health`).catch(() => null);

@@ -1,10 +1,13 @@
 /**
  * Smart rendering against encoding every frame, the render engine alone (no API):
  *
- *   node bench/render/smart-render.ts [--minutes 10] [--width 1920 --height 1080]
+ *   node bench/render/smart-render.ts [--minutes 10] [--width 1920 --height 1080] [--mbps 24]
  *
  * A camera-like recording (`--minutes` long, 30 fps H.264 High, 2 s closed GOPs, B-frames,
- * grain, AAC) is cut as a cuts-only edit: the ends trimmed, 20 cuts that drop short stretches,
+ * grain, AAC) is cut as a cuts-only edit. By default the recording is encoded at CRF 20, which
+ * its grain makes about 88 Mbit/s at 1080p; `--mbps N` encodes it at N Mbit/s instead, with a
+ * camera's rate control (a VBV buffer of two seconds at 1.25 N), as camcorders and phones write
+ * 1080p30 at 16–50 Mbit/s. The edit: the ends trimmed, 20 cuts that drop short stretches,
  * the recording's two halves ("takes") in reverse order, a music bed on an audio track. The mp4
  * (`standard`) is rendered twice in one run, with `smartRender: "off"` (one ffmpeg run, every
  * frame encoded) and `"auto"` (GOP indexes read, whole GOPs copied, seams encoded, the sound
@@ -37,6 +40,8 @@ const MINUTES = flag("--minutes", 10);
 const W = flag("--width", 1920);
 const H = flag("--height", 1080);
 const FPS = 30;
+/** Mbit/s of the recording, or 0 for CRF 20. */
+const MBPS = flag("--mbps", 0);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const load = () =>
   loadavg()
@@ -50,7 +55,10 @@ async function makeRecording(dir: string, seconds: number): Promise<string> {
     ...["-v", "error", "-y"],
     ...["-f", "lavfi", "-i", `testsrc2=s=${W}x${H}:r=${FPS}:d=${seconds},noise=alls=6:allf=t`],
     ...["-f", "lavfi", "-i", `sine=f=220:r=48000:d=${seconds},volume=0.4`],
-    ...["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-crf", "20", "-bf", "2"],
+    ...["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-bf", "2"],
+    ...(MBPS > 0
+      ? ["-b:v", `${MBPS}M`, "-maxrate", `${MBPS * 1.25}M`, "-bufsize", `${MBPS * 2.5}M`]
+      : ["-crf", "20"]),
     ...["-g", String(2 * FPS), "-keyint_min", String(2 * FPS), "-sc_threshold", "0", "-pix_fmt", "yuv420p"],
     ...["-c:a", "aac", "-b:a", "128k", "-shortest", out],
   ]);
@@ -233,8 +241,13 @@ async function main() {
       if (a?.length && b?.length) worst = Math.min(worst, psnr(a, b));
     }
     const total = whole.copiedFrames + whole.encodedFrames;
+    const { stdout: rateOut } = await run("ffprobe", [
+      ...["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=bit_rate", "-of", "csv=p=0"],
+      recording,
+    ]);
     const result = {
       minutes: MINUTES,
+      sourceMbps: Number((Number(rateOut.trim()) / 1e6).toFixed(1)),
       size: `${W}x${H}`,
       fps: `${rate.num}/${rate.den}`,
       clips: clips.length,

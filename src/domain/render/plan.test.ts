@@ -525,14 +525,19 @@ describe("inputSeekTime", () => {
   });
 
   it("seeks no earlier than the keyframe the first shown frame decodes from", () => {
+    const frame = 1 / 30;
     // A stream that starts on a keyframe decodes nothing of the GOP before it.
-    expect(inputSeekTime(4, 1, keyframes)).toBe(4);
-    expect(inputSeekTime(4.5, 1, keyframes)).toBe(4);
+    expect(inputSeekTime(4, 1, keyframes, frame)).toBe(4);
+    expect(inputSeekTime(4.5, 1, keyframes, frame)).toBe(4);
     // An in-point a fifth of a frame before a keyframe shows the keyframe first.
-    expect(inputSeekTime(4 - 0.2 / 30, 1, keyframes)).toBe(4);
+    expect(inputSeekTime(4 - 0.2 / 30, 1, keyframes, frame)).toBe(4);
     // A third of a frame before it the frame before may be shown: that GOP is decoded.
-    expect(inputSeekTime(4 - 0.34 / 30, 1, keyframes)).toBeCloseTo(3 - 0.34 / 30, 9);
-    // Where the preroll stays inside the GOP it is kept.
-    expect(inputSeekTime(5.5, 1, keyframes)).toBe(4.5);
+    expect(inputSeekTime(4 - 0.34 / 30, 1, keyframes, frame)).toBeCloseTo(3 - 0.34 / 30, 9);
+    // Slow motion at a quarter speed shows the frame before up to an eighth of a frame before
+    // the keyframe: a fifth is too far.
+    expect(inputSeekTime(4 - 0.2 / 30, 1, keyframes, frame / 4)).toBeCloseTo(3 - 0.2 / 30, 9);
+    // Where the preroll stays inside the GOP it is kept; without the output's frame nothing changes.
+    expect(inputSeekTime(5.5, 1, keyframes, frame)).toBe(4.5);
+    expect(inputSeekTime(4, 1, keyframes)).toBe(3);
   });
 });

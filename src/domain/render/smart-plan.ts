@@ -150,11 +150,12 @@ const PRESET_COST: Record<NonNullable<RenderOutputOptions["quality"]>, number> =
 
 /**
  * The fewest frames worth copying at an output size and quality. Copying a run of frames saves
- * encoding them but costs up to three more ffmpeg processes (the copy and the two seams beside
- * it, each its own process); it pays when the frames' encode time exceeds that. Encode time per
- * frame is modelled as 4.5 ms + 17 ns per pixel at `veryfast` on two cores (measured: 8.4 ms at
- * 640×360, 40 ms at 1920×1080), scaled by the preset. So at 1080p anything from about a second
- * of 30 fps is copied, at 640×360 about five seconds, at thumbnail sizes nearly nothing.
+ * encoding them but costs up to two more ffmpeg processes (the seams beside it, each its own
+ * process; the join reads the copied packets in place); it pays when the frames' encode time
+ * exceeds that. Encode time per frame is modelled as 4.5 ms + 17 ns per pixel at `veryfast` on
+ * two cores (measured: 8.4 ms at 640×360, 40 ms at 1920×1080), scaled by the preset. So at
+ * 1080p anything from about 0.7 s of 30 fps is copied, at 640×360 about three seconds, at
+ * thumbnail sizes nearly nothing.
  *
  * @param width - output width, pixels. @param height - output height, pixels.
  * @returns a count of frames (≥ 1).
@@ -165,7 +166,7 @@ export function minCopyFrames(
   quality: RenderOutputOptions["quality"],
 ): number {
   const perFrame = (0.0045 + 1.7e-8 * width * height) * PRESET_COST[quality ?? "standard"];
-  return Math.max(1, Math.ceil((3 * PIECE_PROCESS_SECONDS) / perFrame));
+  return Math.max(1, Math.ceil((2 * PIECE_PROCESS_SECONDS) / perFrame));
 }
 
 interface FrameFate {

@@ -106,17 +106,24 @@ export interface SourceKeyframes {
  * Where a video input's `-ss` seeks (source seconds) for a stream that starts at source time
  * `start`: `prerollSec` before it, not before the file's start. The demuxer then starts decoding
  * at the last keyframe at or before that time. With the source's `keyframes`, the seek goes no
- * earlier than the keyframe the
- * first needed frame decodes from: the last keyframe at or before `start` plus a quarter frame
- * (the frame nearest to `start`, which `fps` shows first, is then at or after it, whichever way
- * an in-point between two frames rounds). A preroll reaching into the GOP before would only
+ * earlier than the keyframe the first shown frame decodes from: `fps` shows at each output
+ * frame the last source frame within half an output frame after it, so the first shown frame
+ * lies at or after the last keyframe at or before `start` plus the smaller of a quarter source
+ * frame and half an output frame in source time (`outputFrameSourceSec`, output frame duration
+ * × speed); with no keyframe in that slack the frame before `start` may be shown, and the GOP
+ * before is decoded. A preroll reaching into the GOP before the first shown frame's would only
  * decode frames nobody shows (a whole GOP for a stream that starts on a keyframe).
  */
-export function inputSeekTime(start: number, prerollSec: number, keyframes?: SourceKeyframes): number {
+export function inputSeekTime(
+  start: number,
+  prerollSec: number,
+  keyframes?: SourceKeyframes,
+  outputFrameSourceSec?: number,
+): number {
   const at = Math.max(0, start - prerollSec);
-  if (!keyframes?.times.length) return at;
+  if (!keyframes?.times.length || !outputFrameSourceSec) return at;
   const { times } = keyframes;
-  const limit = start + keyframes.frameSec / 4;
+  const limit = start + Math.min(keyframes.frameSec / 4, outputFrameSourceSec / 2);
   let lo = 0;
   let hi = times.length;
   while (lo < hi) {
@@ -210,7 +217,14 @@ export function openSourceInput(
       ? ctx.sourceKeyframes?.get(clip.asset.uploadId ?? clip.asset.src ?? "")
       : undefined;
   const seekAt =
-    isStill || holdHead > 0 ? start : inputSeekTime(start, ctx.seekPreroll ?? SEEK_PREROLL_SEC, keyframes);
+    isStill || holdHead > 0
+      ? start
+      : inputSeekTime(
+          start,
+          ctx.seekPreroll ?? SEEK_PREROLL_SEC,
+          keyframes,
+          frameToSeconds(1, ctx.rate) * sourceRate(clip),
+        );
   const path = proxy?.path ?? asset.path;
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill

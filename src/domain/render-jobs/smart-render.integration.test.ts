@@ -254,6 +254,58 @@ describe("smart rendering", () => {
     expect(plan.reasons.map((r) => r.reason)).toContain("from the cut to the next keyframe");
   }, 60_000);
 
+  it("a copy read in place that ends early is noticed by the join's frame count and copied to a file instead", async () => {
+    // What a source whose audio is interleaved far ahead of its video does to a read in place:
+    // the demuxer leaves the file at the first packet past the outpoint, of any stream.
+    const work = join(dir, "early-outpoint");
+    await mkdir(work, { recursive: true });
+    const spec: SmartSourceSpec = {
+      ...{ codec: "h264", profile: "high", bframes: 2, pyramid: true, openGop: false, gopSec: 1 },
+      ...{ fps: "30", vfr: false, seconds: 3.5, width: W, height: H },
+    };
+    const src = await makeSmartSource(work, "src.mp4", spec);
+    const composition = {
+      id: "cmp_early",
+      name: "early",
+      schemaVersion: 1,
+      version: 1,
+      canvas: { width: W, height: H, fps: 30, background: "#000000" },
+      tracks: [
+        {
+          id: "v",
+          kind: "video",
+          name: "V",
+          clips: [{ id: "a", start: 0, duration: 3, trim: 0, asset: { type: "video", uploadId: "upl_src" } }],
+        },
+      ],
+    } as unknown as Timeline;
+    const output: RenderOutputOptions = { format: "mp4", quality: "draft" };
+    const assets = new Map<string, ResolvedAsset>([
+      [
+        "upl_src",
+        {
+          path: src,
+          type: "video",
+          name: "take.mp4",
+          media: { duration: 3.5, hasAudio: true, width: W, height: H, fps: 30, videoCodec: "h264" },
+        },
+      ],
+    ]);
+    const gops = await readSourceGops(composition, assets, undefined, output);
+    const { whole } = planRenderSmart({ composition, options: output, assets, gops, minCopyFrames: 1 });
+    const copy = whole.pieces.find((p) => p.copy?.inPlace)?.copy;
+    expect(copy, "a copy read in place").toBeDefined();
+    if (copy?.inPlace) copy.inPlace.outpointSec = copy.seekSec + 0.5;
+    const out = await renderSmartPlan({ composition, assets, output, plan: whole, workDir: work });
+    expect(await decodeStrictly(out)).toBe("");
+    expect(await videoPackets(out)).toHaveLength(90);
+    expect((await readdir(work)).filter((f) => f.startsWith("copy-"))).toHaveLength(1);
+    const source = await decodeFrames(src, W, H);
+    const frames = await decodeFrames(out, W, H);
+    for (let f = 0; f < 90; f++)
+      expect((frames[f] as Buffer).equals(source[f] as Buffer), `frame ${f}`).toBe(true);
+  }, 60_000);
+
   it("regression: a seam encoded without B-frames before GOPs copied from a B-pyramid source kept every frame's duration", async () => {
     // Found by the matrix (seed 4242): the draft seam (no B-frames) ended at the decode time the
     // copied IDR picture starts at, two frames before it is shown; the muxer squeezed the decode

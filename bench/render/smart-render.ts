@@ -1,13 +1,13 @@
 /**
  * Smart rendering against encoding every frame, the render engine alone (no API):
  *
- *   node bench/render/smart-render.ts [--minutes 10] [--width 1920 --height 1080] [--mbps 24]
+ *   node bench/render/smart-render.ts [--minutes 10] [--width 1920 --height 1080] [--mbps 24 | --crf 20]
  *
  * A camera-like recording (`--minutes` long, 30 fps H.264 High, 2 s closed GOPs, B-frames,
- * grain, AAC) is cut as a cuts-only edit. By default the recording is encoded at CRF 20, which
- * its grain makes about 88 Mbit/s at 1080p; `--mbps N` encodes it at N Mbit/s instead, with a
- * camera's rate control (a VBV buffer of two seconds at 1.25 N), as camcorders and phones write
- * 1080p30 at 16–50 Mbit/s. The edit: the ends trimmed, 20 cuts that drop short stretches,
+ * grain, AAC) is cut as a cuts-only edit. The recording is encoded as a camera writes it: at
+ * `--mbps` Mbit/s (default 24; camcorders and phones write 1080p30 at 16–50 Mbit/s) with a
+ * VBV buffer of two seconds at 1.25× that rate; `--crf N` encodes it at CRF N instead (CRF 20
+ * makes its grain about 93 Mbit/s at 1080p, a harder case than cameras write). The edit: the ends trimmed, 20 cuts that drop short stretches,
  * the recording's two halves ("takes") in reverse order, a music bed on an audio track. The mp4
  * (`standard`) is rendered twice in one run, with `smartRender: "off"` (one ffmpeg run, every
  * frame encoded) and `"auto"` (GOP indexes read, whole GOPs copied, seams encoded, the sound
@@ -40,8 +40,10 @@ const MINUTES = flag("--minutes", 10);
 const W = flag("--width", 1920);
 const H = flag("--height", 1080);
 const FPS = 30;
-/** Mbit/s of the recording, or 0 for CRF 20. */
-const MBPS = flag("--mbps", 0);
+/** CRF of the recording (0: encoded at `MBPS` instead). */
+const CRF = flag("--crf", 0);
+/** Mbit/s of the recording, unless `--crf`. */
+const MBPS = CRF > 0 ? 0 : flag("--mbps", 24);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const load = () =>
   loadavg()
@@ -58,7 +60,7 @@ async function makeRecording(dir: string, seconds: number): Promise<string> {
     ...["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-bf", "2"],
     ...(MBPS > 0
       ? ["-b:v", `${MBPS}M`, "-maxrate", `${MBPS * 1.25}M`, "-bufsize", `${MBPS * 2.5}M`]
-      : ["-crf", "20"]),
+      : ["-crf", String(CRF)]),
     ...["-g", String(2 * FPS), "-keyint_min", String(2 * FPS), "-sc_threshold", "0", "-pix_fmt", "yuv420p"],
     ...["-c:a", "aac", "-b:a", "128k", "-shortest", out],
   ]);

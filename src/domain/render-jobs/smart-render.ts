@@ -214,8 +214,7 @@ export async function makeSmartVideo(input: {
   // Two pieces at a time (a seam's encode is short: its process start is a good part of it); the
   // first failure stops the other piece and is thrown once both ended.
   const stop = new AbortController();
-  const abort = () => stop.abort();
-  input.signal.addEventListener("abort", abort, { once: true });
+  const signal = AbortSignal.any([input.signal, stop.signal]);
   const files: SmartVideoPiece[] = [];
   let next = 0;
   let failure: unknown;
@@ -238,7 +237,7 @@ export async function makeSmartVideo(input: {
         timescale: format.timescale,
         rate,
         workDir,
-        signal: stop.signal,
+        signal,
         stallTimeoutMs: input.stallTimeoutMs,
         onProgress: progress,
       });
@@ -255,7 +254,7 @@ export async function makeSmartVideo(input: {
       await runRenderFfmpeg({
         plan: seg.plan,
         cwd: workDir,
-        signal: stop.signal,
+        signal,
         stallTimeoutMs: input.stallTimeoutMs,
         onProgress: (p) => progress(p.ratio),
         failure: input.failure,
@@ -267,7 +266,7 @@ export async function makeSmartVideo(input: {
     report();
   };
   const worker = async () => {
-    while (next < plan.pieces.length && !stop.signal.aborted) {
+    while (next < plan.pieces.length && !signal.aborted) {
       const i = next++;
       await makePiece(i).catch((err: unknown) => {
         failure ??= err;
@@ -275,11 +274,7 @@ export async function makeSmartVideo(input: {
       });
     }
   };
-  try {
-    await Promise.all([worker(), worker()]);
-  } finally {
-    input.signal.removeEventListener("abort", abort);
-  }
+  await Promise.all([worker(), worker()]);
   if (failure !== undefined) throw failure;
   input.signal.throwIfAborted();
   return files;
@@ -442,8 +437,7 @@ export async function runSmartRender(input: {
   const timescale = input.plan.format?.timescale;
   if (timescale === undefined) throw new Error("runSmartRender needs a plan with a stream format");
   const stop = new AbortController();
-  const abort = () => stop.abort();
-  input.signal.addEventListener("abort", abort, { once: true });
+  const signal = AbortSignal.any([input.signal, stop.signal]);
   let video = 0;
   let sound = 0;
   const report = () => input.onProgress?.(0.75 * video + 0.1 * sound);
@@ -451,46 +445,40 @@ export async function runSmartRender(input: {
     stop.abort();
     throw err;
   };
-  let pieces: SmartVideoPiece[];
-  let audioFile: string;
-  try {
-    const settled = await Promise.allSettled([
-      makeSmartVideo({
-        ...input,
-        signal: stop.signal,
-        rate,
-        onProgress: (r) => {
-          video = r;
+  const settled = await Promise.allSettled([
+    makeSmartVideo({
+      ...input,
+      signal,
+      rate,
+      onProgress: (r) => {
+        video = r;
+        report();
+      },
+    }).catch(firstFailure),
+    (async () => {
+      const audio = buildAudioPlan(input.base);
+      await writePlanFiles(audio.plan, input.workDir);
+      await runRenderFfmpeg({
+        plan: audio.plan,
+        cwd: input.workDir,
+        signal,
+        stallTimeoutMs: input.stallTimeoutMs,
+        onProgress: (p) => {
+          sound = p.ratio;
           report();
         },
-      }).catch(firstFailure),
-      (async () => {
-        const audio = buildAudioPlan(input.base);
-        await writePlanFiles(audio.plan, input.workDir);
-        await runRenderFfmpeg({
-          plan: audio.plan,
-          cwd: input.workDir,
-          signal: stop.signal,
-          stallTimeoutMs: input.stallTimeoutMs,
-          onProgress: (p) => {
-            sound = p.ratio;
-            report();
-          },
-          failure: input.failure,
-        });
-        return audio.file;
-      })().catch(firstFailure),
-    ]);
-    input.signal.throwIfAborted();
-    // The failure that stopped the other (its own end is then an abort).
-    const failed = settled.filter((r) => r.status === "rejected").map((r) => r.reason as unknown);
-    const cause = failed.find((e) => !(e instanceof FfmpegError && e.code === "ABORTED")) ?? failed[0];
-    if (failed.length > 0) throw cause;
-    pieces = (settled[0] as PromiseFulfilledResult<SmartVideoPiece[]>).value;
-    audioFile = (settled[1] as PromiseFulfilledResult<string>).value;
-  } finally {
-    input.signal.removeEventListener("abort", abort);
-  }
+        failure: input.failure,
+      });
+      return audio.file;
+    })().catch(firstFailure),
+  ]);
+  input.signal.throwIfAborted();
+  // The failure that stopped the other (its own end is then an abort).
+  const failed = settled.filter((r) => r.status === "rejected").map((r) => r.reason as unknown);
+  const cause = failed.find((e) => !(e instanceof FfmpegError && e.code === "ABORTED")) ?? failed[0];
+  if (failed.length > 0) throw cause;
+  const pieces = (settled[0] as PromiseFulfilledResult<SmartVideoPiece[]>).value;
+  const audioFile = (settled[1] as PromiseFulfilledResult<string>).value;
   await joinSmartVideo({
     pieces,
     rate,

@@ -122,6 +122,18 @@ describe("split renders through the API", () => {
       ...starts.map((start, i) => ["video", start, starts[i + 1] ?? SEAM_FRAMES, "succeeded"]),
       ["audio", 0, SEAM_FRAMES, "succeeded"],
     ]);
+    // The video uploads keep their keyframe index (read by the preview proxy job or by this
+    // render), which the next render's boundaries and every part's seeks use without ffprobe.
+    const kept = await rowsOf<{ id: string; keyframes: { times: number[]; fps: number } | null }>(
+      await t.database.db.execute(
+        sql`select id, keyframes from uploads where id in (${uploads.moving}, ${uploads.red})`,
+      ),
+    );
+    expect(kept).toHaveLength(2);
+    for (const row of kept) {
+      expect(row.keyframes?.times[0], row.id).toBe(0);
+      expect(row.keyframes?.fps, row.id).toBeGreaterThan(0);
+    }
     // The parts' files went with the join; the output and poster stay.
     expect((await t.runtime.store.stat(`${renderPrefix(split.end.id)}parts/seg-000.mp4`)) ?? null).toBeNull();
     expect(split.end.output?.posterUrl).toBeTruthy();

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { KeyframeIndex } from "../../media/keyframes.ts";
 import type { Db } from "../client.ts";
 import { type UploadPreviewProxy, uploads } from "../schema/uploads.ts";
 import { newestFirstPage } from "./newest-first-page.ts";
@@ -28,6 +29,11 @@ export async function findUpload(db: Db, userId: string, id: string): Promise<Up
 export async function findUploadById(db: Db, id: string): Promise<UploadRow | null> {
   const [row] = await db.select().from(uploads).where(eq(uploads.id, id)).limit(1);
   return row ?? null;
+}
+
+/** Keeps the keyframe index of upload `id` (a deleted upload is left alone). */
+export async function setUploadKeyframes(db: Db, id: string, keyframes: KeyframeIndex): Promise<void> {
+  await db.update(uploads).set({ keyframes }).where(eq(uploads.id, id));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { UploadType } from "../../domain/uploads/upload-type.ts";
+import type { KeyframeIndex } from "../../media/keyframes.ts";
 import type { MediaInfo } from "../../media/probe.ts";
 import { generations } from "./generations.ts";
 import { projects } from "./projects.ts";
@@ -39,6 +40,12 @@ export const uploads = pgTable(
     /** The preview proxy of a video upload; null for other types and videos that get none. */
     previewProxy: jsonb("preview_proxy").$type<UploadPreviewProxy | null>(),
     media: jsonb("media").$type<UploadMedia | null>(),
+    /**
+     * Where a video upload's keyframes are (`probeKeyframes`), read once in the background with
+     * its preview proxy or by the first render that needs them; null until then, and for other
+     * types and sources with more than `MAX_STORED_KEYFRAMES` keyframes.
+     */
+    keyframes: jsonb("keyframes").$type<KeyframeIndex | null>(),
     /**
      * A font's family names, read from its name table when it was uploaded (what the renderer
      * matches text styles against); null for other types and for fonts stored before this column.

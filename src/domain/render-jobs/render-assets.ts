@@ -143,6 +143,7 @@ export async function resolveRenderAssets(input: {
           type: upload.type,
           media: upload.media,
           name: upload.name,
+          ...(upload.type === "video" && upload.keyframes ? { keyframes: upload.keyframes } : {}),
         };
         if (upload.type === "subtitle") resolved.text = await readFile(file, "utf8");
         const proxy = input.proxies ? await proxyCopy(store, upload, workDir) : undefined;

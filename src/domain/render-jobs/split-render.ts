@@ -37,6 +37,7 @@ import type { Timeline } from "../composition/schema.ts";
 import { type FrameRange, partFileName, planSplitSegments, renderFrameWindow } from "../render/segments.ts";
 import { frameToSeconds } from "../render/timeline.ts";
 import type { RenderWarning, ResolvedAsset, StoredSmartRender } from "../render/types.ts";
+import { readAndKeepKeyframes } from "../uploads/keyframe-index.ts";
 import { copyCachedPart, findReusableParts, type RenderCacheDeps, usesRenderCache } from "./render-cache.ts";
 
 /**
@@ -93,9 +94,11 @@ export function splitSegmentSec(
 }
 
 /**
- * The keyframe indexes of a render's video sources (`probeKeyframes`: the demuxer's packet
- * flags, nothing decoded), by asset key, read at once from their local files. A source whose
- * index cannot be read is left out (its boundaries stay nominal); nothing is thrown.
+ * The keyframe indexes of a render's video sources by asset key: the index an upload keeps
+ * (`ResolvedAsset.keyframes`), else read with `probeKeyframes` (the demuxer's packet flags,
+ * nothing decoded) from the local file, at once for all sources; with `db`, an upload's index
+ * read here is kept on it (`readAndKeepKeyframes`) for its later renders. A source whose index
+ * cannot be read is left out (its boundaries stay nominal); nothing is thrown.
  *
  * @param assets - the render's resolved sources by asset key (`prepareRender`).
  */
@@ -103,20 +106,31 @@ export async function readSourceKeyframes(
   composition: Timeline,
   assets: ReadonlyMap<string, ResolvedAsset>,
   signal?: AbortSignal,
+  db?: Db,
 ): Promise<Map<string, KeyframeIndex>> {
-  const keys = new Set<string>();
+  const uploads = new Map<string, boolean>();
   for (const track of composition.tracks) {
     for (const clip of track.clips) {
-      if (clip.asset.type === "video") keys.add(clip.asset.uploadId ?? clip.asset.src ?? "");
+      if (clip.asset.type === "video")
+        uploads.set(clip.asset.uploadId ?? clip.asset.src ?? "", !!clip.asset.uploadId);
     }
   }
   const indexes = new Map<string, KeyframeIndex>();
   await Promise.all(
-    [...keys].map(async (key) => {
-      const path = assets.get(key)?.path;
-      if (!path) return;
+    [...uploads].map(async ([key, isUpload]) => {
+      const asset = assets.get(key);
+      if (asset?.keyframes) {
+        indexes.set(key, asset.keyframes);
+        return;
+      }
+      if (!asset?.path) return;
       try {
-        indexes.set(key, await probeKeyframes(path, signal ? { signal } : {}));
+        indexes.set(
+          key,
+          db && isUpload
+            ? await readAndKeepKeyframes(db, key, asset.path, signal)
+            : await probeKeyframes(asset.path, signal ? { signal } : {}),
+        );
       } catch {
         // Unknown keyframes: the boundaries near this source stay nominal.
       }
@@ -257,7 +271,7 @@ export function createSplitRenderStarter(deps: {
       const segmentSec = splitSegmentSec(render, deps.segmentSec, every);
       if (segmentSec === 0) return null;
       const keyframes = deps.keyframeBoundaries
-        ? await readSourceKeyframes(render.composition, assets, signal)
+        ? await readSourceKeyframes(render.composition, assets, signal, db)
         : undefined;
       return planSplitSegments(
         { composition: render.composition, output: render.options },

@@ -1,3 +1,4 @@
+import type { KeyframeIndex } from "../../media/keyframes.ts";
 import type { CaptionCue } from "../transcription/exports.ts";
 import type { UploadType } from "../uploads/upload-type.ts";
 
@@ -126,6 +127,8 @@ export interface ResolvedAsset {
    * when it has pixels enough at the render's size (`openSourceInput`).
    */
   proxy?: { path: string; width: number; height: number };
+  /** A video upload's keyframe index as the upload keeps it (`uploads.keyframes`), when it has one. */
+  keyframes?: KeyframeIndex;
 }
 
 /** A font uploaded by the caller (upload type `font`); `family` as read with `readFontFamilyNames`. */

@@ -21,6 +21,7 @@ import { scratchWorkDirPrefix } from "../../queue/scratch-work-dirs.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { uploadPreviewProxyKey } from "../../storage/keys.ts";
 import { localCopy } from "../../storage/local-copy.ts";
+import { readAndKeepKeyframes } from "./keyframe-index.ts";
 import type { UploadType } from "./upload-type.ts";
 
 /**
@@ -69,7 +70,9 @@ export interface PreviewProxyDeps {
  * the store is remote, encodes the proxy (`makePreviewProxy`), probes its size, stores it at
  * `uploads/<id>/proxy.mp4` and marks the row `ready`. An upload that is gone or no longer
  * `pending` is left alone; one deleted while its proxy was made has the stored proxy removed
- * again. A source ffmpeg cannot encode marks the proxy `failed` (no retry).
+ * again. The source's keyframe index is read and kept on the upload on the way
+ * (`readAndKeepKeyframes`; a source whose index cannot be read keeps none). A source ffmpeg
+ * cannot encode marks the proxy `failed` (no retry).
  *
  * @returns `succeeded`, `failed` or `superseded`.
  * @throws storage and database errors, and ffmpeg stalls (the job is retried once).
@@ -97,6 +100,10 @@ export async function buildPreviewProxy(deps: PreviewProxyDeps, uploadId: string
       await settlePreviewProxy(deps.db, uploadId, { status: "failed", message: err.message.slice(0, 300) });
       return "failed";
     }
+    // The source's keyframe index, read here once from the local copy so that no render reads it.
+    await readAndKeepKeyframes(deps.db, uploadId, input).catch((err: unknown) => {
+      deps.log.warn({ uploadId, err }, "keyframe index could not be read");
+    });
     const key = uploadPreviewProxyKey(uploadId);
     const { size: bytes } = await deps.store.putFile(key, output, { contentType: "video/mp4", move: true });
     const buildMs = Math.round(performance.now() - started);

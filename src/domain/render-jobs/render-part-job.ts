@@ -41,6 +41,7 @@ import type { JobHandler } from "../../queue/registry.ts";
 import { makeAttemptWorkDir, type WorkDirOwner } from "../../queue/work-dir-sweep.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { renderPartKey, renderPartsPrefix } from "../../storage/keys.ts";
+import { keptSourceKeyframes } from "../render/keyframes.ts";
 import {
   buildAudioPlan,
   buildSegmentPlan,
@@ -293,6 +294,9 @@ export function createRenderPartPipeline(
           : {}),
       });
       ctx.signal.throwIfAborted();
+      // Each input seeks to the keyframe its first frame decodes from (the boundaries were
+      // placed on keyframes where they could be): no frame before it is decoded.
+      const sourceKeyframes = keptSourceKeyframes(assets);
       const base = {
         composition: render.composition,
         assets,
@@ -300,6 +304,7 @@ export function createRenderPartPipeline(
         uploadedFonts: fonts,
         decoderThreads: DECODER_THREADS,
         filterThreads: FILTER_THREADS,
+        ...(sourceKeyframes.size > 0 ? { sourceKeyframes } : {}),
       };
       const logFields = { renderId: render.id, partId: part.id, attempt: ctx.attempt };
       // The sound is rendered once for the whole render: its loudness is measured here.

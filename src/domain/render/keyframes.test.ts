@@ -32,6 +32,16 @@ describe("prerollFrames", () => {
     expect(prerollFrames(kf, 10, 1)).toBeCloseTo(250); // seeks to 9: keyframe 0
     expect(prerollFrames(kf, 0.5, 1)).toBeCloseTo(12.5); // seeks to the file's start
   });
+
+  it("seeking to keyframes: nothing on a keyframe (or a quarter frame before one), the GOP's head else", () => {
+    const kf = every(10, 60);
+    const outputFrame = 1 / 25;
+    expect(prerollFrames(kf, 10, 1, outputFrame)).toBe(0);
+    expect(prerollFrames(kf, 10 - 0.009, 1, outputFrame)).toBe(0); // keyframe 10 is shown first
+    expect(prerollFrames(kf, 10 - 0.011, 1, outputFrame)).toBeCloseTo(9.989 * 25); // frame 9.96 shows: keyframe 0
+    expect(prerollFrames(kf, 12, 1, outputFrame)).toBeCloseTo(50); // keyframe 10 is within the preroll
+    expect(prerollFrames(kf, 11, 1, outputFrame)).toBeCloseTo(25);
+  });
 });
 
 describe("chooseBoundaries", () => {
@@ -93,8 +103,8 @@ describe("planSplitSegments", () => {
   });
 
   it("moves each boundary to where the seek lands on a keyframe, covering the render exactly", () => {
-    // Keyframes every 4 s: a segment starting at output t reads source t + 0.3 and seeks to
-    // t - 0.7; that is a keyframe for t = 4k + 0.7 (frame 100k + 17.5, so frames 118, 218…).
+    // Keyframes every 4 s: a segment starting at output t reads source t + 0.3 and seeks to the
+    // keyframe before it; starting on one, t = 4k - 0.3 (frames 92.5 + 100k), costs nothing.
     const result = ranges(new Map([["upl_a", every(4, 60)]]));
     expect(result[0]?.startFrame).toBe(0);
     expect(result.at(-1)?.endFrame).toBe(1500);
@@ -108,10 +118,10 @@ describe("planSplitSegments", () => {
     const tracks = layoutTracks(oneClip(), rate, 1500, []);
     const kf = new Map([["upl_a", every(4, 60)]]);
     for (const b of bounds) {
-      // The preroll and at most half a frame more: nothing of the group of pictures before it.
-      expect(startPrerollFrames(tracks, b, rate, kf, SEEK_PREROLL_SEC)).toBeLessThan(25.5 + 1e-6);
+      // At most half a frame: nothing of the group of pictures before it.
+      expect(startPrerollFrames(tracks, b, rate, kf, SEEK_PREROLL_SEC)).toBeLessThan(0.5 + 1e-6);
     }
-    // A nominal boundary costs more: at 10 s the seek (9.6 s) lands 1.6 s after keyframe 8.
+    // A nominal boundary costs more: at 10 s (source 10.3 s) the seek lands on keyframe 8.
     expect(startPrerollFrames(tracks, 250, rate, kf, SEEK_PREROLL_SEC)).toBeCloseTo(2.3 * 25);
   });
 

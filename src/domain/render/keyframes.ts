@@ -1,17 +1,54 @@
 import type { KeyframeIndex } from "../../media/keyframes.ts";
+import { sourceRate } from "../composition/schema.ts";
 import type { LaidOutTrack } from "./audio-branch.ts";
-import { type FrameRate, streamEnd, streamStart, widenWindow } from "./timeline.ts";
-import { inputSeekTime, sourceTimeAt } from "./video-branch.ts";
+import { type FrameRate, frameToSeconds, streamEnd, streamStart, widenWindow } from "./timeline.ts";
+import type { ResolvedAsset } from "./types.ts";
+import { inputSeekTime, type SourceKeyframes, sourceTimeAt } from "./video-branch.ts";
 
 /**
- * Source frames a video input decodes before source time `sourceSec` when it seeks there with
- * `prerollSec` of preroll (`openSourceInput`): the demuxer starts at the last keyframe at or
- * before the seek time, so the cost is the source time from that keyframe to `sourceSec`, in
- * the source's frames. The preroll itself is always decoded; what a boundary can save is the
- * rest of the group of pictures before it.
+ * A keyframe index as the input seeks use it: its times, and one frame's duration (seconds) from
+ * its average rate; undefined without a rate.
  */
-export function prerollFrames(keyframes: KeyframeIndex, sourceSec: number, prerollSec: number): number {
-  const seek = inputSeekTime(sourceSec, prerollSec);
+export function seekKeyframesOf(index: KeyframeIndex): SourceKeyframes | undefined {
+  return index.fps > 0 ? { times: index.times, frameSec: 1 / index.fps } : undefined;
+}
+
+/**
+ * The keyframes of the video sources among `assets` that keep an index
+ * (`ResolvedAsset.keyframes`), by asset key, as `BuildRenderPlanInput.sourceKeyframes` takes
+ * them: a split render's segments seek each input to the keyframe its first frame decodes from.
+ */
+export function keptSourceKeyframes(
+  assets: ReadonlyMap<string, ResolvedAsset>,
+): Map<string, SourceKeyframes> {
+  const found = new Map<string, SourceKeyframes>();
+  for (const [key, asset] of assets) {
+    const keyframes = asset.keyframes && seekKeyframesOf(asset.keyframes);
+    if (keyframes) found.set(key, keyframes);
+  }
+  return found;
+}
+
+/**
+ * Source frames a video input decodes before source time `sourceSec` when it seeks there
+ * (`openSourceInput`, `inputSeekTime`): with `outputFrameSourceSec` (one output frame in source
+ * seconds), to the keyframe the first shown frame decodes from when the `prerollSec` before it
+ * holds one, as a split render's segments seek; else `prerollSec` before it. The demuxer starts
+ * at the last keyframe at or before the seek time, so the cost is the source time from that
+ * keyframe to `sourceSec`, in the source's frames: 0 for a start on a keyframe.
+ */
+export function prerollFrames(
+  keyframes: KeyframeIndex,
+  sourceSec: number,
+  prerollSec: number,
+  outputFrameSourceSec?: number,
+): number {
+  const seek = inputSeekTime(
+    sourceSec,
+    prerollSec,
+    outputFrameSourceSec ? seekKeyframesOf(keyframes) : undefined,
+    outputFrameSourceSec,
+  );
   const { times } = keyframes;
   // Last keyframe at or before the seek time (binary search; the file's start when none).
   let lo = 0;
@@ -29,8 +66,8 @@ export function prerollFrames(keyframes: KeyframeIndex, sourceSec: number, prero
  * What starting a render (a split render's segment) at output frame `frame` costs in decoding
  * before its first frame: for every video clip playing across the start (the start widened over
  * transitions, as the segment's plan widens it), the {@link prerollFrames} of its source at the
- * start. Clips whose stream begins at the start (a clip's first frame, the incoming side of a
- * transition) cost nothing extra: a render in one piece seeks there too. Stills, colours and
+ * start, seeking to keyframes as the segments do. Clips whose stream begins at the start (a
+ * clip's first frame, the incoming side of a transition) cost nothing extra: a render in one piece seeks there too. Stills, colours and
  * text cost 0. Source frames; `NaN` when a cut video clip's source has no keyframe index.
  *
  * @param tracks - the laid-out enabled tracks (`layoutTracks`) at `rate`.
@@ -56,7 +93,12 @@ export function startPrerollFrames(
       if (streamStart(seg) >= start || streamEnd(seg) <= start) continue;
       const index = keyframes.get(seg.clip.asset.uploadId ?? seg.clip.asset.src ?? "");
       if (!index) return Number.NaN;
-      cost += prerollFrames(index, sourceTimeAt(seg, start, rate), prerollSec);
+      cost += prerollFrames(
+        index,
+        sourceTimeAt(seg, start, rate),
+        prerollSec,
+        frameToSeconds(1, rate) * sourceRate(seg.clip),
+      );
     }
   }
   return cost;

@@ -1,8 +1,21 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolvedAudio, resolvedImage, resolvedVideo } from "../../../test/fixtures/render/compositions.ts";
-import { type MediaFixtures, makeMediaFixtures, tempDir } from "../../../test/fixtures/render/media.ts";
+import {
+  canvas,
+  clip,
+  resolvedAudio,
+  resolvedImage,
+  resolvedVideo,
+  track,
+  videoAsset,
+} from "../../../test/fixtures/render/compositions.ts";
+import {
+  ffmpeg,
+  type MediaFixtures,
+  makeMediaFixtures,
+  tempDir,
+} from "../../../test/fixtures/render/media.ts";
 import { renderSplit } from "../../../test/fixtures/render/render-split.ts";
 import {
   counterValues,
@@ -15,8 +28,10 @@ import {
   seamComposition,
 } from "../../../test/fixtures/render/seams.ts";
 import { runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { probeKeyframes } from "../../media/keyframes.ts";
 import type { Timeline } from "../composition/schema.ts";
 import { writePlanFiles } from "../render-jobs/write-plan-files.ts";
+import { keptSourceKeyframes } from "./keyframes.ts";
 import { buildRenderPlan } from "./plan.ts";
 import { buildSplitRenderPlan } from "./segments.ts";
 import { toFrameRate } from "./timeline.ts";
@@ -152,6 +167,75 @@ describe("split render: seams you cannot find", () => {
     await expectCleanSeams(split, { rate: toFrameRate(23.976), frames: 96, starts, bFrames: false });
     const [a, b] = await Promise.all([frameMd5(split), frameMd5(whole)]);
     expect(a).toHaveLength(96);
+    expect(a).toEqual(b);
+  });
+
+  it("segments that seek their inputs to keyframes decode to the unsplit render's frames: B-frames, open GOPs, 29.97 fps, odd keyframe times, a sped-up clip (lossless)", async () => {
+    // Keyframes every 37 frames of 30000/1001 (1.2345 s), open GOPs with 3 B-frames, each clip
+    // trimmed off the keyframes; boundaries placed on the keyframes by the split planner.
+    const source = join(dir, "open-gop.mp4");
+    await ffmpeg([
+      ...[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=160x90:r=30000/1001:d=8",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+      ],
+      ...["-bf", "3", "-g", "37", "-keyint_min", "37", "-sc_threshold", "0", "-flags", "-cgop"],
+      ...["-x264-params", "open_gop=1:b-adapt=0", "-pix_fmt", "yuv420p", source],
+    ]);
+    const index = await probeKeyframes(source);
+    expect(index.times.length).toBeGreaterThan(5);
+    const kept = new Map([["upl_open", { ...resolvedVideo(source, 8, false), keyframes: index }]]);
+    const composition: Timeline = {
+      canvas: canvas(160, 90, 23.976),
+      tracks: [
+        track("video", [
+          clip({ id: "plain", start: 0, duration: 3, trim: 0.41, asset: videoAsset("upl_open") }),
+          clip({ id: "fast", start: 3, duration: 2.5, trim: 1.3, speed: 1.5, asset: videoAsset("upl_open") }),
+        ]),
+      ],
+    };
+    const sourceKeyframes = keptSourceKeyframes(kept);
+    const whole = buildRenderPlan({
+      composition,
+      assets: kept,
+      output: { format: "mp4", quality: "standard" },
+      outputPath: "out.mp4",
+      variant: { lossless: true },
+    });
+    const wholeDir = join(dir, "whole-keyframe-seeks");
+    await writePlanFiles(whole, wholeDir);
+    await runFfmpeg({
+      args: whole.args,
+      cwd: wholeDir,
+      durationSec: whole.durationSec,
+      stallTimeoutMs: 60_000,
+    });
+    const plan = buildSplitRenderPlan({
+      composition,
+      assets: kept,
+      output: { format: "mp4", quality: "standard" },
+      outputPath: "out.mp4",
+      segmentSec: 1,
+      lossless: true,
+      keyframes: new Map([["upl_open", index]]),
+      sourceKeyframes,
+    });
+    // Some segments start on a keyframe of their clip and seek straight to it.
+    const seeks = plan.segments.flatMap((s) =>
+      s.plan.inputs.map((i) => Number(i.args[i.args.indexOf("-ss") + 1])),
+    );
+    const onKeyframes = seeks.filter((t) => index.times.some((k) => Math.abs(k - t) < 1e-3));
+    expect(onKeyframes.length).toBeGreaterThanOrEqual(2);
+    const work = join(dir, "split-keyframe-seeks");
+    await renderSplit(plan, { workDir: work, concurrency: 2, stallTimeoutMs: 60_000 });
+    const [a, b] = await Promise.all([frameMd5(join(work, "out.mp4")), frameMd5(join(wholeDir, "out.mp4"))]);
+    expect(a).toHaveLength(Math.round(5.5 * (24000 / 1001)));
     expect(a).toEqual(b);
   });
 

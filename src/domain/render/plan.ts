@@ -66,7 +66,8 @@ export interface BuildRenderPlanInput {
    * Keyframes of video sources by asset key (`uploadId` or `src`), where they are known (a smart
    * render read its sources' GOP indexes). An input then seeks to the keyframe its first
    * needed frame decodes from, when that is later than the usual preroll would reach (see
-   * `inputSeekTime`): frames before it are never decoded.
+   * `inputSeekTime`): frames before it are never decoded. Used by video-only plans
+   * (`variant.streams` `video`: split segments, smart pieces) only.
    */
   sourceKeyframes?: ReadonlyMap<string, SourceKeyframes>;
   /**
@@ -270,7 +271,10 @@ export function buildRenderPlan(input: BuildRenderPlanInput): RenderPlan {
     inputs: new Map(),
     ...(input.decoderThreads ? { decoderThreads: input.decoderThreads } : {}),
     ...(traits.still ? { seekPreroll: STILL_SEEK_PREROLL_SEC } : {}),
-    ...(input.sourceKeyframes ? { sourceKeyframes: input.sourceKeyframes } : {}),
+    // Video-only plans (segments, smart pieces) seek to keyframes; sound seeks sample-exactly.
+    ...(input.sourceKeyframes && input.variant?.streams === "video"
+      ? { sourceKeyframes: input.sourceKeyframes }
+      : {}),
   };
   const maps: string[] = [];
   let posterOutput: string[] = [];

@@ -61,7 +61,8 @@ export interface SourceInput {
   holdHead: number;
   /**
    * Seconds of source the input decodes before the stream's first source time (0 for stills
-   * and held heads): its timestamps count from there, see {@link SEEK_PREROLL_SEC}.
+   * and held heads): its timestamps count from there, see {@link SEEK_PREROLL_SEC}; negative
+   * when it seeks to a keyframe up to a quarter frame after that time (`inputSeekTime`).
    */
   preroll: number;
 }
@@ -94,6 +95,16 @@ const DEFAULT_MOTION = 0.2;
 export function sourceTimeAt(seg: Pick<Segment, "clip" | "origin">, frame: number, rate: FrameRate): number {
   const clip = seg.clip;
   return (clip?.trim ?? 0) + frameToSeconds(frame - seg.origin, rate) * (clip ? sourceRate(clip) : 1);
+}
+
+/**
+ * The `setpts` expression that puts an input's first needed source time at 0: `preroll` seconds
+ * (`SourceInput.preroll`) after the seek point; negative when the seek went to a keyframe just
+ * after that time (`inputSeekTime`'s slack), whose frames then start that much after 0.
+ */
+function prerollShift(preroll: number): string {
+  if (preroll > 0) return `PTS-${sec(preroll)}/TB`;
+  return preroll < 0 ? `PTS+${sec(-preroll)}/TB` : "PTS";
 }
 
 /** Where a video source's keyframes are: their times (seconds, ascending) and one frame's duration (seconds). */
@@ -441,7 +452,7 @@ function clipPicture(
     } else if (clip.freeze) {
       // The frame a playing clip shows first (the source frame its in-point's time rounds to,
       // picked by `fps` as below), made into the picture once, then repeated like a still's.
-      const shift = input.preroll > 0 ? `PTS-${sec(input.preroll)}/TB` : "PTS";
+      const shift = prerollShift(input.preroll);
       filters.push(`setpts=${shift}`, `fps=fps=${rate}:start_time=0`, "trim=end_frame=1", SQUARE_PIXELS);
     } else {
       const speed = clip.speed ?? 1;
@@ -450,7 +461,7 @@ function clipPicture(
       // keeping its timestamp (not `PTS-STARTPTS`, which would pull every frame earlier by that
       // remainder, ahead of the sound) and letting `fps` start at 0 (`start_time`) keeps, for each
       // output frame, the source frame its own time rounds to, in sync with the sound.
-      const shift = input.preroll > 0 ? `PTS-${sec(input.preroll)}/TB` : "PTS";
+      const shift = prerollShift(input.preroll);
       filters.push(
         speed === 1 ? `setpts=${shift}` : `setpts=(${shift})/${speed}`,
         `fps=fps=${rate}:start_time=0`,

@@ -18,7 +18,7 @@
  * (render − graph). CPU seconds are what the breakdown adds up; on a shared machine they move
  * less than wall time, which is quoted for the ratio to the floor.
  * With `--split SEC`, it profiles instead the render in one piece against its split parts, with
- * nominal and with keyframe-aware segment boundaries (`profileSplit`).
+ * nominal and with keyframe-aware segment boundaries, and with keyframe seeks (`profileSplit`).
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -93,10 +93,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /**
  * `--split SEC`: the render in one piece (with its poster, as a worker runs it) against the
- * parts of the same render split into segments of SEC seconds, twice: with the boundaries every
- * SEC seconds (`nominal`: no keyframe index) and with the boundaries moved to cheap seek points
+ * parts of the same render split into segments of SEC seconds, three times: with the boundaries
+ * every SEC seconds (`nominal`: no keyframe index), with the boundaries moved to cheap seek points
  * (`keyframes`: the sources' keyframe indexes read as a worker reads them,
- * `readSourceKeyframes`). Every round runs the whole render, then each variant's parts (each video
+ * `readSourceKeyframes`) and, as a worker renders them, also with every input seeking to the
+ * keyframe its first frame decodes from (`seeks`: `BuildRenderPlanInput.sourceKeyframes`). Every round runs the whole render, then each variant's parts (each video
  * segment, the audio, the stream-copy join) in that order. Prints each run's wall and CPU
  * seconds (medians over the rounds) and, per variant, its boundaries, the source frames its
  * segment starts decode before their first frame (`startPrerollFrames`), the parts' CPU sum and
@@ -117,12 +118,18 @@ async function profileSplit(composition: Timeline, assets: Map<string, ResolvedA
   const readMs = performance.now() - readStarted;
   const { rate } = renderFrameWindow(composition, base.output);
   const tracks = layoutTracks(composition, rate, secondsToFrame(compositionDuration(composition), rate), []);
+  // The sources' keyframes as the parts' input seeks use them (`BuildRenderPlanInput.sourceKeyframes`).
+  const seeks = new Map(
+    [...keyframes].map(([key, k]) => [key, { times: k.times, frameSec: k.fps > 0 ? 1 / k.fps : 0 }]),
+  );
   const variants = [
-    { name: "nominal", keyframes: new Map<string, KeyframeIndex>() },
-    { name: "keyframes", keyframes },
+    { name: "nominal", keyframes: new Map<string, KeyframeIndex>(), seeks: undefined },
+    { name: "keyframes", keyframes, seeks: undefined },
+    { name: "seeks", keyframes, seeks },
   ].map((v) => {
     const split = buildSplitRenderPlan({
       ...base,
+      ...(v.seeks ? { sourceKeyframes: v.seeks } : {}),
       segmentSec: SPLIT,
       outputPath: "joined.mp4",
       keyframes: v.keyframes,

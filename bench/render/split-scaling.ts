@@ -113,17 +113,25 @@ async function jobTimes(db: pg.Client, renderId: string) {
   }));
 }
 
-/** The step times the join logged ("render join steps timed"), or null when no worker logged them. */
-function joinSteps(workers: Proc[]): Record<string, number> | null {
+/**
+ * The step times the workers logged under `message` ("render join steps timed", "render steps
+ * timed", "split render start steps timed", "render part steps timed": summed over the parts),
+ * or null when none logged them.
+ */
+function loggedSteps(workers: Proc[], message: string): Record<string, number> | null {
+  // Summed over every line logged under `message` (one per part for "render part").
+  let sum: Record<string, number> | null = null;
   for (const line of workers.flatMap((w) => w.output.join("").split("\n"))) {
-    if (!line.includes("render join steps timed")) continue;
+    if (!line.includes(message)) continue;
     try {
-      return (JSON.parse(line) as { stepsMs: Record<string, number> }).stepsMs;
+      const steps = (JSON.parse(line) as { stepsMs: Record<string, number> }).stepsMs;
+      sum ??= {};
+      for (const [k, v] of Object.entries(steps)) sum[k] = (sum[k] ?? 0) + v;
     } catch {
       // Not a JSON log line.
     }
   }
-  return null;
+  return sum;
 }
 
 /** Runs `work` with the given pinned workers (one per CPU) and returns its result and their CPU seconds. */
@@ -131,7 +139,7 @@ async function withWorkers<T>(
   env: Record<string, string>,
   cpus: number[],
   work: () => Promise<T>,
-): Promise<{ result: T; cpu: number; joinStepsMs: Record<string, number> | null }> {
+): Promise<{ result: T; cpu: number; steps: Record<string, Record<string, number> | null> }> {
   const workers: Proc[] = [];
   try {
     for (const [i, cpu] of cpus.entries()) workers.push(await startWorker(env, `worker ${i + 1}`, { cpu }));
@@ -141,7 +149,12 @@ async function withWorkers<T>(
     return {
       result,
       cpu: after.reduce((a, b, i) => a + b - (before[i] ?? 0), 0),
-      joinStepsMs: joinSteps(workers),
+      steps: Object.fromEntries(
+        ["render join", "render", "split render start", "render part"].map((m) => [
+          m,
+          loggedSteps(workers, `${m} steps timed`),
+        ]),
+      ),
     };
   } finally {
     await Promise.all(workers.map(stopProcess));
@@ -205,7 +218,21 @@ async function main(): Promise<void> {
         cpuRatio: two.cpu / one.cpu,
         joinSec: join,
         joinStartSec,
-        ...Object.fromEntries(Object.entries(two.joinStepsMs ?? {}).map(([k, v]) => [`joinStep_${k}_ms`, v])),
+        ...Object.fromEntries(
+          Object.entries(two.steps["render join"] ?? {}).map(([k, v]) => [`joinStep_${k}_ms`, v]),
+        ),
+        ...Object.fromEntries(
+          Object.entries(two.steps["split render start"] ?? {}).map(([k, v]) => [
+            `splitStartStep_${k}_ms`,
+            v,
+          ]),
+        ),
+        ...Object.fromEntries(
+          Object.entries(two.steps["render part"] ?? {}).map(([k, v]) => [`partsStep_${k}_ms`, v]),
+        ),
+        ...Object.fromEntries(
+          Object.entries(one.steps.render ?? {}).map(([k, v]) => [`unsplitStep_${k}_ms`, v]),
+        ),
       });
       log(
         `split ${wall(two.result).toFixed(1)} s (${two.result.segments?.total} segments), ${two.cpu.toFixed(1)} CPU s; speed-up ${(wall(one.result) / wall(two.result)).toFixed(2)}x, CPU ${(two.cpu / one.cpu).toFixed(2)}x, join ${join.toFixed(2)} s`,

@@ -67,6 +67,7 @@ import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE } from "./render-output.ts";
+import { StepTimes } from "./step-times.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
 import {
   joinSmartVideo,
@@ -241,6 +242,7 @@ export function createRenderPartPipeline(
 ): AttemptPipeline<RenderPartRow, string, RenderWarning> {
   const { db, store } = opts;
   return async (part, ctx) => {
+    const steps = new StepTimes();
     const render = await findRenderById(db, part.renderId);
     if (!render)
       throw new RenderError("INTERNAL", "The render of this segment is gone", { retryable: false });
@@ -294,6 +296,7 @@ export function createRenderPartPipeline(
           : {}),
       });
       ctx.signal.throwIfAborted();
+      steps.lap("prepare");
       // Each input seeks to the keyframe its first frame decodes from (the boundaries were
       // placed on keyframes where they could be): no frame before it is decoded.
       const sourceKeyframes = keptSourceKeyframes(assets);
@@ -405,21 +408,26 @@ export function createRenderPartPipeline(
         );
         for (const w of damaged) warn(w);
       }
+      steps.lap("ffmpeg");
       // A part that warned is not kept: a copy of it would not repeat its warnings.
       if (cache && !warned) {
         const keys = await renderPartKeys(cache, render, part.kind === "video" ? [part] : []);
         const key = part.kind === "video" ? keys.video[0] : keys.audio;
         if (key) await keepPartInCache(cache, render.userId, key, path.join(workDir, file));
+        steps.lap("cache");
       }
       // The poster first: once the segment is recorded, the join finds both. Moved, not copied:
       // the work directory goes anyway (a rename on local disk).
-      return await storePart(
+      const stored = await storePart(
         opts,
         render.id,
         part.id,
         { path: path.join(workDir, file), name: file, move: true },
         plan.output.posterPath ? path.join(workDir, POSTER_FILE) : null,
       );
+      steps.lap("store");
+      opts.log.info({ ...logFields, kind: part.kind, stepsMs: steps.ms }, "render part steps timed");
+      return stored;
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }

@@ -246,6 +246,7 @@ function workerServices(
     keyframeBoundaries: config.renderSegmentKeyframes,
     cache,
     segmentEveryRender: config.renderSegmentAll,
+    probeTimeoutMs: render.stallTimeoutMs,
   });
   return {
     renderPipeline: createRenderPipeline({ ...render, split }),

@@ -20,7 +20,8 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cutroom-render-stall-"));
   [fx, t] = await Promise.all([
     makeMediaFixtures(dir),
-    startTestApp({ worker: true, env: { RENDER_STALL_TIMEOUT_SEC: "1" } }),
+    // Renders longer than 1 s are split: the second test's.
+    startTestApp({ worker: true, env: { RENDER_STALL_TIMEOUT_SEC: "1", RENDER_SEGMENT_SEC: "1" } }),
   ]);
   base = await t.listen();
 });
@@ -29,17 +30,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * An account with a video upload whose stored file became a FIFO nobody writes to: like a hung
+ * network mount, ffmpeg and ffprobe block opening it and never report progress.
+ */
+async function stalledUpload() {
+  const account = await t.createAccount();
+  const api = client(base, account.key);
+  const [up] = await api.upload([fx.video]);
+  const row = await findUpload(t.database.db, account.userId, up?.id ?? "");
+  const stored = t.runtime.store.localPath(row?.storageKey ?? "") ?? "";
+  await rm(stored);
+  await run("mkfifo", [stored]);
+  return { api, up };
+}
+
 describe("stall timeout through the pipeline", () => {
   it("a source that never delivers a byte ends the render as failed TIMEOUT, not a hang", async () => {
-    const account = await t.createAccount();
-    const api = client(base, account.key);
-    const [up] = await api.upload([fx.video]);
-    // The stored file becomes a FIFO nobody writes to: like a hung network mount, ffmpeg blocks
-    // opening it and never reports progress.
-    const row = await findUpload(t.database.db, account.userId, up?.id ?? "");
-    const stored = t.runtime.store.localPath(row?.storageKey ?? "") ?? "";
-    await rm(stored);
-    await run("mkfifo", [stored]);
+    const { api, up } = await stalledUpload();
 
     const comp = await api.createComposition({
       name: "stalls",
@@ -60,5 +68,28 @@ describe("stall timeout through the pipeline", () => {
     expect(history.some((h) => h.status === "rendering")).toBe(true);
     // Stall limit 1 s + SIGTERM/SIGKILL grace 1 s + polling: well under 10 s.
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("a split render whose source never delivers a byte fails TIMEOUT within the stall limit too", async () => {
+    // Placing a split render's boundaries reads its sources' keyframes: that read stops at the
+    // stall limit as well (it waited for ffprobe's own 30 s before).
+    const { api, up } = await stalledUpload();
+    const comp = await api.createComposition({
+      name: "stalls split",
+      canvas: tinyCanvas(25),
+      tracks: [
+        { kind: "video", clips: [{ start: 0, duration: 2, asset: { type: "video", uploadId: up?.id } }] },
+      ],
+    });
+    const started = Date.now();
+    const r = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
+    const history = await api.pollUntilTerminal(r.id, { timeoutMs: 40_000 });
+    const end = history.at(-1);
+    expect(end?.status).toBe("failed");
+    expect(end?.error).toMatchObject({ code: "TIMEOUT", retryable: false });
+    expect(end?.segments).not.toBeNull();
+    expect(end?.output).toBeNull();
+    // The keyframe read's 1 s, the part's stall limit 1 s + grace 1 s, polling: well under 30 s.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });

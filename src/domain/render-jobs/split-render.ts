@@ -98,26 +98,28 @@ export function splitSegmentSec(
  * (`ResolvedAsset.keyframes`), else read with `probeKeyframes` (the demuxer's packet flags,
  * nothing decoded) from the local file, at once for all sources; with `db`, an upload's index
  * read here is kept on it (`readAndKeepKeyframes`) for its later renders. A source whose index
- * cannot be read is left out (its boundaries stay nominal); nothing is thrown.
+ * cannot be read in `timeoutMs` (a render passes its stall timeout: a source that never
+ * delivers a byte holds the render up no longer than that) is left out (its boundaries stay
+ * nominal); nothing is thrown.
  *
  * @param assets - the render's resolved sources by asset key (`prepareRender`).
  */
 export async function readSourceKeyframes(
   composition: Timeline,
   assets: ReadonlyMap<string, ResolvedAsset>,
-  signal?: AbortSignal,
-  db?: Db,
+  opts: { signal?: AbortSignal; db?: Db; timeoutMs?: number } = {},
 ): Promise<Map<string, KeyframeIndex>> {
-  const uploads = new Map<string, boolean>();
+  const { db, ...probe } = opts;
+  const sources = new Map<string, boolean>();
   for (const track of composition.tracks) {
     for (const clip of track.clips) {
       if (clip.asset.type === "video")
-        uploads.set(clip.asset.uploadId ?? clip.asset.src ?? "", !!clip.asset.uploadId);
+        sources.set(clip.asset.uploadId ?? clip.asset.src ?? "", !!clip.asset.uploadId);
     }
   }
   const indexes = new Map<string, KeyframeIndex>();
   await Promise.all(
-    [...uploads].map(async ([key, isUpload]) => {
+    [...sources].map(async ([key, isUpload]) => {
       const asset = assets.get(key);
       if (asset?.keyframes) {
         indexes.set(key, asset.keyframes);
@@ -128,8 +130,8 @@ export async function readSourceKeyframes(
         indexes.set(
           key,
           db && isUpload
-            ? await readAndKeepKeyframes(db, key, asset.path, signal)
-            : await probeKeyframes(asset.path, signal ? { signal } : {}),
+            ? await readAndKeepKeyframes(db, key, asset.path, probe)
+            : await probeKeyframes(asset.path, probe),
         );
       } catch {
         // Unknown keyframes: the boundaries near this source stay nominal.
@@ -231,6 +233,8 @@ export function createSplitRenderStarter(deps: {
    * (see {@link splitSegmentSec}), so that a later render can copy them.
    */
   segmentEveryRender?: boolean;
+  /** How long reading a source's keyframes may take (the render's stall timeout), in ms. */
+  probeTimeoutMs?: number;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -271,7 +275,11 @@ export function createSplitRenderStarter(deps: {
       const segmentSec = splitSegmentSec(render, deps.segmentSec, every);
       if (segmentSec === 0) return null;
       const keyframes = deps.keyframeBoundaries
-        ? await readSourceKeyframes(render.composition, assets, signal, db)
+        ? await readSourceKeyframes(render.composition, assets, {
+            signal,
+            db,
+            ...(deps.probeTimeoutMs !== undefined ? { timeoutMs: deps.probeTimeoutMs } : {}),
+          })
         : undefined;
       return planSplitSegments(
         { composition: render.composition, output: render.options },

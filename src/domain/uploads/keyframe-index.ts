@@ -16,7 +16,7 @@ export const MAX_STORED_KEYFRAMES = 50_000;
 /**
  * Reads the keyframe index of video upload `uploadId` from its local file `path`
  * (`probeKeyframes`) and keeps it on the upload when it has at most {@link MAX_STORED_KEYFRAMES}
- * keyframes.
+ * keyframes. `opts` are `probeKeyframes`'s (its timeout, 30 s by default, and an abort).
  *
  * @returns the index (kept or not).
  * @throws MediaProbeError when ffprobe fails or finds no video packet; database errors.
@@ -25,9 +25,9 @@ export async function readAndKeepKeyframes(
   db: Db,
   uploadId: string,
   path: string,
-  signal?: AbortSignal,
+  opts: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<KeyframeIndex> {
-  const index = await probeKeyframes(path, signal ? { signal } : {});
+  const index = await probeKeyframes(path, opts);
   if (index.times.length <= MAX_STORED_KEYFRAMES) await setUploadKeyframes(db, uploadId, index);
   return index;
 }

@@ -1,15 +1,18 @@
 /**
  * Split-render scaling, end to end through the API with pinned worker processes:
  *
- *   node bench/render/split-scaling.ts [--quick] [--segment-sec 10] [--rounds 1] [--split-workers 2]
+ *   node bench/render/split-scaling.ts [--quick | --seconds 60] [--segment-sec 10] [--rounds 1]
+ *     [--split-workers 2] [--segment-all]
  *
  * One x264 encode already keeps both cores of a 2-core machine busy, so the scaling of a split
  * render is measured with workers pinned to cores (`taskset -c`): the 60 s 1920x1080 reference
  * composition (`reference-composition.ts`) rendered at `standard`
- * - unsplit (`RENDER_SEGMENT_SEC=0`) by one worker pinned to CPU 0, then
+ * - unsplit (`RENDER_SEGMENT_SEC=0`) by one worker pinned to CPU 0, and
  * - split (`RENDER_SEGMENT_SEC=--segment-sec`) by two workers pinned to CPU 0 and CPU 1 (with
  *   `--split-workers 1`, by one worker pinned to CPU 0: the cost of segments on one worker, the
- *   "speed-up" then below 1).
+ *   "speed-up" then below 1), with the render cache on (its parts kept as a real render keeps
+ *   them; earlier rounds' entries forgotten first, so nothing is copied),
+ * in that order in odd rounds and the other way round in even ones.
  * Printed: wall time of each (the render's createdAt → finishedAt), the speed-up, the CPU time
  * of each (user + system of the worker processes and the ffmpeg/ffprobe they ran and reaped,
  * from /proc), their ratio, the join (last part finished → render finished: the join job's
@@ -21,7 +24,9 @@
  *
  * Needs PostgreSQL (separate processes): BENCH_DATABASE_URL or TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/postgres); a fresh database is created and dropped.
- * `--quick` renders 12 s instead of 60 s (a smoke run). Linux only (taskset, /proc).
+ * `--quick` renders 12 s instead of 60 s (a smoke run), `--seconds N` N seconds; `--segment-all`
+ * makes the split workers render every render as segments (`RENDER_SEGMENT_ALL=1`): with
+ * `--seconds` at most `--segment-sec`, one segment and the audio, joined. Linux only (taskset, /proc).
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -46,7 +51,10 @@ const flag = (name: string, def: number) => {
   const at = args.indexOf(name);
   return at >= 0 ? Number(args[at + 1]) : def;
 };
-const SECONDS = args.includes("--quick") ? 12 : 60;
+const SECONDS = args.includes("--quick") ? 12 : flag("--seconds", 60);
+// `--segment-all`: the split workers make every render as segments (`RENDER_SEGMENT_ALL=1`), also
+// one no longer than a segment (one segment and the audio, joined).
+const SEGMENT_ALL = args.includes("--segment-all");
 const SEGMENT_SEC = flag("--segment-sec", 10);
 const ROUNDS = Math.max(1, flag("--rounds", 1));
 // `--split-workers 1`: the split render by one worker on CPU 0 too (the cost of making a render
@@ -194,15 +202,36 @@ async function main(): Promise<void> {
     const loadBefore = load();
     const rounds: Record<string, number>[] = [];
     let lastJobs: Awaited<ReturnType<typeof jobTimes>> = [];
+    const splitLabel = SPLIT_CPUS.length === 1 ? "one worker on CPU 0" : "two workers on CPU 0 and 1";
+    const renderUnsplit = () =>
+      withWorkers({ ...env, RENDER_SEGMENT_SEC: "0" }, [0], () => render(call, comp.id));
+    // The split render fills the render cache as any render does (the cost of keeping its parts
+    // is part of the cost of segments); the entries of earlier rounds are forgotten first so
+    // that it renders every part.
+    const renderSplit = async () => {
+      await db.query("delete from render_cache_entries");
+      return withWorkers(
+        {
+          ...env,
+          RENDER_SEGMENT_SEC: String(SEGMENT_SEC),
+          RENDER_CACHE_BYTES: String(10 * 1024 ** 3),
+          ...(SEGMENT_ALL ? { RENDER_SEGMENT_ALL: "1" } : {}),
+        },
+        SPLIT_CPUS,
+        () => render(call, comp.id),
+      );
+    };
     for (let round = 1; round <= ROUNDS; round++) {
-      log(`round ${round}/${ROUNDS}: unsplit, one worker on CPU 0 (load ${load()})…`);
-      const one = await withWorkers({ ...env, RENDER_SEGMENT_SEC: "0" }, [0], () => render(call, comp.id));
+      // Odd rounds render in one piece first, even rounds split first: a drift of the machine's
+      // speed over a round then favours neither.
+      const splitFirst = round % 2 === 0;
       log(
-        `unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s; split, ${SPLIT_CPUS.length === 1 ? "one worker on CPU 0" : "two workers on CPU 0 and 1"} (load ${load()})…`,
+        `round ${round}/${ROUNDS}: ${splitFirst ? `split, ${splitLabel}` : "unsplit, one worker on CPU 0"} first (load ${load()})…`,
       );
-      const two = await withWorkers({ ...env, RENDER_SEGMENT_SEC: String(SEGMENT_SEC) }, SPLIT_CPUS, () =>
-        render(call, comp.id),
-      );
+      const first = splitFirst ? await renderSplit() : undefined;
+      const one = await renderUnsplit();
+      log(`unsplit ${wall(one.result).toFixed(1)} s, ${one.cpu.toFixed(1)} CPU s (load ${load()})`);
+      const two = first ?? (await renderSplit());
       const jobs = await jobTimes(db, two.result.id);
       lastJobs = jobs;
       const partsDone = Math.max(...jobs.filter((j) => j.name === "render_part").map((j) => j.completedAt));
@@ -213,6 +242,7 @@ async function main(): Promise<void> {
         unsplitSec: wall(one.result),
         splitSec: wall(two.result),
         speedup: wall(one.result) / wall(two.result),
+        wallRatio: wall(two.result) / wall(one.result),
         unsplitCpuSec: one.cpu,
         splitCpuSec: two.cpu,
         cpuRatio: two.cpu / one.cpu,
@@ -251,6 +281,18 @@ async function main(): Promise<void> {
       unsplitOneCoreSec: pick("unsplitSec"),
       splitTwoCoresSec: pick("splitSec"),
       speedup: { median: pick("speedup"), range: spread("speedup"), target: 1.8 },
+      // One worker: the split render's wall time over the render in one piece's (the cost of
+      // segments), with the mean of the rounds beside the median.
+      ...(SPLIT_CPUS.length === 1
+        ? {
+            segmentsWallRatio: {
+              median: pick("wallRatio"),
+              mean: rounds.reduce((sum, r) => sum + (r.wallRatio as number), 0) / rounds.length,
+              range: spread("wallRatio"),
+              target: 1.03,
+            },
+          }
+        : {}),
       cpuRatio: { median: pick("cpuRatio"), range: spread("cpuRatio"), target: 1.1 },
       unsplitCpuSec: pick("unsplitCpuSec"),
       splitCpuSec: pick("splitCpuSec"),

@@ -104,6 +104,7 @@ export async function startJobWorker(
       store,
       workRoot,
       log,
+      stallTimeoutMs: config.renderStallTimeoutSec * 1000,
       // One at a time: a proxy encodes on every core, beside renders.
       concurrency: 1,
       ...polling,

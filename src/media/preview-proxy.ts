@@ -74,18 +74,20 @@ export function previewProxyArgs(input: string, output: string): string[] {
  * Makes a preview proxy ({@link previewProxyArgs}) with ffmpeg.
  * @param opts.durationSec - the source's duration, seconds (for the stall check's progress).
  * @param opts.cwd - ffmpeg's working directory.
+ * @param opts.stallTimeoutMs - how long ffmpeg may make no progress, ms (default a minute).
  * @throws FfmpegError `FFMPEG_FAILED` when ffmpeg cannot read or encode it, `TIMEOUT` when it
- *   stalls for a minute, `ABORTED` with `signal`.
+ *   stalls for `stallTimeoutMs`, `ABORTED` with `signal`.
  */
 export async function makePreviewProxy(
   input: string,
   output: string,
-  opts: { durationSec: number; cwd: string; signal?: AbortSignal },
+  opts: { durationSec: number; cwd: string; signal?: AbortSignal; stallTimeoutMs?: number },
 ): Promise<void> {
   await runFfmpeg({
     args: previewProxyArgs(input, output),
     cwd: opts.cwd,
     durationSec: opts.durationSec,
+    ...(opts.stallTimeoutMs !== undefined ? { stallTimeoutMs: opts.stallTimeoutMs } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
 }

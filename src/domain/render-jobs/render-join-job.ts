@@ -10,7 +10,7 @@ import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { listRenderParts } from "../../db/repositories/render-segments.ts";
 import { findRenderById } from "../../db/repositories/renders.ts";
-import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { FfmpegError } from "../../media/ffmpeg-run.ts";
 import { renderSecondsPerTimelineSecond } from "../../metrics/process-metrics.ts";
 import { JOBS, type RenderJoinJobV1 } from "../../queue/catalog.ts";
 import type { JobHandler } from "../../queue/registry.ts";

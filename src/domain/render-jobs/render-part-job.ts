@@ -67,7 +67,6 @@ import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
 import { POSTER_FILE } from "./render-output.ts";
-import { StepTimes } from "./step-times.ts";
 import { DECODER_THREADS, FILTER_THREADS } from "./render-pipeline.ts";
 import {
   joinSmartVideo,
@@ -76,6 +75,7 @@ import {
   smartMatch,
   usesSmartRender,
 } from "./smart-render.ts";
+import { StepTimes } from "./step-times.ts";
 import { writePlanFiles } from "./write-plan-files.ts";
 
 /** Dependencies of a part's lifecycle and handler. */

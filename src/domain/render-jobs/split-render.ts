@@ -234,7 +234,7 @@ export function createSplitRenderStarter(deps: {
    */
   segmentEveryRender?: boolean;
   /** How long reading a source's keyframes may take (the render's stall timeout), in ms. */
-  probeTimeoutMs?: number;
+  probeTimeoutMs: number;
 }): SplitRenderStarter {
   const { db } = deps;
   const resume = async (renderId: string) => {
@@ -278,7 +278,7 @@ export function createSplitRenderStarter(deps: {
         ? await readSourceKeyframes(render.composition, assets, {
             signal,
             db,
-            ...(deps.probeTimeoutMs !== undefined ? { timeoutMs: deps.probeTimeoutMs } : {}),
+            timeoutMs: deps.probeTimeoutMs,
           })
         : undefined;
       return planSplitSegments(

@@ -63,11 +63,8 @@ export interface PreviewProxyDeps {
   /** Scratch root (`WORK_DIR`): each build works in a `prx_…` directory under it, removed after. */
   workRoot: string;
   log: Logger;
-  /**
-   * How long ffmpeg and ffprobe may make no progress on the source, ms
-   * (`RENDER_STALL_TIMEOUT_SEC`; a minute when not given).
-   */
-  stallTimeoutMs?: number;
+  /** How long ffmpeg and ffprobe may make no progress on the source, ms (`RENDER_STALL_TIMEOUT_SEC`). */
+  stallTimeoutMs: number;
 }
 
 /**
@@ -96,7 +93,7 @@ export async function buildPreviewProxy(deps: PreviewProxyDeps, uploadId: string
       await makePreviewProxy(input, output, {
         durationSec: row.media?.duration ?? 0,
         cwd: workDir,
-        ...(deps.stallTimeoutMs !== undefined ? { stallTimeoutMs: deps.stallTimeoutMs } : {}),
+        stallTimeoutMs: deps.stallTimeoutMs,
       });
       const probe = await probeMedia(output, { timeoutMs: 30_000 });
       if (!probe.width || !probe.height) throw new MediaProbeError("the proxy has no picture");
@@ -110,7 +107,7 @@ export async function buildPreviewProxy(deps: PreviewProxyDeps, uploadId: string
       return "failed";
     }
     // The source's keyframe index, read here once from the local copy so that no render reads it.
-    const timeout = deps.stallTimeoutMs !== undefined ? { timeoutMs: deps.stallTimeoutMs } : {};
+    const timeout = { timeoutMs: deps.stallTimeoutMs };
     await readAndKeepKeyframes(deps.db, uploadId, input, timeout).catch((err: unknown) => {
       deps.log.warn({ uploadId, err }, "keyframe index could not be read");
     });

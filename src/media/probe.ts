@@ -25,6 +25,11 @@ export interface MediaInfo {
   /** ffmpeg codec name of the first audio stream (`aac`, `opus`, `mp3`…). */
   audioCodec: string | null;
   hasAudio: boolean;
+  /**
+   * ffprobe's demuxer name(s) (`mpegts`, `mov,mp4,m4a,3gp,3g2,mj2`…): how seeks land in the
+   * file (`containerSeekOf`). Absent on uploads probed before it was kept.
+   */
+  formatName?: string;
 }
 
 /** {@link MediaInfo} plus what ingest needs to decide the upload's type. */
@@ -38,7 +43,7 @@ export interface ProbeResult extends MediaInfo {
    * 0..359 (ffmpeg's convention; a legacy clockwise `rotate` tag is converted). 0 without video.
    */
   rotation: number;
-  /** ffprobe's demuxer name(s), e.g. `mov,mp4,m4a,3gp,3g2,mj2`. */
+  /** Always reported by a probe (see {@link MediaInfo.formatName}). */
   formatName: string;
 }
 

@@ -4,12 +4,13 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../src/main/job-worker.ts";
-import { ffmpeg, tempDir } from "../fixtures/render/media.ts";
+import { ffmpeg, probe, tempDir } from "../fixtures/render/media.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { client, tinyCanvas } from "./helpers.ts";
+import { client, download, onServer, tinyCanvas } from "./helpers.ts";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
+let base = "";
 let dir: string;
 let cleanup: () => Promise<void>;
 let healthy: string;
@@ -57,7 +58,8 @@ beforeAll(async () => {
   t = await startTestApp({ worker: false });
   stopWorker = await startWorker(t.runtime);
   const account = await t.createAccount();
-  api = client(await t.listen(), account.key);
+  base = await t.listen();
+  api = client(base, account.key);
 });
 afterAll(async () => {
   await stopWorker();
@@ -144,6 +146,11 @@ describe("damaged or truncated sources", () => {
     expect(end?.warnings).toEqual([
       expect.objectContaining({ code: "SOURCE_DAMAGED", clipId: "clp_ts", uploadId: cut?.id }),
     ]);
+    // The clip starts inside the file's last (and only) GOP: a seek that lands past its
+    // keyframe decodes nothing, and the render had no picture.
+    const file = path.join(dir, "ts-render.mp4");
+    await download(onServer(base, end?.output?.url ?? ""), file);
+    expect((await probe(file, true)).video?.frames).toBe(25);
   });
 
   it("a split render reports the same SOURCE_DAMAGED warning as the render in one piece, once", async () => {

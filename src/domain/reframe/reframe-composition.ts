@@ -10,6 +10,7 @@ import type { Clock } from "../../clock.ts";
 import type { Db } from "../../db/client.ts";
 import { findUploadsByIds, type UploadRow } from "../../db/repositories/uploads.ts";
 import { invalidRequest } from "../../errors.ts";
+import { containerSeekOf } from "../../media/container-seek.ts";
 import type { FaceBox, FaceDetector } from "../../media/faces/detector.ts";
 import { sampleFrames } from "../../media/faces/frames.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
@@ -103,10 +104,10 @@ interface Sampled {
   lumaSize: { width: number; height: number };
 }
 
-/** Samples `span` of `input` and detects the faces of every sample. */
+/** Samples `span` of `input` (its file and how to seek it) and detects the faces of every sample. */
 async function detectSpan(
   deps: ReframeDeps,
-  input: string,
+  input: { path: string; seek: NonNullable<Parameters<typeof sampleFrames>[1]["seek"]> },
   source: { width: number; height: number },
   span: { start: number; end: number },
   rate: number,
@@ -124,7 +125,8 @@ async function detectSpan(
   for (let from = span.start; from < span.end - 1e-6; from += CHUNK_SEC) {
     signal?.throwIfAborted();
     const duration = Math.min(CHUNK_SEC, span.end - from);
-    const frames = await sampleFrames(input, {
+    const frames = await sampleFrames(input.path, {
+      seek: input.seek,
       start: from,
       duration,
       fps: rate,
@@ -277,7 +279,10 @@ export async function reframeComposition<C extends Pick<Composition, "canvas" | 
       const rate = sampleRate(end - span.start);
       const sampled = await detectSpan(
         deps,
-        input.path,
+        {
+          path: input.path,
+          seek: { container: containerSeekOf(media.formatName), keyframeTimes: upload.keyframes?.times },
+        },
         source,
         { start: span.start, end },
         rate,

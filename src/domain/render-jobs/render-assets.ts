@@ -141,7 +141,7 @@ export async function resolveRenderAssets(input: {
         const resolved: ResolvedAsset = {
           path: file,
           type: upload.type,
-          media: upload.media,
+          media: upload.media && { ...upload.media, formatName: formatNameOf(upload) },
           name: upload.name,
           ...(upload.type === "video" && upload.keyframes ? { keyframes: upload.keyframes } : {}),
         };
@@ -294,8 +294,18 @@ async function fetchRemote(
       height: probe.height,
       fps: probe.fps,
       videoCodec: probe.videoCodec,
+      formatName: probe.formatName,
     },
   };
+}
+
+/**
+ * The demuxer name of an upload: kept in its media facts, else (uploads probed before it was
+ * kept) `mpegts` for an MPEG-TS by its sniffed MIME type, the one common container whose seeks
+ * need it (`containerSeekOf`).
+ */
+function formatNameOf(upload: UploadRow): string | undefined {
+  return upload.media?.formatName ?? (upload.mimeType === "video/mp2t" ? "mpegts" : undefined);
 }
 
 function safeHost(src: string): string {

@@ -251,4 +251,28 @@ describe("planSmartRender", () => {
     expect(other.format).toBeNull();
     expect(other.reasons[0]?.reason).toBe("source is 128×36, the output 64×36");
   });
+
+  it("copies nothing out of an MPEG-TS: its seeks by time do not land on the keyframe", () => {
+    const ts = planSmartRender({
+      composition: composition([clip("a", 0, 3, 0)]),
+      output: { format: "mp4" },
+      assets: new Map([
+        [
+          "upl_a",
+          {
+            path: "/a.ts",
+            type: "video",
+            name: "take.ts",
+            media: { duration: 4, hasAudio: false, formatName: "mpegts" },
+          },
+        ],
+      ]),
+      gops: new Map([["upl_a", stream(4, 30)]]),
+      range: { startFrame: 0, endFrame: 90 },
+      minCopyFrames: 1,
+    });
+    expect(ts.copiedFrames).toBe(0);
+    expect(ts.reasons[0]?.reason).toMatch(/MPEG-TS/);
+    expect(plan(composition([clip("a", 0, 3, 0)]), stream(4, 30)).copiedFrames).toBeGreaterThan(0);
+  });
 });

@@ -3,6 +3,7 @@
  * and can be copied from the source's packets GOP by GOP, and which must be encoded (and why).
  * Pure: the sources' GOP indexes are read by the caller (`probeGopIndex`).
  */
+import { containerSeekOf } from "../../media/container-seek.ts";
 import type { GopIndex, VideoStreamFormat } from "../../media/gop-index.ts";
 import { clipLabel } from "../composition/clip-label.ts";
 import { compositionDuration } from "../composition/duration.ts";
@@ -331,6 +332,9 @@ export function planSmartRender(input: SmartPlanInput): SmartRenderPlan {
     const clipEnd = secondsToFrame(clip.start + clip.duration, rate);
     if (clipEnd - f <= secondsToFrame(clip.fadeOut ?? 0, rate)) return { clip, reason: "fade-out" };
     const key = assetKey(clip);
+    // A copy seeks its first packet by time: only an index lands there.
+    if (containerSeekOf(assets.get(key)?.media?.formatName) !== "index")
+      return { clip, reason: "the source's container (MPEG-TS, MPEG-PS, a raw stream) has no index to seek" };
     const gop = gops.get(key);
     if (!gop)
       return {

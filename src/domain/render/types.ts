@@ -102,6 +102,8 @@ export interface ResolvedMedia {
   width?: number | null;
   height?: number | null;
   fps?: number | null;
+  /** ffmpeg's demuxer name (`mpegts`, `mov,mp4,m4a,3gp,3g2,mj2`…): how input seeks land (`containerSeekOf`). */
+  formatName?: string;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { containerSeekOf, SEARCH_SEEK_MARGIN_SEC } from "../../media/container-seek.ts";
+import type { KeyframeIndex } from "../../media/keyframes.ts";
 import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
 import { type Clip, sourceRate } from "../composition/schema.ts";
@@ -146,6 +148,31 @@ export function inputSeekTime(
   return keyframe !== undefined && keyframe > at ? keyframe : at;
 }
 
+/**
+ * Where an input `-ss` seeks (source seconds) a video source in a container without an index
+ * (`containerSeekOf` is `"search"`: MPEG-TS, MPEG-PS), for a stream that starts at source time
+ * `start`: {@link SEARCH_SEEK_MARGIN_SEC} before the keyframe the first shown frame decodes from
+ * (as {@link inputSeekTime} finds it), so that the demuxer's search lands before that keyframe
+ * and decoding starts there; the file's start when the source keeps no keyframe index
+ * (`ResolvedAsset.keyframes`), slow on a long file but right.
+ *
+ * @param outputFrameSourceSec - one output frame in source seconds (output frame duration × speed).
+ */
+export function searchSeekTime(
+  start: number,
+  keyframes: KeyframeIndex | undefined,
+  outputFrameSourceSec: number,
+): number {
+  if (!keyframes?.times.length || !(keyframes.fps > 0)) return 0;
+  const keyframe = inputSeekTime(
+    start,
+    start,
+    { times: keyframes.times, frameSec: 1 / keyframes.fps },
+    outputFrameSourceSec,
+  );
+  return Math.max(0, keyframe - SEARCH_SEEK_MARGIN_SEC);
+}
+
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
 export function resolvedAssetOf(ctx: BranchContext, clip: Clip): ResolvedAsset {
   const asset = clip.asset;
@@ -227,15 +254,17 @@ export function openSourceInput(
     clip.asset.type === "video" && !proxy
       ? ctx.sourceKeyframes?.get(clip.asset.uploadId ?? clip.asset.src ?? "")
       : undefined;
+  const outputFrameSourceSec = frameToSeconds(1, ctx.rate) * sourceRate(clip);
+  // A preview proxy is an mp4: its seeks land on keyframes.
+  const seek = clip.asset.type === "video" && !proxy ? containerSeekOf(asset.media?.formatName) : "index";
   const seekAt =
     isStill || holdHead > 0
       ? start
-      : inputSeekTime(
-          start,
-          ctx.seekPreroll ?? SEEK_PREROLL_SEC,
-          keyframes,
-          frameToSeconds(1, ctx.rate) * sourceRate(clip),
-        );
+      : seek === "search"
+        ? searchSeekTime(start, asset.keyframes, outputFrameSourceSec)
+        : seek === "none"
+          ? 0
+          : inputSeekTime(start, ctx.seekPreroll ?? SEEK_PREROLL_SEC, keyframes, outputFrameSourceSec);
   const path = proxy?.path ?? asset.path;
   // A still is decoded once and repeated inside the graph (`buildVisualClip`), not re-read per frame.
   const args = isStill
@@ -244,8 +273,7 @@ export function openSourceInput(
         ...(ctx.decoderThreads && clip.asset.type === "video"
           ? ["-threads", String(ctx.decoderThreads)]
           : []),
-        "-ss",
-        sec(seekAt),
+        ...(seek === "none" ? [] : ["-ss", sec(seekAt)]),
         "-t",
         sec(b - seekAt + 2 * oneFrame * speed),
         "-i",

@@ -94,6 +94,7 @@ describe("ingestFile (local disk)", () => {
       videoCodec: "h264",
       audioCodec: "aac",
       hasAudio: true,
+      formatName: "mov,mp4,m4a,3gp,3g2,mj2",
     });
     const poster = store.localPath(r.posterKey as string);
     expect((await readFile(poster)).subarray(0, 2).toString("hex")).toBe("ffd8");

@@ -364,6 +364,7 @@ async function analyse(
           videoCodec: type === "video" ? probe.videoCodec : null,
           audioCodec: probe.audioCodec,
           hasAudio: probe.hasAudio,
+          formatName: probe.formatName,
         };
 
   if (type === "audio") return { type, mimeType, media, poster: null, fontFamilies: null };

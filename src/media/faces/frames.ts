@@ -1,3 +1,4 @@
+import { type ContainerSeek, seekToRead } from "../container-seek.ts";
 import { inputArgs, runMediaTool } from "../probe.ts";
 
 /** Frames sampled from a video: RGB24 pixels back to back, and the source time of each. */
@@ -28,20 +29,28 @@ export async function sampleFrames(
     height: number;
     timeoutMs: number;
     signal?: AbortSignal | undefined;
+    /** How `-ss` lands in the file (`containerSeekOf`) and its keyframe times; default an index. */
+    seek?: { container: ContainerSeek; keyframeTimes?: readonly number[] | undefined };
   },
 ): Promise<SampledFrames> {
   const frameBytes = opts.width * opts.height * 3;
   const expected = Math.ceil(opts.duration * opts.fps) + 2;
+  const { seekSec, skipSec } = seekToRead(
+    opts.start,
+    opts.seek?.container ?? "index",
+    opts.seek?.keyframeTimes,
+  );
   const { stdout } = await runMediaTool(
     "ffmpeg",
     [
       ...["-nostdin", "-nostats", "-v", "error"],
-      ...["-ss", String(Math.max(0, opts.start)), "-t", String(opts.duration)],
+      ...(seekSec === null ? [] : ["-ss", String(seekSec)]),
+      ...["-t", String(skipSec + opts.duration)],
       ...inputArgs(input),
       "-an",
       ...[
         "-vf",
-        `fps=fps=${opts.fps}:start_time=0:round=up,scale=w=${opts.width}:h=${opts.height},format=rgb24`,
+        `fps=fps=${opts.fps}:start_time=${skipSec}:round=up,scale=w=${opts.width}:h=${opts.height},format=rgb24`,
       ],
       ...["-f", "rawvideo", "pipe:1"],
     ],

@@ -90,8 +90,7 @@ export interface Config {
   renderSegmentKeyframes: boolean;
   /**
    * With the render cache on, make every mp4 render as segments (also one no longer than
-   * `renderSegmentSec`, and in segments of 20 s when that is 0) so that later renders can copy
-   * them (default off).
+   * `renderSegmentSec`; none when that is 0) so that later renders can copy them (default on).
    */
   renderSegmentAll: boolean;
   /**
@@ -399,7 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     renderStallTimeoutSec: int("RENDER_STALL_TIMEOUT_SEC", 60, 1, 3600),
     renderSegmentSec: int("RENDER_SEGMENT_SEC", 20, 0, 3600),
     renderSegmentKeyframes: bool("RENDER_SEGMENT_KEYFRAMES", true),
-    renderSegmentAll: bool("RENDER_SEGMENT_ALL", false),
+    renderSegmentAll: bool("RENDER_SEGMENT_ALL", true),
     renderCacheBytes: int("RENDER_CACHE_BYTES", 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
     workDir: path.resolve(cwd, str("WORK_DIR") ?? path.join(dataDir, "work")),
     metricsEnabled: bool("METRICS_ENABLED", false),

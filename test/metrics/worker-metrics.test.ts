@@ -58,8 +58,14 @@ async function scrape(base: string): Promise<string> {
 describe("worker health and metrics", () => {
   it("counts a render on the worker's /metrics and reports every job kind's queue", async () => {
     const before = await scrape(workerBase);
-    const rendersBefore =
-      sample(before, 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}') ?? 0;
+    // Every mp4 render is made as segments by default: the render job hands a one-second render
+    // over to a video part, the audio part and the join.
+    const handedOff = 'cutroom_job_duration_seconds_count{kind="render",outcome="handed_off"}';
+    const joined = 'cutroom_job_duration_seconds_count{kind="render_join",outcome="succeeded"}';
+    const parts = 'cutroom_job_duration_seconds_count{kind="render_part",outcome="succeeded"}';
+    const rendersBefore = sample(before, handedOff) ?? 0;
+    const joinsBefore = sample(before, joined) ?? 0;
+    const partsBefore = sample(before, parts) ?? 0;
     for (const def of Object.values(JOBS)) {
       expect(sample(before, `cutroom_queue_depth{kind="${def.name}"}`)).toBe(0);
       expect(sample(before, `cutroom_queue_oldest_waiting_seconds{kind="${def.name}"}`)).toBe(0);
@@ -86,11 +92,12 @@ describe("worker health and metrics", () => {
 
     // The job's duration is recorded once its handler returns, just after the render's final
     // write, and the job stops being active after that: wait for the scrape that shows both.
-    const rendered = 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}';
     const after = await waitFor(async () => {
       const text = await scrape(workerBase);
-      return sample(text, rendered) === rendersBefore + 1 &&
-        sample(text, 'cutroom_queue_active{kind="render"}') === 0
+      return sample(text, handedOff) === rendersBefore + 1 &&
+        sample(text, parts) === partsBefore + 2 &&
+        sample(text, joined) === joinsBefore + 1 &&
+        sample(text, 'cutroom_queue_active{kind="render_join"}') === 0
         ? text
         : null;
     }, 30_000);
@@ -123,9 +130,8 @@ describe("worker health and metrics", () => {
 
     // The API role exports the same process and queue metrics, plus its request durations.
     const apiMetrics = await (await fetch(`${apiBase}/metrics`)).text();
-    expect(sample(apiMetrics, 'cutroom_job_duration_seconds_count{kind="render",outcome="succeeded"}')).toBe(
-      rendersBefore + 1,
-    );
+    expect(sample(apiMetrics, handedOff)).toBe(rendersBefore + 1);
+    expect(sample(apiMetrics, joined)).toBe(joinsBefore + 1);
     expect(apiMetrics).toContain('cutroom_queue_depth{kind="render"}');
     expect(apiMetrics).toContain('http_request_duration_seconds_count{method="POST",route="/api/render"');
   });

@@ -2,13 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canvas, clip, colorAsset, track } from "../../../test/fixtures/render/compositions.ts";
 import type { RenderRow } from "../../db/repositories/renders.ts";
 import { jobIdFor } from "../../queue/flow.ts";
-import {
-  CACHE_SEGMENT_SEC,
-  PART_RANKS,
-  partPriorities,
-  splitSegmentSec,
-  splitSegments,
-} from "./split-render.ts";
+import { PART_RANKS, partPriorities, splitSegmentSec, splitSegments } from "./split-render.ts";
 
 /** A render of `seconds` of colour at 25 fps with the given output options. */
 function render(seconds: number, options: Partial<RenderRow["options"]> = {}) {
@@ -49,12 +43,13 @@ describe("splitSegments", () => {
 });
 
 describe("splitSegmentSec", () => {
-  it("splits a long mp4 only, unless every mp4 render is to be made as segments", () => {
+  it("splits a long mp4 only, unless every mp4 render is to be made as segments; 0 never splits", () => {
     expect(splitSegmentSec(render(50), 20, false)).toBe(20);
     expect(splitSegmentSec(render(20), 20, false)).toBe(0);
     expect(splitSegmentSec(render(50), 0, false)).toBe(0);
     expect(splitSegmentSec(render(20), 20, true)).toBe(20);
-    expect(splitSegmentSec(render(5), 0, true)).toBe(CACHE_SEGMENT_SEC);
+    expect(splitSegmentSec(render(5), 20, true)).toBe(20);
+    expect(splitSegmentSec(render(5), 0, true)).toBe(0);
     expect(splitSegmentSec(render(50, { format: "webm" }), 20, true)).toBe(0);
   });
 });

@@ -74,14 +74,11 @@ function isSplit(render: Pick<RenderRow, "composition" | "options">, segmentSec:
   return frameToSeconds(window.end - window.start, rate) > segmentSec;
 }
 
-/** Segment length of a render made as segments for the cache alone when `RENDER_SEGMENT_SEC` is 0. */
-export const CACHE_SEGMENT_SEC = 20;
-
 /**
  * The segment length `render` is split by, or 0 to render it in one piece: `segmentSec` for an
  * mp4 longer than it; with `everyRender` (the render cache is on and the render uses it), every
- * mp4 render, also one no longer than a segment (one segment and the audio), in segments of
- * `segmentSec` ({@link CACHE_SEGMENT_SEC} when splitting is off).
+ * mp4 render, also one no longer than a segment (one segment and the audio). A `segmentSec` of
+ * 0 renders everything in one piece.
  */
 export function splitSegmentSec(
   render: Pick<RenderRow, "composition" | "options">,
@@ -89,8 +86,8 @@ export function splitSegmentSec(
   everyRender: boolean,
 ): number {
   if (isSplit(render, segmentSec)) return segmentSec;
-  if (!everyRender || render.options.format !== "mp4") return 0;
-  return segmentSec > 0 ? segmentSec : CACHE_SEGMENT_SEC;
+  if (!everyRender || segmentSec <= 0 || render.options.format !== "mp4") return 0;
+  return segmentSec;
 }
 
 /**

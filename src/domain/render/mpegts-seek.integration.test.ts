@@ -48,7 +48,7 @@ beforeAll(async () => {
     }
   }
 }, 60_000);
-afterAll(() => (process.env.KEEP ? undefined : cleanup()));
+afterAll(() => cleanup());
 
 function clipOf(uploadId: string, trim: number, duration: number, speed: number): Timeline {
   return {

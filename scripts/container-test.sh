@@ -202,9 +202,10 @@ node -e 'const [got, want] = process.argv.slice(1).map(Number); process.exit(Mat
 # grep matches and exits before podman has written everything (podman then dies of SIGPIPE).
 worker_log=$("${PODMAN[@]}" logs "$worker" 2>/dev/null || true)
 grep -q "$render" <<<"$worker_log" || fail "the worker container's log does not name $render"
-# The worker's Prometheus metrics count the render it ran.
+# The worker's Prometheus metrics count the render it ran: made in one piece by the render job,
+# or (mp4, by default) as segments finished by the join job.
 curl -fsS "http://127.0.0.1:$worker_port/metrics" >"$work/metrics.txt" || fail "the worker's /metrics did not answer"
-grep -Eq '^cutroom_job_duration_seconds_count\{[^}]*kind="render"[^}]*outcome="succeeded"[^}]*\} [1-9]' "$work/metrics.txt" ||
+grep -Eq '^cutroom_job_duration_seconds_count\{[^}]*kind="render(_join)?"[^}]*outcome="succeeded"[^}]*\} [1-9]' "$work/metrics.txt" ||
   fail "the worker's /metrics shows no succeeded render: $(grep cutroom_job_duration_seconds_count "$work/metrics.txt" | head -5)"
 
 # Graceful stop: SIGTERM to the Node process (tini forwards it), exit status 0.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   beepOnset,
   flashOnset,
+  frameDiff,
   type MatrixOutcome,
   meanLuma,
   renderAndCheck,
@@ -82,6 +83,23 @@ function trimmedInSync(source: string, fps: number, trim: number): RegressionCas
       // The flash shows on the frame nearest its time, and the beep sounds within that frame.
       expect(Math.abs((flash as number) - at * fps)).toBeLessThanOrEqual(0.5 + 0.3);
       expect(Math.abs((flash as number) / fps - (beep as number))).toBeLessThanOrEqual(1 / fps);
+    },
+  };
+}
+
+/**
+ * The case, also expecting every one of the first 12 frames to differ from the next
+ * (`testsrc2` moves; the flash, whose frames are all white, must come later).
+ */
+function movingFromStart(c: RegressionCase): RegressionCase {
+  return {
+    ...c,
+    name: `${c.name}, every frame a new one`,
+    verify: (outcome, format) => {
+      c.verify?.(outcome, format);
+      const frames = outcome.decoded?.frames ?? [];
+      const diffs = frames.slice(0, 12).map((f, i) => frameDiff(f, frames[i + 1] ?? f));
+      expect(diffs.filter((d) => d < 0.5)).toEqual([]);
     },
   };
 }
@@ -190,6 +208,15 @@ const REGRESSIONS: Regression[] = [
       trimmedInSync("v2997", 50, 0.63),
       trimmedInSync("vfr", 23.976, 0.41),
     ],
+  },
+  {
+    // MPEG-TS has no index: `-ss` a second before the in-point landed inside the GOP and
+    // decoding started at the next keyframe, so a clip trimmed at 1.3 s into the source's
+    // first GOP (keyframes at 0 and 1.6 s) held the 1.6 s frame for its first 9 frames. Its
+    // inputs now seek a second before the keyframe, with a long preroll for the sound too: the
+    // picture moves from the first frame, and the flash and the beep still meet.
+    name: "a clip of an MPEG-TS trimmed inside a long GOP moves from its first frame, in sync",
+    cases: [movingFromStart(trimmedInSync("mpegts", 29.97, 1.3)), trimmedInSync("mpegts", 25, 1.75)],
   },
   {
     // ffmpeg shows a phone JPEG upright (EXIF orientation applied) but the upload's size was the

@@ -153,6 +153,43 @@ describe("damaged or truncated sources", () => {
     expect((await probe(file, true)).video?.frames).toBe(25);
   });
 
+  it("a clip whose whole range lies in the lost part of a truncated MP4 fails the render with ASSET_UNSUPPORTED naming it, not a picture that stops early", async () => {
+    const [cut] = await api.upload([truncatedMp4]);
+    const comp = await api.createComposition({
+      name: "lost",
+      canvas: tinyCanvas(25),
+      tracks: [
+        {
+          kind: "video",
+          clips: [
+            { id: "clp_red", start: 0, duration: 1, asset: { type: "color", color: "#ff0000" } },
+            // The file's last 40 % is gone: from about 2.4 s on, nothing decodes.
+            {
+              id: "clp_lost",
+              start: 1,
+              duration: 0.5,
+              trim: 3.2,
+              asset: { type: "video", uploadId: cut?.id },
+            },
+          ],
+        },
+      ],
+    });
+    // mp4: made as one segment and the audio; webm: in one piece.
+    for (const format of ["mp4", "webm"] as const) {
+      const started = await api.startRender({ compositionId: comp.id, output: { format, quality: "draft" } });
+      const end = (await api.pollUntilTerminal(started.id, { timeoutMs: 60_000 })).at(-1);
+      expect(end?.status, format).toBe("failed");
+      expect(end?.error, format).toMatchObject({
+        code: "ASSET_UNSUPPORTED",
+        clipId: "clp_lost",
+        uploadId: cut?.id,
+        retryable: false,
+        message: expect.stringContaining("would stop 13 frames early (25 of 38)"),
+      });
+    }
+  });
+
   it("a split render reports the same SOURCE_DAMAGED warning as the render in one piece, once", async () => {
     // 1 s segments: the 3 s timeline becomes 3 video parts and the audio, each checking what it read.
     await stopWorker();

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { decodeDamage, inputIndexOf, isDamageLine } from "../../media/damage.ts";
-import type { PlanInput, RenderWarning } from "../render/index.ts";
+import { videoFrameCount } from "../../media/frame-count.ts";
+import { type PlanInput, RenderError, type RenderWarning } from "../render/index.ts";
 import { dedupeWarnings } from "../render/plan.ts";
 import type { AssetRef } from "./render-assets.ts";
 
@@ -99,6 +100,38 @@ export function runDamageWarnings(
     signal: opts.signal,
     log: (found) => opts.log.warn({ ...opts.logFields, ...found }, "ffmpeg reported damaged source data"),
   });
+}
+
+/**
+ * After a run that read damaged sources (`damaged`: its `SOURCE_DAMAGED` warnings), fails it
+ * when its output has fewer video frames than its plan makes. A clip none of whose source
+ * frames decode (its range lies in the lost part of a truncated file) gives no frame to hold,
+ * and ffmpeg then ends the picture early while the sound runs on: the file would look
+ * finished and be short. A run without damage is not checked: sources that decode fill every
+ * frame (a clip past its source's end holds the last frame).
+ *
+ * @param run.outPath - the run's output file.
+ * @param run.frames - the video frames its plan makes (`RenderPlan.durationSec` × `output.fps`).
+ * @throws RenderError `ASSET_UNSUPPORTED` naming the damaged clip and its upload when the output
+ *   is short; MediaProbeError when the output cannot be read.
+ */
+export async function expectEveryFrame(
+  run: { outPath: string; frames: number },
+  damaged: readonly RenderWarning[],
+  signal: AbortSignal,
+): Promise<void> {
+  if (damaged.length === 0 || run.frames <= 0) return;
+  const frames = await videoFrameCount(run.outPath, { signal });
+  if (frames >= run.frames) return;
+  const named = damaged.find((w) => w.code === "SOURCE_DAMAGED" && w.clipId);
+  throw new RenderError(
+    "ASSET_UNSUPPORTED",
+    `${named ? `The source of clip ${named.clipId}` : "A source file"} is damaged or truncated where the composition uses it: none of its frames there could be decoded, so the picture would stop ${run.frames - frames} frames early (${frames} of ${run.frames}). Trim the clip to the part of the file that plays, or upload the file again`,
+    {
+      ...(named?.clipId ? { clipId: named.clipId } : {}),
+      ...(named?.uploadId ? { uploadId: named.uploadId } : {}),
+    },
+  );
 }
 
 /**

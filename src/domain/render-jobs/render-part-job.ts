@@ -62,7 +62,7 @@ import {
   renderPartKeys,
   usesRenderCache,
 } from "./render-cache.ts";
-import { DamageLog, runDamageWarnings } from "./render-damage.ts";
+import { DamageLog, expectEveryFrame, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { describeRenderError } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
@@ -407,6 +407,13 @@ export function createRenderPartPipeline(
           { checkTimeoutMs: opts.stallTimeoutMs, signal: ctx.signal, log: opts.log, logFields },
         );
         for (const w of damaged) warn(w);
+        if (part.kind === "video" && plan.output.fps) {
+          await expectEveryFrame(
+            { outPath: path.join(workDir, file), frames: part.endFrame - part.startFrame },
+            damaged,
+            ctx.signal,
+          );
+        }
       }
       steps.lap("ffmpeg");
       // A part that warned is not kept: a copy of it would not repeat its warnings.

@@ -7,7 +7,7 @@ import { AttemptHandedOff } from "../../queue/attempt-runner.ts";
 import { type BuildRenderPlanInput, buildRenderPlan, dedupeWarnings } from "../render/plan.ts";
 import type { RenderOutput } from "../render/types.ts";
 import { DEFAULT_REMOTE_LIMITS } from "./render-assets.ts";
-import { DamageLog, runDamageWarnings } from "./render-damage.ts";
+import { DamageLog, expectEveryFrame, runDamageWarnings } from "./render-damage.ts";
 import { type RenderRunDeps, runRenderFfmpeg } from "./render-ffmpeg.ts";
 import { makeRenderWorkDir, type PipelineHooks, type RenderPipeline } from "./render-job.ts";
 import { loudnessTargetOf, measureRenderLoudness } from "./render-loudness.ts";
@@ -212,6 +212,13 @@ export function createRenderPipeline(opts: RenderRunDeps & { split?: SplitRender
         },
       );
       for (const w of damaged) hooks.warn(w);
+      if (!smartPlan && plan.output.fps && plan.output.width) {
+        await expectEveryFrame(
+          { outPath: path.join(workDir, outputFile), frames: Math.round(plan.durationSec * plan.output.fps) },
+          damaged,
+          hooks.signal,
+        );
+      }
       steps.lap("damage");
       const output = await storeRenderOutput({
         store,

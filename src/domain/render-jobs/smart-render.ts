@@ -9,8 +9,8 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/client.ts";
 import { updateRenderFenced } from "../../db/repositories/renders.ts";
 import { FfmpegError, runFfmpeg } from "../../media/ffmpeg-run.ts";
+import { videoFrameCount } from "../../media/frame-count.ts";
 import { type GopIndex, probeGopIndex } from "../../media/gop-index.ts";
-import { runMediaTool } from "../../media/probe.ts";
 import type { Timeline } from "../composition/schema.ts";
 import type { EncoderVariant } from "../render/outputs.ts";
 import { outputSize, RUN_ARGS } from "../render/plan.ts";
@@ -280,16 +280,6 @@ export async function makeSmartVideo(input: {
   return files;
 }
 
-/** Video frames of the mp4 `file` as its header counts them (its first video track's samples). */
-async function mp4VideoFrames(file: string, signal: AbortSignal): Promise<number> {
-  const { stdout } = await runMediaTool(
-    "ffprobe",
-    ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=nb_frames", "-of", "csv=p=0", file],
-    { timeoutMs: 60_000, signal },
-  );
-  return Number.parseInt(stdout.toString("utf8").trim(), 10);
-}
-
 /**
  * Joins a smart render's video pieces by stream copy into the mp4 `outputPath` (in `workDir`),
  * with the AAC sound `audioPath` (then `+faststart`) or video alone (null: a split render's
@@ -332,7 +322,7 @@ export async function joinSmartVideo(input: {
   await join(input.pieces);
   if (!input.pieces.some((p) => p.inpoint !== undefined)) return;
   const output = path.resolve(workDir, input.outputPath);
-  const got = await mp4VideoFrames(output, input.signal);
+  const got = await videoFrameCount(output, { signal: input.signal });
   if (got === frames) return;
   input.log.warn(
     { expected: frames, got, output: path.basename(output) },
@@ -357,7 +347,7 @@ export async function joinSmartVideo(input: {
     pieces.push({ startFrame: p.startFrame, endFrame: p.endFrame, file });
   }
   await join(pieces);
-  const again = await mp4VideoFrames(output, input.signal);
+  const again = await videoFrameCount(output, { signal: input.signal });
   if (again !== frames) throw new Error(`a smart render joined ${again} video frames, not ${frames}`);
 }
 

@@ -45,21 +45,28 @@ async function stalledUpload() {
   return { api, up };
 }
 
+/**
+ * Renders `seconds` of a stalled upload ({@link stalledUpload}); the ended render, every state
+ * polled, and the milliseconds from the start to the end.
+ */
+async function renderStalled(name: string, seconds: number, timeoutMs: number) {
+  const { api, up } = await stalledUpload();
+  const comp = await api.createComposition({
+    name,
+    canvas: tinyCanvas(25),
+    tracks: [
+      { kind: "video", clips: [{ start: 0, duration: seconds, asset: { type: "video", uploadId: up?.id } }] },
+    ],
+  });
+  const started = Date.now();
+  const r = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
+  const history = await api.pollUntilTerminal(r.id, { timeoutMs });
+  return { end: history.at(-1), history, elapsedMs: Date.now() - started };
+}
+
 describe("stall timeout through the pipeline", () => {
   it("a source that never delivers a byte ends the render as failed TIMEOUT, not a hang", async () => {
-    const { api, up } = await stalledUpload();
-
-    const comp = await api.createComposition({
-      name: "stalls",
-      canvas: tinyCanvas(25),
-      tracks: [
-        { kind: "video", clips: [{ start: 0, duration: 1, asset: { type: "video", uploadId: up?.id } }] },
-      ],
-    });
-    const started = Date.now();
-    const r = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
-    const history = await api.pollUntilTerminal(r.id, { timeoutMs: 20_000 });
-    const end = history.at(-1);
+    const { end, history, elapsedMs } = await renderStalled("stalls", 1, 20_000);
     expect(end?.status).toBe("failed");
     expect(end?.error).toMatchObject({ code: "TIMEOUT", retryable: false });
     expect(end?.error?.message).toMatch(/no progress/);
@@ -67,29 +74,18 @@ describe("stall timeout through the pipeline", () => {
     expect(end?.output).toBeNull();
     expect(history.some((h) => h.status === "rendering")).toBe(true);
     // Stall limit 1 s + SIGTERM/SIGKILL grace 1 s + polling: well under 10 s.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(elapsedMs).toBeLessThan(10_000);
   });
 
   it("a split render whose source never delivers a byte fails TIMEOUT within the stall limit too", async () => {
     // Placing a split render's boundaries reads its sources' keyframes: that read stops at the
     // stall limit as well (it waited for ffprobe's own 30 s before).
-    const { api, up } = await stalledUpload();
-    const comp = await api.createComposition({
-      name: "stalls split",
-      canvas: tinyCanvas(25),
-      tracks: [
-        { kind: "video", clips: [{ start: 0, duration: 2, asset: { type: "video", uploadId: up?.id } }] },
-      ],
-    });
-    const started = Date.now();
-    const r = await api.startRender({ compositionId: comp.id, output: { quality: "draft" } });
-    const history = await api.pollUntilTerminal(r.id, { timeoutMs: 40_000 });
-    const end = history.at(-1);
+    const { end, elapsedMs } = await renderStalled("stalls split", 2, 40_000);
     expect(end?.status).toBe("failed");
     expect(end?.error).toMatchObject({ code: "TIMEOUT", retryable: false });
     expect(end?.segments).not.toBeNull();
     expect(end?.output).toBeNull();
     // The keyframe read's 1 s, the part's stall limit 1 s + grace 1 s, polling: well under 30 s.
-    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(elapsedMs).toBeLessThan(20_000);
   });
 });

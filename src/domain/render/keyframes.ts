@@ -3,15 +3,7 @@ import { sourceRate } from "../composition/schema.ts";
 import type { LaidOutTrack } from "./audio-branch.ts";
 import { type FrameRate, frameToSeconds, streamEnd, streamStart, widenWindow } from "./timeline.ts";
 import type { ResolvedAsset } from "./types.ts";
-import { inputSeekTime, type SourceKeyframes, sourceTimeAt } from "./video-branch.ts";
-
-/**
- * A keyframe index as the input seeks use it: its times, and one frame's duration (seconds) from
- * its average rate; undefined without a rate.
- */
-export function seekKeyframesOf(index: KeyframeIndex): SourceKeyframes | undefined {
-  return index.fps > 0 ? { times: index.times, frameSec: 1 / index.fps } : undefined;
-}
+import { inputSeekTime, type SourceKeyframes, seekKeyframesOf, sourceTimeAt } from "./video-branch.ts";
 
 /**
  * The keyframes of the video sources among `assets` that keep an index

@@ -72,7 +72,7 @@ function clipOf(uploadId: string, trim: number, duration: number, speed: number)
   };
 }
 
-/** Renders the clip of `uploadId` losslessly; its frames' md5 and its sound's md5. */
+/** Renders the clip of `uploadId` losslessly; its frames' md5 and its sound (48 kHz mono samples). */
 async function render(uploadId: string, trim: number, duration: number, speed: number, tag: string) {
   const work = join(dir, tag);
   const plan = buildRenderPlan({

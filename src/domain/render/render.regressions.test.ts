@@ -212,7 +212,8 @@ const REGRESSIONS: Regression[] = [
   {
     // MPEG-TS has no index: `-ss` a second before the in-point landed inside the GOP and
     // decoding started at the next keyframe, so a clip trimmed at 1.3 s into the source's
-    // first GOP (keyframes at 0 and 1.6 s) held the 1.6 s frame for its first 9 frames. Its
+    // first GOP (keyframes at 0 and 1.6 s) began frozen (6 of its first 12 frames repeated the
+    // one before). Its
     // inputs now seek a second before the keyframe, with a long preroll for the sound too: the
     // picture moves from the first frame, and the flash and the beep still meet.
     name: "a clip of an MPEG-TS trimmed inside a long GOP moves from its first frame, in sync",

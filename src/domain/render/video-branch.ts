@@ -1,4 +1,4 @@
-import { containerSeekOf, SEARCH_SEEK_MARGIN_SEC } from "../../media/container-seek.ts";
+import { containerSeekOf, SEARCH_SEEK_MARGIN_SEC, seekToRead } from "../../media/container-seek.ts";
 import type { KeyframeIndex } from "../../media/keyframes.ts";
 import { SQUARE_PIXELS } from "../../media/square-pixels.ts";
 import { isOpaqueVideoCodec } from "../../media/video-codecs.ts";
@@ -163,14 +163,18 @@ export function searchSeekTime(
   keyframes: KeyframeIndex | undefined,
   outputFrameSourceSec: number,
 ): number {
-  if (!keyframes?.times.length || !(keyframes.fps > 0)) return 0;
-  const keyframe = inputSeekTime(
-    start,
-    start,
-    { times: keyframes.times, frameSec: 1 / keyframes.fps },
-    outputFrameSourceSec,
-  );
-  return Math.max(0, keyframe - SEARCH_SEEK_MARGIN_SEC);
+  const seek = keyframes && seekKeyframesOf(keyframes);
+  // A preroll of `start` lets the seek go back to any keyframe: the one the first frame needs.
+  const keyframe = seek ? inputSeekTime(start, start, seek, outputFrameSourceSec) : 0;
+  return seekToRead(keyframe, "search", seek?.times).seekSec ?? 0;
+}
+
+/**
+ * A keyframe index as the input seeks use it: its times, and one frame's duration (seconds) from
+ * its average rate; undefined without a rate.
+ */
+export function seekKeyframesOf(index: KeyframeIndex): SourceKeyframes | undefined {
+  return index.fps > 0 ? { times: index.times, frameSec: 1 / index.fps } : undefined;
 }
 
 /** Looks up the resolved local file of a media clip. @throws RenderError `ASSET_NOT_FOUND`. */
